@@ -1,0 +1,69 @@
+// Command avcheck finds atomicity violations in Go programs.
+//
+// With package patterns, or as go vet's -vettool, it runs the static
+// analyzer suite. Its subcommands run the dynamic checker:
+//
+//	avcheck ./...                          # the static suite
+//	go vet -vettool=$(which avcheck) ./... # the same, through go vet
+//	avcheck predict trace.avt              # predict on a saved trace
+//	avcheck run ./pkg -run TestX           # record a run, predict, report
+//	avcheck help                           # analyzers and subcommands
+package main
+
+import (
+	"fmt"
+	"os"
+)
+
+func main() {
+	if len(os.Args) > 1 {
+		if sub, ok := subcommands[os.Args[1]]; ok {
+			os.Exit(sub.run(os.Args[2:]))
+		}
+		if os.Args[1] == "help" && len(os.Args) == 2 {
+			printHelp()
+			os.Exit(0)
+		}
+	}
+	runSuite()
+}
+
+// subcommand is a mode of avcheck other than the static suite.
+type subcommand struct {
+	usage string // one line: "avcheck predict [flags] FILE"
+	short string // what it does, for avcheck help
+	run   func(args []string) int
+}
+
+// subcommands maps the first argument to the dynamic checker's modes. A
+// package pattern can never be one of these words, so the dispatch is
+// unambiguous; "./run" reaches a package of that name.
+var subcommands = map[string]subcommand{
+	"predict": {
+		usage: "avcheck predict [flags] FILE",
+		short: "predict atomicity violations from a saved trace",
+		run:   runPredict,
+	},
+	"run": {
+		usage: "avcheck run [flags] [package] [-- args]",
+		short: "record a test or program, predict, report (not built yet)",
+		run:   runRecord,
+	},
+}
+
+func printHelp() {
+	fmt.Println("avcheck finds atomicity violations: code meant to run as one indivisible step")
+	fmt.Println("that another goroutine can interleave.")
+	fmt.Println()
+	fmt.Println("Usage:")
+	fmt.Println("  avcheck [-flag...] package...           run the static suite")
+	fmt.Println("  go vet -vettool=$(which avcheck) pkg... the same, through go vet")
+	for _, name := range []string{"predict", "run"} {
+		if sub, ok := subcommands[name]; ok {
+			fmt.Printf("  %-40s%s\n", sub.usage, sub.short)
+		}
+	}
+	fmt.Println("  avcheck help [analyzer]                 this text, or one analyzer's documentation")
+	fmt.Println()
+	printAnalyzers()
+}

@@ -1,0 +1,64 @@
+// Package predict holds avcheck's predictors: pure functions from a trace
+// (dynamic/trace) to the atomicity violations that the recorded run, or
+// another interleaving of it, exhibits.
+package predict
+
+import "github.com/avcheck/avcheck/dynamic/trace"
+
+// Level says how much evidence stands behind a finding. Each stage of the
+// pipeline raises it; a higher level implies every lower one.
+type Level uint8
+
+// The levels, from least to most evidence.
+const (
+	LevelPredicted Level = iota + 1 // an engine predicts it from the trace
+	LevelFiltered                   // it survives AVFilter's read-after-write check
+	LevelProven                     // a solver found a feasible interleaving
+	LevelReplayed                   // a replay of the witness exhibited it
+)
+
+var levelNames = [...]string{"", "predicted", "filtered", "proven", "replayed"}
+
+// String returns the level's name as it appears in reports and JSON.
+func (l Level) String() string {
+	if int(l) < len(levelNames) && l != 0 {
+		return levelNames[l]
+	}
+	return "unknown"
+}
+
+// FindingKind is the kind of anomaly a finding describes.
+type FindingKind string
+
+// The kinds of finding.
+const (
+	KindRace           FindingKind = "race"           // two conflicting accesses can be adjacent
+	KindAtomicity      FindingKind = "atomicity"      // an unserializable triplet on one variable
+	KindAtomicSet      FindingKind = "atomic-set"     // an unserializable interleaving over two variables of one region
+	KindUnserializable FindingKind = "unserializable" // observed mode: the recorded run itself is not conflict-serializable
+)
+
+// Access is one event of a finding, with the part it plays.
+type Access struct {
+	Seq  uint64       // the event's position in the trace
+	G    trace.GoID   // its goroutine
+	Op   trace.Kind   // read, write, or an atomic variant
+	Obj  trace.ObjID  // the variable
+	Site trace.SiteID // its source position
+	Role string       // "first", "interleaved", "last" (a triplet), or "access" (a race)
+}
+
+// Finding is one predicted violation.
+type Finding struct {
+	Kind     FindingKind
+	Pattern  string // "R-W-R", ..., "W-W-W"; for atomic-set, the access pattern over x and y; for races "W-R" etc.
+	Level    Level
+	Var      string // the variable's name, from the trace's object table
+	Accesses []Access
+	// Witness is a schedule prefix that realises the finding, as event
+	// positions in the order they run; nil if none could be built.
+	Witness []uint64
+	// Count is how many instances were merged into this finding by
+	// deduplication on the combination of source sites.
+	Count int
+}

@@ -1,0 +1,209 @@
+// Package trace is avcheck's model of a recorded run: a sequence of small
+// events, one per memory access or synchronisation operation of a marked
+// region, with the tables that name their sites and objects.
+//
+// A trace is what the recorder (dynamic/record) writes and what the
+// predictors (dynamic/predict) read. It is valid only if it is a possible
+// sequentially consistent execution; see Validate.
+package trace
+
+import "fmt"
+
+// GoID identifies a goroutine. It is the runtime's goroutine id where the
+// recorder knows it, otherwise any number unique within the trace.
+type GoID uint32
+
+// ObjID identifies the object an event touches: a variable's address, a
+// mutex, a channel, a WaitGroup, a Cond, a Once, or an atomic's address.
+// For a Fork it is unused; the child goroutine is in Arg.
+type ObjID uint64
+
+// SiteID indexes Trace.Sites. Zero means "no site known".
+type SiteID uint32
+
+// RegionID identifies a static intended atomic region (an index into the
+// probe plan's regions). Zero means "outside every region".
+type RegionID uint32
+
+// Kind is the operation of an event.
+type Kind uint8
+
+// The event kinds. Their text names (see Kind.String) are part of the
+// text trace format and must not change.
+const (
+	KindInvalid       Kind = iota
+	KindRead               // plain read of Obj; Value holds the value read, if recorded
+	KindWrite              // plain write of Obj; Value holds the value written, if recorded
+	KindAcquire            // Lock of mutex Obj, recorded after it succeeds
+	KindRelease            // Unlock of mutex Obj, recorded before it happens
+	KindRAcquire           // RLock of RWMutex Obj
+	KindRRelease           // RUnlock of RWMutex Obj
+	KindFork               // go statement; Arg is the child's GoID
+	KindEnd                // the goroutine returned
+	KindSend               // send on channel Obj; Arg is the message's 1-based sequence number on Obj
+	KindRecv               // receive from channel Obj; Arg is the sequence number of the message received, 0 if it returned because Obj was closed
+	KindClose              // close of channel Obj
+	KindWGAdd              // WaitGroup.Add on Obj; Arg is the delta as a two's-complement int64
+	KindWGDone             // WaitGroup.Done on Obj
+	KindWGWait             // WaitGroup.Wait on Obj returned
+	KindCondWait           // Cond.Wait on Obj returned (woken)
+	KindCondSignal         // Cond.Signal on Obj
+	KindCondBroadcast      // Cond.Broadcast on Obj
+	KindOnceDo             // Once.Do on Obj returned; Arg is 1 if this call ran the function
+	KindAtomicLoad         // sync/atomic load of Obj
+	KindAtomicStore        // sync/atomic store of Obj
+	KindAtomicRMW          // sync/atomic add, swap, CompareAndSwap, And or Or on Obj
+	KindRegionBegin        // entering Region; Inst is its dynamic instance
+	KindRegionEnd          // leaving Region instance Inst
+	numKinds
+)
+
+var kindNames = [numKinds]string{
+	KindInvalid:       "invalid",
+	KindRead:          "rd",
+	KindWrite:         "wr",
+	KindAcquire:       "acq",
+	KindRelease:       "rel",
+	KindRAcquire:      "racq",
+	KindRRelease:      "rrel",
+	KindFork:          "fork",
+	KindEnd:           "end",
+	KindSend:          "send",
+	KindRecv:          "recv",
+	KindClose:         "close",
+	KindWGAdd:         "wgadd",
+	KindWGDone:        "wgdone",
+	KindWGWait:        "wgwait",
+	KindCondWait:      "cwait",
+	KindCondSignal:    "csignal",
+	KindCondBroadcast: "cbroadcast",
+	KindOnceDo:        "once",
+	KindAtomicLoad:    "aload",
+	KindAtomicStore:   "astore",
+	KindAtomicRMW:     "armw",
+	KindRegionBegin:   "begin",
+	KindRegionEnd:     "finish",
+}
+
+// String returns the kind's name in the text format.
+func (k Kind) String() string {
+	if k < numKinds {
+		return kindNames[k]
+	}
+	return fmt.Sprintf("Kind(%d)", uint8(k))
+}
+
+// ParseKind returns the kind with the given text-format name.
+func ParseKind(s string) (Kind, bool) {
+	for k := KindRead; k < numKinds; k++ {
+		if kindNames[k] == s {
+			return k, true
+		}
+	}
+	return KindInvalid, false
+}
+
+// IsAccess reports whether k reads or writes memory (plainly or atomically).
+func (k Kind) IsAccess() bool {
+	switch k {
+	case KindRead, KindWrite, KindAtomicLoad, KindAtomicStore, KindAtomicRMW:
+		return true
+	}
+	return false
+}
+
+// IsWrite reports whether k modifies memory.
+func (k Kind) IsWrite() bool {
+	return k == KindWrite || k == KindAtomicStore || k == KindAtomicRMW
+}
+
+// Event is one operation of one goroutine. It is a small value; traces of
+// millions of events are streamed, not held, wherever an engine allows.
+type Event struct {
+	Seq      uint64   // position in the trace, from 0
+	G        GoID     // the goroutine that performed it
+	Kind     Kind     // what it did
+	Obj      ObjID    // what it touched (see ObjID)
+	Arg      uint64   // kind-specific argument (see the Kind constants)
+	Value    uint64   // value read or written, when Flags has HasValue
+	Site     SiteID   // where in the source
+	Region   RegionID // the static region it belongs to, 0 if none
+	Inst     uint64   // the dynamic instance of Region
+	Branches uint32   // conditional branches taken since G's previous event (AVFilter's br)
+	Flags    Flags
+}
+
+// Flags qualify an event.
+type Flags uint8
+
+const (
+	// HasValue says Event.Value was recorded.
+	HasValue Flags = 1 << iota
+)
+
+// Site is a source position of an event.
+type Site struct {
+	File string
+	Line int
+	Col  int
+	Func string // the function, as "pkg.Func" or "(*pkg.T).M"; may be empty
+}
+
+// String returns "file:line:col".
+func (s Site) String() string {
+	return fmt.Sprintf("%s:%d:%d", s.File, s.Line, s.Col)
+}
+
+// ObjKind says what kind of object an ObjID names.
+type ObjKind uint8
+
+// The object kinds.
+const (
+	ObjUnknown ObjKind = iota
+	ObjVar
+	ObjMutex
+	ObjRWMutex
+	ObjChan
+	ObjWaitGroup
+	ObjCond
+	ObjOnce
+)
+
+// Object describes an ObjID: what it is and how people name it.
+type Object struct {
+	Kind ObjKind
+	Name string // the expression that reached it, such as "c.n" or "mu"
+	Cap  int    // channel capacity, for ObjChan
+}
+
+// Trace is a whole trace in memory, for the engines that need random
+// access to its events. Streaming engines take a Reader instead.
+type Trace struct {
+	Events  []Event
+	Sites   []Site // indexed by SiteID; Sites[0] is the zero Site
+	Objects map[ObjID]Object
+}
+
+// Site returns the site with the given id, or the zero Site.
+func (t *Trace) Site(id SiteID) Site {
+	if int(id) < len(t.Sites) {
+		return t.Sites[id]
+	}
+	return Site{}
+}
+
+// Object returns what is known of the object, or the zero Object.
+func (t *Trace) Object(id ObjID) Object { return t.Objects[id] }
+
+// Reader streams a trace one event at a time, so that engines whose memory
+// depends only on goroutines, locks and variables can run over traces of
+// any length.
+type Reader interface {
+	// Next returns the next event, or io.EOF after the last one. Any other
+	// error names the file position that is malformed.
+	Next() (Event, error)
+	// Site and Object describe the ids of the events returned so far: a
+	// trace declares each site and object before its first use.
+	Site(SiteID) Site
+	Object(ObjID) Object
+}
