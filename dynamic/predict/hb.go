@@ -1,0 +1,398 @@
+package predict
+
+import "github.com/avcheck/avcheck/dynamic/trace"
+
+// This file computes the happens-before relation of a trace with vector
+// clocks, one event at a time, following the Go memory model
+// (https://go.dev/ref/mem) for the synchronisation the recorder sees. The
+// vocabulary (acquire, release, release-merge on an object; a goroutine
+// starts from its parent's clock) is runtime/race's.
+//
+// Locks are not happens-before edges by default: the predictors reorder
+// critical sections and treat locks with locksets (locks.go), which is the
+// hybrid model of PECAN (shared/seeds/003_50220ead9b146295.txt, section
+// 4.2). HBOptions.LockEdges adds them for observed mode, which asks about the
+// recorded order itself.
+//
+// Clocks follow FastTrack's epoch discipline: a goroutine's own component
+// is incremented after each synchronisation operation, so every event has
+// an epoch (goroutine, own component) and "a happens before b" is one
+// comparison of a's epoch with b's clock. Memory is one clock per goroutine
+// and per synchronisation object, plus the in-flight messages of channels;
+// it does not grow with the trace's length.
+//
+// Tree clocks were not adopted: the traces avcheck records have few
+// goroutines (the benchmarks use 8), where a flat join of a few words is
+// already cheaper than a tree walk; see bench_core_test.go.
+
+// VC is a vector clock indexed by dense goroutine index (HB.Index).
+// Components past the end of the slice are zero.
+type VC []uint32
+
+// LEQ reports whether a is pointwise at most b.
+func (a VC) LEQ(b VC) bool {
+	for i, x := range a {
+		if x == 0 {
+			continue
+		}
+		if i >= len(b) || x > b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// Get returns component i, zero past the end.
+func (a VC) Get(i int) uint32 {
+	if i < len(a) {
+		return a[i]
+	}
+	return 0
+}
+
+// Clone returns a copy of a that the caller owns.
+func (a VC) Clone() VC {
+	if a == nil {
+		return nil
+	}
+	c := make(VC, len(a))
+	copy(c, a)
+	return c
+}
+
+// join sets *a to the pointwise maximum of *a and b, growing *a if needed.
+func (a *VC) join(b VC) {
+	if len(b) > len(*a) {
+		a.grow(len(b))
+	}
+	x := *a
+	for i, v := range b {
+		if v > x[i] {
+			x[i] = v
+		}
+	}
+}
+
+// grow extends *a with zeros to length n, reusing capacity.
+func (a *VC) grow(n int) {
+	if n <= len(*a) {
+		return
+	}
+	if n <= cap(*a) {
+		old := len(*a)
+		*a = (*a)[:n]
+		clear((*a)[old:])
+		return
+	}
+	c := make(VC, n, n+n/2+4)
+	copy(c, *a)
+	*a = c
+}
+
+// Epoch names an event by its goroutine's dense index and that goroutine's
+// own clock component at the event.
+type Epoch struct {
+	G int
+	C uint32
+}
+
+// Before reports whether the event with epoch ep happens before (or is) an
+// event whose clock is vc.
+func (ep Epoch) Before(vc VC) bool {
+	return ep.C <= vc.Get(ep.G)
+}
+
+// HBOptions configures HB.
+type HBOptions struct {
+	// LockEdges makes each Unlock (RUnlock) happen before every later Lock,
+	// and each Unlock before every later RLock: the order observed, as
+	// observed mode needs. Predictors leave it off and use locksets.
+	LockEdges bool
+	// Object describes an object id, typically trace.Reader.Object or
+	// (*trace.Trace).Object. It supplies channel capacities; without it,
+	// or for a channel whose kind is not known, the capacity edge (the
+	// k-th receive before the (k+C)-th send completes) is omitted, which
+	// only loses orderings.
+	Object func(trace.ObjID) trace.Object
+}
+
+// HB computes the happens-before clocks of a trace's events in one pass.
+// The zero value is not usable; call NewHB.
+type HB struct {
+	opts HBOptions
+
+	gIndex map[trace.GoID]int
+	clocks []VC // per dense goroutine index
+	lastG  trace.GoID
+	lastI  int // dense index of lastG, -1 if none
+
+	objIndex map[trace.ObjID]int
+	objs     []syncObj
+
+	ep   Epoch // epoch of the last event stepped
+	free []VC  // recycled clocks of delivered messages
+}
+
+// syncObj is the happens-before state of one synchronisation object. Only
+// the fields its kind uses are set.
+type syncObj struct {
+	vc  VC         // release clock: lock (write), WaitGroup, Cond, Once, atomic address
+	rvc VC         // RUnlock releases of a RWMutex, acquired by Lock only
+	ch  *chanState // for a channel
+}
+
+// chanState holds a channel's messages in flight and the clocks of
+// receives that a later send must wait for.
+type chanState struct {
+	capKnown bool
+	cap      uint64
+	sends    map[uint64]VC  // clock of send k, until receive k
+	recvs    map[uint64]VC  // clock of receive k, until send k+cap
+	waiting  map[uint64]int // receive k -> goroutine whose send k+cap was recorded first
+	closed   VC
+}
+
+// NewHB returns an HB ready for the trace's first event.
+func NewHB(opts HBOptions) *HB {
+	return &HB{
+		opts:     opts,
+		gIndex:   make(map[trace.GoID]int),
+		objIndex: make(map[trace.ObjID]int),
+		lastI:    -1,
+	}
+}
+
+// Index returns the dense index of goroutine g, assigning the next one if g
+// has not been seen. A new goroutine (one not created by a recorded Fork,
+// such as the test's main goroutine) starts with only its own component.
+func (h *HB) Index(g trace.GoID) int {
+	if h.lastI >= 0 && g == h.lastG {
+		return h.lastI
+	}
+	i, ok := h.gIndex[g]
+	if !ok {
+		i = len(h.clocks)
+		h.gIndex[g] = i
+		var c VC
+		c.grow(i + 1)
+		c[i] = 1 // epochs start at 1 so that a zero component means "nothing seen"
+		h.clocks = append(h.clocks, c)
+	}
+	h.lastG, h.lastI = g, i
+	return i
+}
+
+// Goroutines returns the number of goroutines seen so far; dense indices
+// are 0 to Goroutines()-1.
+func (h *HB) Goroutines() int { return len(h.clocks) }
+
+// Clock returns the current clock of the goroutine with dense index i,
+// owned by HB and valid until the next Step.
+func (h *HB) Clock(i int) VC { return h.clocks[i] }
+
+// Epoch returns the epoch of the event last passed to Step.
+func (h *HB) Epoch() Epoch { return h.ep }
+
+// Step applies e and returns the clock of e's goroutine at e: every event
+// that happens before e (and e itself) has an epoch at most this clock. The
+// clock is owned by HB and valid until the next Step; Clone it to keep it.
+func (h *HB) Step(e *trace.Event) VC {
+	i := h.Index(e.G)
+	switch e.Kind {
+	case trace.KindRead, trace.KindWrite, trace.KindRegionBegin, trace.KindRegionEnd, trace.KindEnd:
+		// Plain events neither publish nor learn.
+		h.ep = Epoch{i, h.clocks[i][i]}
+		return h.clocks[i]
+
+	case trace.KindFork:
+		c := h.Index(trace.GoID(e.Arg))
+		h.lastG, h.lastI = e.G, i
+		h.clocks[c].join(h.clocks[i])
+		h.release(i)
+		return h.clocks[i]
+
+	case trace.KindAcquire, trace.KindRAcquire:
+		if h.opts.LockEdges {
+			o := h.obj(e.Obj)
+			h.clocks[i].join(o.vc)
+			if e.Kind == trace.KindAcquire {
+				h.clocks[i].join(o.rvc)
+			}
+		}
+		h.ep = Epoch{i, h.clocks[i][i]}
+		return h.clocks[i]
+
+	case trace.KindRelease:
+		if h.opts.LockEdges {
+			h.obj(e.Obj).vc.join(h.clocks[i])
+		}
+		h.release(i)
+		return h.clocks[i]
+
+	case trace.KindRRelease:
+		if h.opts.LockEdges {
+			h.obj(e.Obj).rvc.join(h.clocks[i])
+		}
+		h.release(i)
+		return h.clocks[i]
+
+	case trace.KindSend:
+		h.send(i, e)
+	case trace.KindRecv:
+		h.recv(i, e)
+	case trace.KindClose:
+		ch := h.chanOf(e.Obj)
+		ch.closed.join(h.clocks[i])
+
+	case trace.KindWGAdd:
+		// Add with a negative delta is a Done; a positive Add publishes
+		// nothing a Wait must see.
+		if int64(e.Arg) < 0 {
+			h.obj(e.Obj).vc.join(h.clocks[i])
+		}
+	case trace.KindWGDone:
+		h.obj(e.Obj).vc.join(h.clocks[i])
+	case trace.KindWGWait:
+		h.clocks[i].join(h.obj(e.Obj).vc)
+
+	case trace.KindCondSignal, trace.KindCondBroadcast:
+		// Which Wait a Signal wakes is not recorded. A Wait that returns
+		// acquires every Signal and Broadcast recorded before it: a
+		// superset of the true edge, so HB orders at least what the run
+		// ordered, and a predictor never reorders a woken Wait before the
+		// notification that woke it.
+		h.obj(e.Obj).vc.join(h.clocks[i])
+	case trace.KindCondWait:
+		h.clocks[i].join(h.obj(e.Obj).vc)
+
+	case trace.KindOnceDo:
+		// The call that ran the function (Arg 1) is recorded when Do
+		// returns, after the function; every other Do returns after it.
+		o := h.obj(e.Obj)
+		if e.Arg == 1 {
+			o.vc.join(h.clocks[i])
+		} else {
+			h.clocks[i].join(o.vc)
+		}
+
+	case trace.KindAtomicLoad:
+		h.clocks[i].join(h.obj(e.Obj).vc)
+	case trace.KindAtomicStore:
+		// Release-merge, as runtime/race does: a later load acquires every
+		// earlier store on the address, a superset of "the store it read".
+		h.obj(e.Obj).vc.join(h.clocks[i])
+	case trace.KindAtomicRMW:
+		o := h.obj(e.Obj)
+		h.clocks[i].join(o.vc)
+		o.vc.join(h.clocks[i])
+
+	default:
+		h.ep = Epoch{i, h.clocks[i][i]}
+		return h.clocks[i]
+	}
+	h.release(i)
+	return h.clocks[i]
+}
+
+// release records the epoch of the current event and then advances
+// goroutine i's own component, so that events after a synchronisation
+// operation are not covered by what it published.
+func (h *HB) release(i int) {
+	h.ep = Epoch{i, h.clocks[i][i]}
+	h.clocks[i][i]++
+}
+
+func (h *HB) obj(id trace.ObjID) *syncObj {
+	k, ok := h.objIndex[id]
+	if !ok {
+		k = len(h.objs)
+		h.objIndex[id] = k
+		h.objs = append(h.objs, syncObj{})
+	}
+	return &h.objs[k]
+}
+
+func (h *HB) chanOf(id trace.ObjID) *chanState {
+	o := h.obj(id)
+	if o.ch == nil {
+		ch := &chanState{
+			sends:   make(map[uint64]VC),
+			recvs:   make(map[uint64]VC),
+			waiting: make(map[uint64]int),
+		}
+		if h.opts.Object != nil {
+			if ob := h.opts.Object(id); ob.Kind == trace.ObjChan && ob.Cap >= 0 {
+				ch.capKnown, ch.cap = true, uint64(ob.Cap)
+			}
+		}
+		o.ch = ch
+	}
+	return o.ch
+}
+
+// send applies the k-th send on a channel: it publishes the sender's clock
+// for the k-th receive, and the send completes only after receive k-cap.
+// The recorder writes a send before its receive completes, so that receive
+// may come later in the trace; then the sender learns its clock when it is
+// stepped (see recv).
+func (h *HB) send(i int, e *trace.Event) {
+	ch := h.chanOf(e.Obj)
+	k := e.Arg
+	ch.sends[k] = h.copyClock(h.clocks[i])
+	if !ch.capKnown || k <= ch.cap {
+		return
+	}
+	r := k - ch.cap
+	if vc, ok := ch.recvs[r]; ok {
+		h.clocks[i].join(vc)
+		delete(ch.recvs, r)
+		h.free = append(h.free, vc)
+		return
+	}
+	ch.waiting[r] = i
+}
+
+// recv applies the receive of message k (Arg) or, with Arg 0, a receive
+// that returned because the channel was closed.
+func (h *HB) recv(i int, e *trace.Event) {
+	ch := h.chanOf(e.Obj)
+	k := e.Arg
+	if k == 0 {
+		h.clocks[i].join(ch.closed)
+		return
+	}
+	if vc, ok := ch.sends[k]; ok {
+		h.clocks[i].join(vc)
+		delete(ch.sends, k)
+		h.free = append(h.free, vc)
+	}
+	if !ch.capKnown {
+		return
+	}
+	if s, ok := ch.waiting[k]; ok {
+		// The send k+cap was recorded first; its goroutine's events from
+		// now on come after this receive. (Its events recorded between the
+		// send and this receive do not get the edge.)
+		delete(ch.waiting, k)
+		h.clocks[s].join(h.clocks[i])
+		return
+	}
+	ch.recvs[k] = h.copyClock(h.clocks[i])
+}
+
+// copyClock returns a copy of vc, reusing a recycled clock when one is free,
+// so that channel traffic does not allocate per message in steady state.
+func (h *HB) copyClock(vc VC) VC {
+	var c VC
+	if n := len(h.free); n > 0 {
+		c = h.free[n-1][:0]
+		h.free = h.free[:n-1]
+	}
+	c = append(c, vc...)
+	return c
+}
+
+// HappensBefore reports whether the event with epoch a happens before an
+// event whose clock is vcb. It is Epoch.Before, named for readers of the
+// predictors.
+func HappensBefore(a Epoch, vcb VC) bool { return a.Before(vcb) }

@@ -1,0 +1,242 @@
+package predict
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/avcheck/avcheck/dynamic/trace"
+)
+
+// tt builds a trace from a small line language used by this package's
+// core tests, so that hand-written cases read like the papers' figures:
+//
+//	chan c 1        declare channel c with capacity 1
+//	rw m            declare m as a RWMutex (other names are variables or mutexes)
+//	1 rd x @3       goroutine 1 reads x at site 3
+//	1 acq m         goroutine 1 locks m
+//	1 fork 2        goroutine 1 starts goroutine 2
+//	1 send c 1      goroutine 1 sends message 1 on c
+//	1 begin r       goroutine 1 enters region r (instances are numbered per goroutine)
+//
+// Names map to object ids in order of first use; sites default to the
+// event's line number.
+func tt(t testing.TB, src string) *trace.Trace {
+	t.Helper()
+	tr := &trace.Trace{Objects: map[trace.ObjID]trace.Object{}}
+	ids := map[string]trace.ObjID{}
+	obj := func(name string, kind trace.ObjKind) trace.ObjID {
+		id, ok := ids[name]
+		if !ok {
+			id = trace.ObjID(len(ids) + 1)
+			ids[name] = id
+			tr.Objects[id] = trace.Object{Kind: kind, Name: name}
+		}
+		return id
+	}
+	inst := map[[2]uint64]uint64{}
+	for ln, line := range strings.Split(src, "\n") {
+		f := strings.Fields(line)
+		if len(f) == 0 || strings.HasPrefix(f[0], "#") {
+			continue
+		}
+		switch f[0] {
+		case "chan":
+			c, _ := strconv.Atoi(f[2])
+			id := obj(f[1], trace.ObjChan)
+			tr.Objects[id] = trace.Object{Kind: trace.ObjChan, Name: f[1], Cap: c}
+			continue
+		case "rw":
+			id := obj(f[1], trace.ObjRWMutex)
+			tr.Objects[id] = trace.Object{Kind: trace.ObjRWMutex, Name: f[1]}
+			continue
+		}
+		g, err := strconv.Atoi(f[0])
+		if err != nil || len(f) < 2 {
+			t.Fatalf("line %d: bad event %q", ln+1, line)
+		}
+		k, ok := trace.ParseKind(f[1])
+		if !ok {
+			t.Fatalf("line %d: bad kind %q", ln+1, f[1])
+		}
+		e := trace.Event{Seq: uint64(len(tr.Events)), G: trace.GoID(g), Kind: k, Site: trace.SiteID(ln + 1)}
+		rest := f[2:]
+		if n := len(rest); n > 0 && strings.HasPrefix(rest[n-1], "@") {
+			s, _ := strconv.Atoi(rest[n-1][1:])
+			e.Site = trace.SiteID(s)
+			rest = rest[:n-1]
+		}
+		switch k {
+		case trace.KindFork:
+			a, _ := strconv.Atoi(rest[0])
+			e.Arg = uint64(a)
+		case trace.KindEnd:
+		case trace.KindRegionBegin, trace.KindRegionEnd:
+			r := obj(rest[0], trace.ObjUnknown)
+			e.Region = trace.RegionID(r)
+			key := [2]uint64{uint64(g), uint64(r)}
+			if k == trace.KindRegionBegin {
+				inst[key]++
+			}
+			e.Inst = inst[key]
+		default:
+			kind := trace.ObjVar
+			switch k {
+			case trace.KindAcquire, trace.KindRelease, trace.KindRAcquire, trace.KindRRelease:
+				kind = trace.ObjMutex
+			case trace.KindSend, trace.KindRecv, trace.KindClose:
+				kind = trace.ObjChan
+			case trace.KindWGAdd, trace.KindWGDone, trace.KindWGWait:
+				kind = trace.ObjWaitGroup
+			case trace.KindCondWait, trace.KindCondSignal, trace.KindCondBroadcast:
+				kind = trace.ObjCond
+			case trace.KindOnceDo:
+				kind = trace.ObjOnce
+			}
+			e.Obj = obj(rest[0], kind)
+			if len(rest) > 1 {
+				a, _ := strconv.ParseInt(rest[1], 10, 64)
+				e.Arg = uint64(a)
+			}
+		}
+		tr.Events = append(tr.Events, e)
+	}
+	return tr
+}
+
+// hbClocks steps the whole trace and returns each event's epoch and clock.
+func hbClocks(tr *trace.Trace, opts HBOptions) ([]Epoch, []VC) {
+	opts.Object = tr.Object
+	h := NewHB(opts)
+	eps := make([]Epoch, len(tr.Events))
+	vcs := make([]VC, len(tr.Events))
+	for i := range tr.Events {
+		vcs[i] = h.Step(&tr.Events[i]).Clone()
+		eps[i] = h.Epoch()
+	}
+	return eps, vcs
+}
+
+func TestHB(t *testing.T) {
+	tests := []struct {
+		name   string
+		src    string
+		locks  bool
+		before [][2]int // event indices a, b with a before b
+		notBef [][2]int // a not before b
+	}{
+		{"fork", `
+			1 wr x
+			1 fork 2
+			1 wr x
+			2 rd x`, false, [][2]int{{0, 3}}, [][2]int{{2, 3}, {3, 2}}},
+		{"unbuffered rendezvous", `
+			chan c 0
+			1 wr x
+			2 wr y
+			1 send c 1
+			2 recv c 1
+			1 rd y
+			2 rd x`, false, [][2]int{{0, 5}, {1, 4}, {0, 3}}, [][2]int{{4, 0}}},
+		{"buffered send does not wait", `
+			chan c 1
+			1 wr x
+			2 wr y
+			1 send c 1
+			2 recv c 1
+			1 rd y
+			2 rd x`, false, [][2]int{{0, 5}}, [][2]int{{1, 4}}},
+		{"buffered capacity edge", `
+			chan c 1
+			2 wr y
+			2 recv c 1
+			1 send c 1
+			1 send c 2
+			1 rd y`, false, [][2]int{{0, 4}}, nil},
+		{"close", `
+			1 wr x
+			1 close c
+			2 recv c 0
+			2 rd x`, false, [][2]int{{0, 3}}, nil},
+		{"waitgroup", `
+			1 wgadd w 2
+			2 wr x
+			2 wgdone w
+			3 wr y
+			3 wgadd w -1
+			1 wgwait w
+			1 rd x
+			1 rd y`, false, [][2]int{{1, 6}, {3, 7}}, [][2]int{{0, 1}}},
+		{"cond", `
+			1 wr x
+			1 csignal c
+			2 cwait c
+			2 rd x`, false, [][2]int{{0, 3}}, nil},
+		{"once", `
+			1 wr x
+			1 once o 1
+			2 once o 0
+			2 rd x`, false, [][2]int{{0, 3}}, nil},
+		{"atomics", `
+			1 wr x
+			1 astore a
+			2 aload a
+			2 rd x
+			3 wr y
+			3 aload a
+			3 armw a
+			2 aload a
+			2 rd y`, false, [][2]int{{0, 3}, {4, 8}}, [][2]int{{4, 3}}},
+		{"locks ignored", `
+			1 acq m
+			1 wr x
+			1 rel m
+			2 acq m
+			2 rd x
+			2 rel m`, false, nil, [][2]int{{1, 4}}},
+		{"locks as edges", `
+			rw m
+			1 acq m
+			1 wr x
+			1 rel m
+			2 racq m
+			2 rd x
+			2 rrel m
+			3 racq m
+			3 rd x
+			3 rrel m
+			1 acq m
+			1 wr x`, true, [][2]int{{1, 4}, {4, 10}, {7, 10}}, [][2]int{{4, 7}, {7, 4}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tr := tt(t, tc.src)
+			eps, vcs := hbClocks(tr, HBOptions{LockEdges: tc.locks})
+			for _, p := range tc.before {
+				if !eps[p[0]].Before(vcs[p[1]]) {
+					t.Errorf("event %d should happen before %d (%v, %v)", p[0], p[1], eps[p[0]], vcs[p[1]])
+				}
+			}
+			for _, p := range tc.notBef {
+				if eps[p[0]].Before(vcs[p[1]]) {
+					t.Errorf("event %d should not happen before %d (%v, %v)", p[0], p[1], eps[p[0]], vcs[p[1]])
+				}
+			}
+		})
+	}
+}
+
+func TestVC(t *testing.T) {
+	a, b := VC{1, 2}, VC{1, 2, 3}
+	if !a.LEQ(b) || b.LEQ(a) || !(VC{1, 0, 0}).LEQ(VC{1}) {
+		t.Fatal("LEQ")
+	}
+	c := a.Clone()
+	c.join(b)
+	if !b.LEQ(c) || !c.LEQ(b) {
+		t.Fatalf("join: %v", c)
+	}
+	if a[1] != 2 {
+		t.Fatal("Clone shares storage")
+	}
+}

@@ -1,0 +1,468 @@
+package predict
+
+import (
+	"encoding/binary"
+	"slices"
+
+	"github.com/avcheck/avcheck/dynamic/trace"
+)
+
+// This file tracks, per goroutine, the locks it holds (its lockset) and the
+// acquisition history of each held lock: the locks it acquired afterwards
+// while still holding it. Kahlon, Ivancic and Gupta's result, as restated in
+// Lemma 3 of the meta-analysis paper (shared/seeds/004_4018321f03831e38.txt,
+// section 3, "Pairwise reachability"), says that under nested locking two
+// goroutines can be at two given points at once exactly when their locksets
+// are disjoint and their acquisition histories are compatible.
+//
+// Go adds read locks. A RWMutex held for reading by two goroutines does not
+// exclude either, so "disjoint" becomes "not conflicting" (no lock held by
+// both with at least one holding it for writing), and an acquisition
+// history edge only blocks when the modes conflict. The differential tests
+// in meta_test.go check this extension against exhaustive enumeration.
+//
+// Lock states are interned: a goroutine's state (held locks, their modes
+// and their acquisition histories) is a small integer, changed only by
+// acquires and releases through a transition cache, so an access costs
+// nothing here and the per-event state is one word that can be stored.
+
+// LockMode is how a lock is held.
+type LockMode uint8
+
+// The lock modes. Write is Lock of a Mutex or RWMutex; Read is RLock.
+const (
+	ModeRead LockMode = iota + 1
+	ModeWrite
+)
+
+// String returns "r" or "w".
+func (m LockMode) String() string {
+	switch m {
+	case ModeRead:
+		return "r"
+	case ModeWrite:
+		return "w"
+	}
+	return "?"
+}
+
+// conflicts reports whether holds of one lock in modes a and b exclude each
+// other.
+func conflicts(a, b LockMode) bool { return a == ModeWrite || b == ModeWrite }
+
+// LockHold is one element of a lockset: a lock and the mode it is held in.
+type LockHold struct {
+	Obj  trace.ObjID
+	Mode LockMode
+}
+
+// Held is one lock a goroutine holds, with the event that acquired it.
+type Held struct {
+	Obj  trace.ObjID
+	Mode LockMode
+	Seq  uint64 // the acquire event's position in the trace
+}
+
+// LocksetID names an interned lockset; 0 is the empty lockset.
+type LocksetID int32
+
+// HistoryID names an interned lock state: a lockset together with the
+// acquisition history of each held lock. 0 is "no lock held".
+type HistoryID int32
+
+// history is an interned lock state. Its entries are in acquisition order
+// (outermost first).
+type history struct {
+	ls      LocksetID
+	entries []historyEntry
+}
+
+// historyEntry is one held lock and the locks acquired after it while it
+// was held, sorted by Obj, each with the strongest mode it was taken in.
+type historyEntry struct {
+	LockHold
+	after []LockHold
+}
+
+// goLocks is one goroutine's lock state.
+type goLocks struct {
+	held  []Held
+	depth []int32 // extra recursive acquisitions of held[i] (RLock twice)
+	hist  HistoryID
+}
+
+type transKey struct {
+	from HistoryID
+	obj  trace.ObjID
+	op   uint8 // 1 acquire read, 2 acquire write, 3 release
+}
+
+// Locks tracks locksets and acquisition histories over a trace, one event
+// at a time. The zero value is not usable; call NewLocks.
+type Locks struct {
+	gIndex map[trace.GoID]int
+	gs     []goLocks
+	lastG  trace.GoID
+	lastI  int
+
+	histories []history
+	histKeys  map[string]HistoryID
+	trans     map[transKey]HistoryID
+	locksets  [][]LockHold // sorted by Obj
+	lsKeys    map[string]LocksetID
+	compat    map[[2]HistoryID]bool
+	conflict  map[[2]LocksetID]bool
+	buf       []byte
+
+	// NonNested counts releases of a lock that was not the innermost one
+	// held, and releases of a lock held by another goroutine. Lemma 3
+	// assumes nested locking; when this is non-zero, compatibility is an
+	// approximation.
+	NonNested int
+}
+
+// NewLocks returns a Locks ready for the trace's first event.
+func NewLocks() *Locks {
+	l := &Locks{
+		gIndex:   make(map[trace.GoID]int),
+		lastI:    -1,
+		histKeys: make(map[string]HistoryID),
+		trans:    make(map[transKey]HistoryID),
+		lsKeys:   make(map[string]LocksetID),
+		compat:   make(map[[2]HistoryID]bool),
+		conflict: make(map[[2]LocksetID]bool),
+	}
+	l.locksets = append(l.locksets, nil)
+	l.lsKeys[""] = 0
+	l.histories = append(l.histories, history{})
+	l.histKeys[""] = 0
+	return l
+}
+
+func (l *Locks) index(g trace.GoID) int {
+	if l.lastI >= 0 && g == l.lastG {
+		return l.lastI
+	}
+	i, ok := l.gIndex[g]
+	if !ok {
+		i = len(l.gs)
+		l.gIndex[g] = i
+		l.gs = append(l.gs, goLocks{})
+	}
+	l.lastG, l.lastI = g, i
+	return i
+}
+
+// Step applies e. Afterwards the accessors describe e's goroutine just after
+// e: after an acquire the lock is held, after a release it is not, and for
+// an access they give the locks held at the access.
+func (l *Locks) Step(e *trace.Event) {
+	switch e.Kind {
+	case trace.KindAcquire:
+		l.acquire(l.index(e.G), e.Obj, ModeWrite, e.Seq)
+	case trace.KindRAcquire:
+		l.acquire(l.index(e.G), e.Obj, ModeRead, e.Seq)
+	case trace.KindRelease, trace.KindRRelease:
+		l.release(l.index(e.G), e.Obj)
+	}
+}
+
+func (l *Locks) acquire(gi int, obj trace.ObjID, mode LockMode, seq uint64) {
+	g := &l.gs[gi]
+	for k := range g.held {
+		if g.held[k].Obj == obj {
+			// A recursive RLock (or a lock taken twice, which deadlocks in
+			// Go): as the meta-analysis tool does for Java's reentrant
+			// locks (seed 004, section 5), only the outermost acquisition
+			// counts, which keeps locking nested.
+			g.depth[k]++
+			return
+		}
+	}
+	g.held = append(g.held, Held{Obj: obj, Mode: mode, Seq: seq})
+	g.depth = append(g.depth, 0)
+	op := uint8(1)
+	if mode == ModeWrite {
+		op = 2
+	}
+	g.hist = l.transition(g.hist, obj, op)
+}
+
+func (l *Locks) release(gi int, obj trace.ObjID) {
+	g := &l.gs[gi]
+	k := slices.IndexFunc(g.held, func(h Held) bool { return h.Obj == obj })
+	if k < 0 {
+		// Go lets one goroutine unlock a mutex another locked: the lock
+		// is released from its holder.
+		for oi := range l.gs {
+			if oi == gi {
+				continue
+			}
+			o := &l.gs[oi]
+			if j := slices.IndexFunc(o.held, func(h Held) bool { return h.Obj == obj && h.Mode == ModeWrite }); j >= 0 {
+				l.NonNested++
+				l.drop(o, j, obj)
+				return
+			}
+		}
+		return
+	}
+	if k != len(g.held)-1 && g.depth[k] == 0 {
+		l.NonNested++
+	}
+	l.drop(g, k, obj)
+}
+
+func (l *Locks) drop(g *goLocks, k int, obj trace.ObjID) {
+	if g.depth[k] > 0 {
+		g.depth[k]--
+		return
+	}
+	g.held = slices.Delete(g.held, k, k+1)
+	g.depth = slices.Delete(g.depth, k, k+1)
+	g.hist = l.transition(g.hist, obj, 3)
+}
+
+// transition returns the state reached from state from by acquiring (op 1
+// read, 2 write) or releasing (op 3) obj, computing and interning it on the
+// first occurrence.
+func (l *Locks) transition(from HistoryID, obj trace.ObjID, op uint8) HistoryID {
+	key := transKey{from, obj, op}
+	if to, ok := l.trans[key]; ok {
+		return to
+	}
+	old := l.histories[from].entries
+	var next []historyEntry
+	if op == 3 {
+		for _, en := range old {
+			if en.Obj != obj {
+				next = append(next, en)
+			}
+		}
+	} else {
+		mode := LockMode(op)
+		next = make([]historyEntry, 0, len(old)+1)
+		for _, en := range old {
+			// Every held lock's history gains obj.
+			en.after = addHold(slices.Clone(en.after), LockHold{obj, mode})
+			next = append(next, en)
+		}
+		next = append(next, historyEntry{LockHold: LockHold{obj, mode}})
+	}
+	to := l.internHistory(next)
+	l.trans[key] = to
+	return to
+}
+
+// addHold adds h to the sorted set s, keeping the stronger mode.
+func addHold(s []LockHold, h LockHold) []LockHold {
+	k, found := slices.BinarySearchFunc(s, h.Obj, func(a LockHold, o trace.ObjID) int {
+		switch {
+		case a.Obj < o:
+			return -1
+		case a.Obj > o:
+			return 1
+		}
+		return 0
+	})
+	if found {
+		if h.Mode > s[k].Mode {
+			s[k].Mode = h.Mode
+		}
+		return s
+	}
+	return slices.Insert(s, k, h)
+}
+
+func (l *Locks) internHistory(entries []historyEntry) HistoryID {
+	b := l.buf[:0]
+	for _, en := range entries {
+		b = binary.LittleEndian.AppendUint64(b, uint64(en.Obj))
+		b = append(b, byte(en.Mode))
+		b = binary.LittleEndian.AppendUint32(b, uint32(len(en.after)))
+		for _, a := range en.after {
+			b = binary.LittleEndian.AppendUint64(b, uint64(a.Obj))
+			b = append(b, byte(a.Mode))
+		}
+	}
+	l.buf = b
+	if id, ok := l.histKeys[string(b)]; ok {
+		return id
+	}
+	set := make([]LockHold, len(entries))
+	for k, en := range entries {
+		set[k] = en.LockHold
+	}
+	slices.SortFunc(set, func(a, b LockHold) int {
+		switch {
+		case a.Obj < b.Obj:
+			return -1
+		case a.Obj > b.Obj:
+			return 1
+		}
+		return 0
+	})
+	id := HistoryID(len(l.histories))
+	l.histories = append(l.histories, history{ls: l.internLockset(set), entries: entries})
+	l.histKeys[string(b)] = id
+	return id
+}
+
+func (l *Locks) internLockset(set []LockHold) LocksetID {
+	var b []byte
+	for _, h := range set {
+		b = binary.LittleEndian.AppendUint64(b, uint64(h.Obj))
+		b = append(b, byte(h.Mode))
+	}
+	if id, ok := l.lsKeys[string(b)]; ok {
+		return id
+	}
+	id := LocksetID(len(l.locksets))
+	l.locksets = append(l.locksets, set)
+	l.lsKeys[string(b)] = id
+	return id
+}
+
+// Lockset returns the lockset of goroutine g now (after the last Step).
+func (l *Locks) Lockset(g trace.GoID) LocksetID {
+	return l.histories[l.gs[l.index(g)].hist].ls
+}
+
+// History returns the lock state of goroutine g now: its lockset and the
+// acquisition history of each lock it holds.
+func (l *Locks) History(g trace.GoID) HistoryID {
+	return l.gs[l.index(g)].hist
+}
+
+// Held returns the locks g holds now, outermost first. The slice is owned
+// by Locks and valid until the next Step.
+func (l *Locks) Held(g trace.GoID) []Held {
+	return l.gs[l.index(g)].held
+}
+
+// Outermost returns the outermost lock g holds now: the lock node PECAN's
+// schedule generation moves (shared/seeds/003_50220ead9b146295.txt, section
+// 6.1, Algorithms 3 and 4).
+func (l *Locks) Outermost(g trace.GoID) (Held, bool) {
+	h := l.gs[l.index(g)].held
+	if len(h) == 0 {
+		return Held{}, false
+	}
+	return h[0], true
+}
+
+// Locks returns the members of lockset id, sorted by Obj. The slice is
+// shared; do not modify it.
+func (l *Locks) Locks(id LocksetID) []LockHold { return l.locksets[id] }
+
+// HistoryLockset returns the lockset of lock state h.
+func (l *Locks) HistoryLockset(h HistoryID) LocksetID { return l.histories[h].ls }
+
+// AcquiredAfter returns the acquisition history of lock obj in state h: the
+// locks acquired after obj while it was held, sorted by Obj, and whether
+// obj is held in h at all.
+func (l *Locks) AcquiredAfter(h HistoryID, obj trace.ObjID) ([]LockHold, bool) {
+	for _, en := range l.histories[h].entries {
+		if en.Obj == obj {
+			return en.after, true
+		}
+	}
+	return nil, false
+}
+
+// Conflict reports whether two locksets exclude each other: some lock is in
+// both, held for writing in at least one. Two critical sections whose
+// locksets conflict cannot overlap.
+func (l *Locks) Conflict(a, b LocksetID) bool {
+	if a == 0 || b == 0 {
+		return false
+	}
+	if a > b {
+		a, b = b, a
+	}
+	key := [2]LocksetID{a, b}
+	if c, ok := l.conflict[key]; ok {
+		return c
+	}
+	c := LocksetsConflict(l.locksets[a], l.locksets[b])
+	l.conflict[key] = c
+	return c
+}
+
+// LocksetsConflict reports whether two locksets, each sorted by Obj, hold a
+// common lock with at least one of them holding it for writing.
+func LocksetsConflict(a, b []LockHold) bool {
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		switch {
+		case a[i].Obj < b[j].Obj:
+			i++
+		case a[i].Obj > b[j].Obj:
+			j++
+		default:
+			if conflicts(a[i].Mode, b[j].Mode) {
+				return true
+			}
+			i++
+			j++
+		}
+	}
+	return false
+}
+
+// Compatible reports whether two goroutines can be in lock states a and b
+// at the same time: their locksets do not conflict and their acquisition
+// histories are compatible, that is, there are no locks p, q such that the
+// first holds p and acquired q after it while the second holds q and
+// acquired p after it, each pair of holds conflicting (Lemma 3 of seed 004,
+// section 3, extended to read locks).
+func (l *Locks) Compatible(a, b HistoryID) bool {
+	if a == 0 || b == 0 {
+		return true
+	}
+	if a > b {
+		a, b = b, a
+	}
+	key := [2]HistoryID{a, b}
+	if c, ok := l.compat[key]; ok {
+		return c
+	}
+	c := l.compatible(&l.histories[a], &l.histories[b])
+	l.compat[key] = c
+	return c
+}
+
+func (l *Locks) compatible(a, b *history) bool {
+	if l.Conflict(a.ls, b.ls) {
+		return false
+	}
+	for _, p := range a.entries {
+		for _, q := range b.entries {
+			qa, ok := findHold(p.after, q.Obj) // the first took q while holding p
+			if !ok || !conflicts(qa, q.Mode) {
+				continue
+			}
+			pb, ok := findHold(q.after, p.Obj) // the second took p while holding q
+			if ok && conflicts(pb, p.Mode) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func findHold(s []LockHold, obj trace.ObjID) (LockMode, bool) {
+	for _, h := range s {
+		if h.Obj == obj {
+			return h.Mode, true
+		}
+		if h.Obj > obj {
+			break
+		}
+	}
+	return 0, false
+}
+
+// States returns the number of distinct lock states seen, a measure of the
+// work Phase II of the meta-analysis does.
+func (l *Locks) States() int { return len(l.histories) }
