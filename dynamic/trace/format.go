@@ -1,0 +1,420 @@
+package trace
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+)
+
+// FormatError is a malformed trace file: the one error a reader returns
+// for it, naming the file, the position and what was expected.
+type FormatError struct {
+	File   string // the file name, as given to the reader
+	Line   int    // 1-based line of a text file; 0 for a binary file
+	Offset int64  // byte offset of the record in a binary file
+	Msg    string // what is wrong, such as `unknown event kind "rdd"`
+}
+
+// Error returns "file:line: msg" for text files and "file: byte N: msg"
+// for binary ones, the forms compilers and editors understand.
+func (e *FormatError) Error() string {
+	file := e.File
+	if file == "" {
+		file = "trace"
+	}
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d: %s", file, e.Line, e.Msg)
+	}
+	return fmt.Sprintf("%s: byte %d: %s", file, e.Offset, e.Msg)
+}
+
+// Format names a trace file format.
+type Format int
+
+// The trace file formats. FormatAuto asks Open to detect the format from
+// the file's first bytes.
+const (
+	FormatAuto   Format = iota
+	FormatNative        // compact binary, see docs/trace-formats.md
+	FormatText          // line-oriented text, "avtrace 1"
+	FormatSTD           // RAPID's STD text format
+)
+
+// String returns the name ParseFormat accepts.
+func (f Format) String() string {
+	switch f {
+	case FormatAuto:
+		return "auto"
+	case FormatNative:
+		return "native"
+	case FormatText:
+		return "text"
+	case FormatSTD:
+		return "std"
+	}
+	return fmt.Sprintf("Format(%d)", int(f))
+}
+
+// ParseFormat returns the format named "auto", "native", "text" or "std".
+func ParseFormat(s string) (Format, error) {
+	switch s {
+	case "auto", "":
+		return FormatAuto, nil
+	case "native", "binary", "avt":
+		return FormatNative, nil
+	case "text":
+		return FormatText, nil
+	case "std":
+		return FormatSTD, nil
+	}
+	return FormatAuto, fmt.Errorf("unknown trace format %q (want auto, native, text or std)", s)
+}
+
+// Detect guesses the format of a trace from its first bytes: the binary
+// magic, the text header, or otherwise RAPID's STD, whose lines carry no
+// header.
+func Detect(prefix []byte) Format {
+	if bytes.HasPrefix(prefix, []byte(binaryMagic)) {
+		return FormatNative
+	}
+	// Skip comments and blank lines: the text header may follow them.
+	rest := prefix
+	for len(rest) > 0 {
+		line := rest
+		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+			line, rest = rest[:i], rest[i+1:]
+		} else {
+			rest = nil
+		}
+		line = bytes.TrimSpace(line)
+		if len(line) == 0 || line[0] == '#' {
+			continue
+		}
+		if bytes.HasPrefix(line, []byte(textMagic)) {
+			return FormatText
+		}
+		break
+	}
+	return FormatSTD
+}
+
+// File is a Reader over an opened trace file. Close releases the file.
+type File struct {
+	Reader
+	Format Format // the format that was read
+	f      *os.File
+}
+
+// Close closes the underlying file.
+func (f *File) Close() error { return f.f.Close() }
+
+// Open opens the trace file at path in the given format (FormatAuto
+// detects it). For STD, the site and object table PATH.sites is read too
+// if it exists. Errors name the file.
+func Open(path string, format Format) (*File, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	name := filepath.Base(path)
+	br := bufio.NewReaderSize(f, 1<<16)
+	if format == FormatAuto {
+		prefix, _ := br.Peek(4096)
+		format = Detect(prefix)
+	}
+	var r Reader
+	switch format {
+	case FormatNative:
+		r = NewBinaryReader(br, name)
+	case FormatText:
+		r = NewTextReader(br, name)
+	case FormatSTD:
+		sr := NewSTDReader(br, name)
+		if sf, err := os.Open(path + sitesSuffix); err == nil {
+			err = sr.ReadTable(sf, name+sitesSuffix)
+			sf.Close()
+			if err != nil {
+				f.Close()
+				return nil, err
+			}
+		} else if !errors.Is(err, os.ErrNotExist) {
+			f.Close()
+			return nil, err
+		}
+		r = sr
+	default:
+		f.Close()
+		return nil, fmt.Errorf("%s: unknown trace format %v", name, format)
+	}
+	return &File{Reader: r, Format: format, f: f}, nil
+}
+
+// sitesSuffix names the table an STD export writes beside the trace.
+const sitesSuffix = ".sites"
+
+// Writer writes a trace. Declarations must precede the events that use
+// them; Copy takes care of that.
+type Writer interface {
+	DeclareSite(SiteID, Site) error
+	DeclareObject(ObjID, Object) error
+	Write(Event) error
+	// Flush writes out anything buffered. It does not close the
+	// underlying writer.
+	Flush() error
+}
+
+// tables is implemented by the readers of this package: the declarations
+// read so far, so that ReadAll keeps objects that no event touched.
+type tables interface {
+	declaredSites() []Site
+	declaredObjects() map[ObjID]Object
+}
+
+// ReadAll reads the rest of r into memory.
+func ReadAll(r Reader) (*Trace, error) {
+	t := &Trace{Sites: []Site{{}}, Objects: make(map[ObjID]Object)}
+	for {
+		e, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		t.Events = append(t.Events, e)
+		if _, ok := r.(tables); !ok {
+			// A foreign Reader: collect the tables as the events use them.
+			for int(e.Site) >= len(t.Sites) {
+				t.Sites = append(t.Sites, Site{})
+			}
+			if e.Site != 0 {
+				t.Sites[e.Site] = r.Site(e.Site)
+			}
+			if _, ok := t.Objects[e.Obj]; !ok && e.Kind != KindFork && e.Kind != KindEnd {
+				if o := r.Object(e.Obj); o != (Object{}) {
+					t.Objects[e.Obj] = o
+				}
+			}
+		}
+	}
+	if tr, ok := r.(tables); ok {
+		if s := tr.declaredSites(); len(s) > 0 {
+			t.Sites = append([]Site(nil), s...)
+		}
+		for id, o := range tr.declaredObjects() {
+			t.Objects[id] = o
+		}
+	}
+	return t, nil
+}
+
+// Copy writes every remaining event of r to w, declaring each site and
+// object before its first use, and flushes w. It returns the number of
+// events copied.
+func Copy(w Writer, r Reader) (int64, error) {
+	var n int64
+	sites := make(map[SiteID]bool)
+	objs := make(map[ObjID]bool)
+	for {
+		e, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return n, err
+		}
+		if e.Site != 0 && !sites[e.Site] {
+			sites[e.Site] = true
+			if s := r.Site(e.Site); s != (Site{}) {
+				if err := w.DeclareSite(e.Site, s); err != nil {
+					return n, err
+				}
+			}
+		}
+		if usesObj(e.Kind) && !objs[e.Obj] {
+			objs[e.Obj] = true
+			if o := r.Object(e.Obj); o != (Object{}) {
+				if err := w.DeclareObject(e.Obj, o); err != nil {
+					return n, err
+				}
+			}
+		}
+		if err := w.Write(e); err != nil {
+			return n, err
+		}
+		n++
+	}
+	return n, w.Flush()
+}
+
+// WriteTrace writes all of t to w: every declaration first, then the
+// events.
+func WriteTrace(w Writer, t *Trace) error {
+	for id, s := range t.Sites {
+		if id != 0 && s != (Site{}) {
+			if err := w.DeclareSite(SiteID(id), s); err != nil {
+				return err
+			}
+		}
+	}
+	for _, id := range sortedObjIDs(t.Objects) {
+		if err := w.DeclareObject(id, t.Objects[id]); err != nil {
+			return err
+		}
+	}
+	for _, e := range t.Events {
+		if err := w.Write(e); err != nil {
+			return err
+		}
+	}
+	return w.Flush()
+}
+
+// Stream returns a Reader over t's events, for engines written against
+// Reader and tests that hold a trace in memory.
+func (t *Trace) Stream() Reader { return &traceReader{t: t} }
+
+type traceReader struct {
+	t *Trace
+	i int
+}
+
+func (r *traceReader) Next() (Event, error) {
+	if r.i >= len(r.t.Events) {
+		return Event{}, io.EOF
+	}
+	r.i++
+	return r.t.Events[r.i-1], nil
+}
+
+func (r *traceReader) Site(id SiteID) Site               { return r.t.Site(id) }
+func (r *traceReader) Object(id ObjID) Object            { return r.t.Object(id) }
+func (r *traceReader) declaredSites() []Site             { return r.t.Sites }
+func (r *traceReader) declaredObjects() map[ObjID]Object { return r.t.Objects }
+
+// WriteFile writes the events of r to path in the given format
+// (FormatAuto means native). It writes to a temporary file and renames
+// it, so that a failure leaves nothing half-written behind. For STD it
+// also writes the table PATH.sites.
+func WriteFile(path string, format Format, r Reader) (n int64, err error) {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return 0, err
+	}
+	var tmpSites *os.File
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+			if tmpSites != nil {
+				tmpSites.Close()
+				os.Remove(tmpSites.Name())
+			}
+		}
+	}()
+	bw := bufio.NewWriterSize(tmp, 1<<16)
+	var w Writer
+	switch format {
+	case FormatAuto, FormatNative:
+		w = NewBinaryWriter(bw)
+	case FormatText:
+		w = NewTextWriter(bw)
+	case FormatSTD:
+		tmpSites, err = os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".sites.tmp*")
+		if err != nil {
+			return 0, err
+		}
+		w = NewSTDWriter(bw, tmpSites)
+	default:
+		return 0, fmt.Errorf("unknown trace format %v", format)
+	}
+	if n, err = Copy(w, r); err != nil {
+		return n, err
+	}
+	if err = bw.Flush(); err != nil {
+		return n, err
+	}
+	if err = tmp.Close(); err != nil {
+		return n, err
+	}
+	if tmpSites != nil {
+		if err = tmpSites.Close(); err != nil {
+			return n, err
+		}
+		if err = os.Rename(tmpSites.Name(), path+sitesSuffix); err != nil {
+			return n, err
+		}
+	}
+	return n, os.Rename(tmp.Name(), path)
+}
+
+// usesObj reports whether events of kind k name an object in Obj.
+func usesObj(k Kind) bool {
+	switch k {
+	case KindFork, KindEnd, KindRegionBegin, KindRegionEnd, KindInvalid:
+		return false
+	}
+	return k < numKinds
+}
+
+// objKindFor is the kind of object an event of kind k implies, for
+// objects a text or STD trace names without declaring them.
+func objKindFor(k Kind) ObjKind {
+	switch k {
+	case KindAcquire, KindRelease:
+		return ObjMutex
+	case KindRAcquire, KindRRelease:
+		return ObjRWMutex
+	case KindSend, KindRecv, KindClose:
+		return ObjChan
+	case KindWGAdd, KindWGDone, KindWGWait:
+		return ObjWaitGroup
+	case KindCondWait, KindCondSignal, KindCondBroadcast:
+		return ObjCond
+	case KindOnceDo:
+		return ObjOnce
+	}
+	return ObjVar
+}
+
+var objKindNames = [...]string{
+	ObjUnknown:   "unknown",
+	ObjVar:       "var",
+	ObjMutex:     "mutex",
+	ObjRWMutex:   "rwmutex",
+	ObjChan:      "chan",
+	ObjWaitGroup: "waitgroup",
+	ObjCond:      "cond",
+	ObjOnce:      "once",
+}
+
+// String returns the object kind's name in the text format.
+func (k ObjKind) String() string {
+	if int(k) < len(objKindNames) {
+		return objKindNames[k]
+	}
+	return "ObjKind(" + strconv.Itoa(int(k)) + ")"
+}
+
+// ParseObjKind returns the object kind with the given text-format name.
+func ParseObjKind(s string) (ObjKind, bool) {
+	for k, n := range objKindNames {
+		if n == s {
+			return ObjKind(k), true
+		}
+	}
+	return ObjUnknown, false
+}
+
+// sortedObjIDs returns the keys of m in increasing order, so that
+// writing a trace is deterministic.
+func sortedObjIDs(m map[ObjID]Object) []ObjID {
+	return slices.Sorted(maps.Keys(m))
+}

@@ -1,0 +1,482 @@
+package trace
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"strconv"
+)
+
+// RAPID's STD format (see docs/trace-formats.md) has one event per line,
+// THREAD|OP(OPERAND)|LOCATION. Its threads, variables and locks are
+// names; avcheck reads T<n> as goroutine n and V<n> and L<n> as object n,
+// so that an exported trace reads back with the same ids, and gives any
+// other name a fresh id at or above these bounds, which the numeric forms
+// never reach.
+const (
+	stdFreshGo  = 1 << 31
+	stdFreshObj = 1 << 48
+)
+
+// stdJoinPrefix names the channel a join is modelled with: the child
+// closes it as it ends and the parent receives from it, the Go idiom for
+// waiting for a goroutine (close happens before a receive that returns
+// because of it). The colon keeps it from being a Go expression.
+const stdJoinPrefix = "join:"
+
+// STDReader reads RAPID's STD format. It holds the goroutine and object
+// tables, not the events.
+type STDReader struct {
+	name string
+	br   *bufio.Reader
+	line int
+	long []byte
+	err  error
+	seq  uint64
+
+	sites []Site
+	objs  map[ObjID]Object
+	// byName maps the names that are not T<n>, V<n> or L<n>, or whose
+	// number is taken by an object of the other namespace.
+	byName    map[string]ObjID
+	goByName  map[string]GoID
+	freshObj  ObjID
+	freshGo   GoID
+	pending   []Event // events a join expands into, not yet returned
+	ended     map[GoID]bool
+	regions   map[GoID][]uint64 // open transactions' instances, per goroutine
+	nextInst  uint64
+	anyRegion bool
+}
+
+// NewSTDReader returns a reader of RAPID's STD format from r; name is the
+// file name its errors give.
+func NewSTDReader(r io.Reader, name string) *STDReader {
+	return &STDReader{
+		name:     name,
+		br:       bufio.NewReaderSize(r, 1<<16),
+		sites:    []Site{{}},
+		objs:     make(map[ObjID]Object),
+		byName:   make(map[string]ObjID),
+		freshObj: stdFreshObj,
+		freshGo:  stdFreshGo,
+	}
+}
+
+// ReadTable reads the site and object table an STD export writes beside
+// the trace (a text-format trace holding only declarations). Call it
+// before the first Next.
+func (r *STDReader) ReadTable(tr io.Reader, name string) error {
+	t := NewTextReader(tr, name)
+	e, err := t.Next()
+	if err == nil {
+		return &FormatError{File: name, Line: t.line, Msg: fmt.Sprintf("unexpected event %q in a site table", e.String())}
+	}
+	if err != io.EOF {
+		return err
+	}
+	r.sites = t.sites
+	for id, o := range t.objects {
+		r.objs[id] = o
+	}
+	return nil
+}
+
+// Site returns the site the table declares for a location, or the zero
+// Site.
+func (r *STDReader) Site(id SiteID) Site {
+	if int(id) < len(r.sites) {
+		return r.sites[id]
+	}
+	return Site{}
+}
+
+// Object returns what is known of an object: its table entry, or its STD
+// name.
+func (r *STDReader) Object(id ObjID) Object { return r.objs[id] }
+
+func (r *STDReader) declaredSites() []Site             { return r.sites }
+func (r *STDReader) declaredObjects() map[ObjID]Object { return r.objs }
+
+func (r *STDReader) errorf(format string, args ...any) error {
+	r.err = &FormatError{File: r.name, Line: r.line, Msg: fmt.Sprintf(format, args...)}
+	return r.err
+}
+
+// Next returns the next event, or io.EOF after the last one.
+func (r *STDReader) Next() (Event, error) {
+	if len(r.pending) > 0 {
+		e := r.pending[0]
+		r.pending = r.pending[1:]
+		return e, nil
+	}
+	if r.err != nil {
+		return Event{}, r.err
+	}
+	for {
+		line, err := r.br.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			r.long = append(r.long[:0], line...)
+			for err == bufio.ErrBufferFull {
+				line, err = r.br.ReadSlice('\n')
+				r.long = append(r.long, line...)
+				if len(r.long) > maxLine {
+					r.line++
+					return Event{}, r.errorf("line longer than %d bytes", maxLine)
+				}
+			}
+			line = r.long
+		}
+		if err != nil && err != io.EOF {
+			r.err = err
+			return Event{}, err
+		}
+		if len(line) == 0 {
+			return Event{}, io.EOF
+		}
+		r.line++
+		if n := len(line); line[n-1] == '\n' {
+			line = line[:n-1]
+			if n > 1 && line[n-2] == '\r' {
+				line = line[:n-2]
+			}
+		}
+		if len(line) == 0 || line[0] == '#' {
+			continue
+		}
+		return r.parse(line)
+	}
+}
+
+func (r *STDReader) parse(line []byte) (Event, error) {
+	bar1 := bytes.IndexByte(line, '|')
+	if bar1 < 0 {
+		return Event{}, r.errorf("want THREAD|OP(OPERAND)|LOCATION, found %q", line)
+	}
+	rest := line[bar1+1:]
+	bar2 := bytes.IndexByte(rest, '|')
+	if bar2 < 0 {
+		return Event{}, r.errorf("want three fields separated by |, found %q", line)
+	}
+	thread, op, loc := line[:bar1], rest[:bar2], rest[bar2+1:]
+	if bytes.IndexByte(loc, '|') >= 0 {
+		return Event{}, r.errorf("want exactly three fields separated by |, found %q", line)
+	}
+	var e Event
+	var ok bool
+	if e.G, ok = r.goroutine(thread); !ok {
+		return Event{}, r.errorf("bad thread %q", thread)
+	}
+	n, ok := parseUint(loc)
+	if !ok || n > 1<<32-1 {
+		return Event{}, r.errorf("location must be a non-negative integer, found %q", loc)
+	}
+	e.Site = SiteID(n)
+	name, operand := op, []byte(nil)
+	if p := bytes.IndexByte(op, '('); p >= 0 {
+		if op[len(op)-1] != ')' {
+			return Event{}, r.errorf("missing ) in %q", op)
+		}
+		name, operand = op[:p], op[p+1:len(op)-1]
+	}
+	switch string(name) {
+	case "r":
+		e.Kind = KindRead
+	case "w":
+		e.Kind = KindWrite
+	case "acq":
+		e.Kind = KindAcquire
+	case "rel":
+		e.Kind = KindRelease
+	case "fork":
+		e.Kind = KindFork
+	case "join":
+		e.Kind = KindRecv // see stdJoinPrefix
+	case "begin":
+		e.Kind = KindRegionBegin
+	case "end":
+		e.Kind = KindRegionEnd
+	default:
+		return Event{}, r.errorf("unknown STD operation %q (want r, w, acq, rel, fork, join, begin or end)", name)
+	}
+	switch e.Kind {
+	case KindRegionBegin, KindRegionEnd:
+		// RAPID's transactions are anonymous; an operand, if any, is
+		// ignored.
+	default:
+		if len(operand) == 0 {
+			return Event{}, r.errorf("%s needs an operand in parentheses", name)
+		}
+		if bytes.IndexByte(operand, '(') >= 0 || bytes.IndexByte(operand, ')') >= 0 {
+			return Event{}, r.errorf("bad operand %q", operand)
+		}
+	}
+	switch e.Kind {
+	case KindRead, KindWrite:
+		e.Obj = r.object(operand, 'V', ObjVar)
+	case KindAcquire, KindRelease:
+		e.Obj = r.object(operand, 'L', ObjMutex)
+	case KindFork:
+		c, ok := r.goroutine(operand)
+		if !ok {
+			return Event{}, r.errorf("bad thread %q", operand)
+		}
+		e.Arg = uint64(c)
+	case KindRegionBegin:
+		r.anyRegion = true
+		r.nextInst++
+		if r.regions == nil {
+			r.regions = make(map[GoID][]uint64)
+		}
+		r.regions[e.G] = append(r.regions[e.G], r.nextInst)
+		e.Region, e.Inst = 1, r.nextInst
+	case KindRegionEnd:
+		if s := r.regions[e.G]; len(s) > 0 {
+			e.Region, e.Inst = 1, s[len(s)-1]
+			r.regions[e.G] = s[:len(s)-1]
+		}
+	}
+	if r.anyRegion && e.Kind != KindRegionBegin && e.Kind != KindRegionEnd {
+		// The outermost open transaction is the region an event belongs
+		// to, as with nested lock scopes.
+		if s := r.regions[e.G]; len(s) > 0 {
+			e.Region, e.Inst = 1, s[0]
+		}
+	}
+	if string(name) == "join" {
+		return r.join(e, operand)
+	}
+	e.Seq = r.seq
+	r.seq++
+	return e, nil
+}
+
+// join expands a join into the child's close and end and the parent's
+// receive (see stdJoinPrefix).
+func (r *STDReader) join(e Event, operand []byte) (Event, error) {
+	child, ok := r.goroutine(operand)
+	if !ok {
+		return Event{}, r.errorf("bad thread %q", operand)
+	}
+	ch := r.named(stdJoinPrefix+"T"+strconv.FormatUint(uint64(child), 10), ObjChan)
+	if r.ended == nil {
+		r.ended = make(map[GoID]bool)
+	}
+	if !r.ended[child] {
+		r.ended[child] = true
+		r.pending = append(r.pending,
+			Event{G: child, Kind: KindClose, Obj: ch, Site: e.Site},
+			Event{G: child, Kind: KindEnd, Site: e.Site})
+	}
+	e.Obj, e.Arg = ch, 0
+	r.pending = append(r.pending, e)
+	for i := range r.pending {
+		r.pending[i].Seq = r.seq
+		r.seq++
+	}
+	first := r.pending[0]
+	r.pending = r.pending[1:]
+	return first, nil
+}
+
+// goroutine maps a thread name to a GoID.
+func (r *STDReader) goroutine(name []byte) (GoID, bool) {
+	if len(name) == 0 {
+		return 0, false
+	}
+	if len(name) > 1 && name[0] == 'T' && isDigit(name[1]) {
+		if n, ok := parseUint(name[1:]); ok && n < stdFreshGo {
+			return GoID(n), true
+		}
+	}
+	if g, ok := r.goByName[string(name)]; ok {
+		return g, true
+	}
+	if r.freshGo == 1<<32-1 {
+		return 0, false
+	}
+	if r.goByName == nil {
+		r.goByName = make(map[string]GoID)
+	}
+	g := r.freshGo
+	r.freshGo++
+	r.goByName[string(name)] = g
+	return g, true
+}
+
+// object maps a variable or lock name to an ObjID: prefix<n> is object n
+// unless n is already an object of the other namespace.
+func (r *STDReader) object(name []byte, prefix byte, kind ObjKind) ObjID {
+	if len(name) > 1 && name[0] == prefix && isDigit(name[1]) {
+		if n, ok := parseUint(name[1:]); ok && n < stdFreshObj {
+			id := ObjID(n)
+			o, seen := r.objs[id]
+			if !seen {
+				r.objs[id] = Object{Kind: kind, Name: string(name)}
+				return id
+			}
+			if isVarKind(o.Kind) == (kind == ObjVar) {
+				return id
+			}
+		}
+	}
+	return r.named(string(name), kind)
+}
+
+func (r *STDReader) named(name string, kind ObjKind) ObjID {
+	if id, ok := r.byName[name]; ok {
+		return id
+	}
+	for {
+		if _, taken := r.objs[r.freshObj]; !taken {
+			break
+		}
+		r.freshObj++
+	}
+	id := r.freshObj
+	r.freshObj++
+	r.byName[name] = id
+	r.objs[id] = Object{Kind: kind, Name: name}
+	return id
+}
+
+func isVarKind(k ObjKind) bool { return k == ObjVar || k == ObjUnknown }
+
+// STDWriter exports a trace in RAPID's STD format, and its sites and
+// objects as a table in the text format. Go operations without an STD
+// counterpart are encoded as documented in docs/trace-formats.md.
+type STDWriter struct {
+	w     *bufio.Writer
+	table *TextWriter
+	objs  map[ObjID]Object
+}
+
+// NewSTDWriter returns a writer of the STD format to w that writes the
+// site and object table to table, which may be nil to drop it.
+func NewSTDWriter(w io.Writer, table io.Writer) *STDWriter {
+	sw := &STDWriter{w: bufio.NewWriterSize(w, 256<<10), objs: make(map[ObjID]Object)}
+	if table != nil {
+		sw.table = NewTextWriter(table)
+	}
+	return sw
+}
+
+// DeclareSite records a site in the table.
+func (w *STDWriter) DeclareSite(id SiteID, s Site) error {
+	if w.table == nil {
+		return nil
+	}
+	return w.table.DeclareSite(id, s)
+}
+
+// DeclareObject records an object in the table. Channels, WaitGroups,
+// Conds and Onces become locks in STD, so the table calls them mutexes.
+func (w *STDWriter) DeclareObject(id ObjID, o Object) error {
+	w.objs[id] = o
+	if w.table == nil {
+		return nil
+	}
+	switch o.Kind {
+	case ObjChan, ObjWaitGroup, ObjCond, ObjOnce, ObjRWMutex:
+		if w.isJoin(o) {
+			return nil
+		}
+		o.Kind, o.Cap = ObjMutex, 0
+	}
+	return w.table.DeclareObject(id, o)
+}
+
+func (w *STDWriter) isJoin(o Object) bool {
+	return o.Kind == ObjChan && len(o.Name) > len(stdJoinPrefix) && o.Name[:len(stdJoinPrefix)] == stdJoinPrefix
+}
+
+func (w *STDWriter) line(g GoID, op string, prefix byte, id uint64, site SiteID) error {
+	b := w.w.AvailableBuffer()
+	b = append(b, 'T')
+	b = strconv.AppendUint(b, uint64(g), 10)
+	b = append(b, '|')
+	b = append(b, op...)
+	if prefix != 0 {
+		b = append(b, '(', prefix)
+		b = strconv.AppendUint(b, id, 10)
+		b = append(b, ')')
+	}
+	b = append(b, '|')
+	b = strconv.AppendUint(b, uint64(site), 10)
+	b = append(b, '\n')
+	_, err := w.w.Write(b)
+	return err
+}
+
+// Write writes the STD lines of one event.
+func (w *STDWriter) Write(e Event) error {
+	id := uint64(e.Obj)
+	switch e.Kind {
+	case KindRead:
+		return w.line(e.G, "r", 'V', id, e.Site)
+	case KindWrite:
+		return w.line(e.G, "w", 'V', id, e.Site)
+	case KindAcquire, KindRAcquire:
+		return w.line(e.G, "acq", 'L', id, e.Site)
+	case KindRelease, KindRRelease:
+		return w.line(e.G, "rel", 'L', id, e.Site)
+	case KindFork:
+		return w.line(e.G, "fork", 'T', e.Arg, e.Site)
+	case KindRegionBegin:
+		return w.line(e.G, "begin", 0, 0, e.Site)
+	case KindRegionEnd:
+		return w.line(e.G, "end", 0, 0, e.Site)
+	case KindEnd:
+		return nil // STD has no goroutine end; a join implies it
+	case KindAtomicLoad, KindAtomicStore, KindAtomicRMW:
+		// An atomic access is an access under its own lock, as RAPID
+		// models volatile accesses.
+		if err := w.line(e.G, "acq", 'L', id, e.Site); err != nil {
+			return err
+		}
+		if e.Kind != KindAtomicStore {
+			if err := w.line(e.G, "r", 'V', id, e.Site); err != nil {
+				return err
+			}
+		}
+		if e.Kind != KindAtomicLoad {
+			if err := w.line(e.G, "w", 'V', id, e.Site); err != nil {
+				return err
+			}
+		}
+		return w.line(e.G, "rel", 'L', id, e.Site)
+	case KindClose, KindRecv:
+		if o := w.objs[e.Obj]; w.isJoin(o) {
+			if e.Kind == KindClose {
+				return nil
+			}
+			if c, err := strconv.ParseUint(o.Name[len(stdJoinPrefix)+1:], 10, 32); err == nil && o.Name[len(stdJoinPrefix)] == 'T' {
+				return w.line(e.G, "join", 'T', c, e.Site)
+			}
+		}
+	case KindInvalid:
+		return fmt.Errorf("cannot write event %d of invalid kind", e.Seq)
+	}
+	if e.Kind >= numKinds {
+		return fmt.Errorf("cannot write event %d of invalid kind %d", e.Seq, e.Kind)
+	}
+	// Channel, WaitGroup, Cond and Once operations become an empty
+	// critical section of a lock per object: it orders each operation
+	// after the earlier ones on the object, which keeps every
+	// happens-before edge they make (and adds some).
+	if err := w.line(e.G, "acq", 'L', id, e.Site); err != nil {
+		return err
+	}
+	return w.line(e.G, "rel", 'L', id, e.Site)
+}
+
+// Flush writes out the buffered trace and table.
+func (w *STDWriter) Flush() error {
+	if w.table != nil {
+		if err := w.table.Flush(); err != nil {
+			return err
+		}
+	}
+	return w.w.Flush()
+}
