@@ -1,0 +1,419 @@
+package regions
+
+import (
+	"go/ast"
+	"go/token"
+	"go/types"
+	"slices"
+	"sort"
+
+	"github.com/avcheck/avcheck/analyzers/annotation"
+	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/ssa"
+)
+
+// passState is the per-run state of the analyzer: the functions analysed
+// so far, so that in-package callees are summarised before their callers.
+type passState struct {
+	pass  *analysis.Pass
+	cfg   *Config
+	ann   *annotation.Set
+	funcs map[*ssa.Function]*Func
+	exprs map[token.Pos]ast.Expr
+}
+
+// funcAnalysis is the state of analysing one function.
+type funcAnalysis struct {
+	ps   *passState
+	fn   *ssa.Function
+	pkg  *types.Package
+	info *Func
+
+	nextCS          int
+	heldBefore      map[ssa.Instruction]lockState
+	mergedCS        map[mergeKey]int
+	acquireCS       map[ssa.Instruction]int
+	acquireAt       map[int]ssa.Instruction
+	releaseAt       map[int][]token.Pos
+	deferredRelease map[int]bool
+	deferredKeys    map[string]bool
+	unheldReleases  []Path
+	callCS          map[callLock]int
+	callResults     map[*ssa.Call][][]*Access // per result, the mapped reads that flow into it
+}
+
+type callLock struct {
+	call *ssa.Call
+	lock string
+}
+
+// maxSummaryAccesses bounds a Summary, so that facts stay small however
+// deep the call graph: the first accesses in instruction order are kept.
+const maxSummaryAccesses = 64
+
+// analyze returns what is known of fn, analysing it (and, first, the
+// in-package functions it calls) if need be. A recursive call sees the
+// callee's Summary as empty.
+func (ps *passState) analyze(fn *ssa.Function) *Func {
+	if f, ok := ps.funcs[fn]; ok {
+		return f
+	}
+	f := &Func{Fn: fn}
+	ps.funcs[fn] = f
+	fa := &funcAnalysis{
+		ps:              ps,
+		fn:              fn,
+		pkg:             ps.pass.Pkg,
+		info:            f,
+		heldBefore:      map[ssa.Instruction]lockState{},
+		mergedCS:        map[mergeKey]int{},
+		acquireCS:       map[ssa.Instruction]int{},
+		acquireAt:       map[int]ssa.Instruction{},
+		releaseAt:       map[int][]token.Pos{},
+		deferredRelease: map[int]bool{},
+		deferredKeys:    map[string]bool{},
+		callCS:          map[callLock]int{},
+		callResults:     map[*ssa.Call][][]*Access{},
+	}
+	f.flows = &flowCache{fa: fa, byRead: map[*Access]*flow{}, byParam: map[int]*flow{}}
+	fa.computeLocks()
+	fa.collect()
+	fa.markRechecked()
+	f.Summary = fa.summarize()
+	f.Regions = fa.regions()
+	return f
+}
+
+// calleeSummary returns the static callee of c and its Summary: computed
+// here for a function of this package, imported as a Fact otherwise.
+func (fa *funcAnalysis) calleeSummary(c *ssa.CallCommon) (*ssa.Function, *Summary) {
+	callee := c.StaticCallee()
+	if callee == nil {
+		return nil, nil
+	}
+	if o := callee.Origin(); o != nil {
+		callee = o
+	}
+	if callee.Pkg != nil && callee.Pkg.Pkg == fa.pkg || callee.Object() == nil {
+		if len(callee.Blocks) == 0 {
+			return callee, nil
+		}
+		return callee, fa.ps.analyze(callee).Summary
+	}
+	var s Summary
+	if obj := funcObject(callee); obj != nil && fa.ps.pass.ImportObjectFact(obj, &s) {
+		return callee, &s
+	}
+	return callee, nil
+}
+
+// mapPath turns a path of callee's Summary into a path of this function,
+// through the arguments of the call (and the bindings of a closure).
+func (fa *funcAnalysis) mapPath(c *ssa.CallCommon, callee *ssa.Function, p Path) (Path, bool) {
+	var base Path
+	switch p.Root.Kind {
+	case RootGlobal:
+		base = Path{Root: p.Root}
+		if pkgPath, name := splitGlobal(p.Root.ID); pkgPath == fa.pkg.Path() {
+			base.Root.Name = name
+		}
+	case RootParam:
+		if p.Root.Index >= len(c.Args) {
+			return Path{}, false
+		}
+		b, ok := fa.pathOf(c.Args[p.Root.Index])
+		if !ok {
+			return Path{}, false
+		}
+		base = b
+	case RootFree:
+		mc, ok := c.Value.(*ssa.MakeClosure)
+		if !ok || p.Root.Index >= len(mc.Bindings) {
+			return Path{}, false
+		}
+		b, ok := fa.pathOf(mc.Bindings[p.Root.Index])
+		if !ok {
+			return Path{}, false
+		}
+		base = b
+	default:
+		return Path{}, false
+	}
+	fields := slices.Concat(base.Fields, p.Fields)
+	return Path{Root: base.Root, Fields: fields}, true
+}
+
+func splitGlobal(id string) (pkgPath, name string) {
+	for i := len(id) - 1; i >= 0; i-- {
+		if id[i] == '.' {
+			return id[:i], id[i+1:]
+		}
+	}
+	return "", id
+}
+
+// locate finds the source expression at the first of the candidate
+// positions that starts one, for an access's Pos and Expr.
+func (fa *funcAnalysis) locate(p Path, candidates ...token.Pos) (token.Pos, string) {
+	for _, c := range candidates {
+		if e, ok := fa.ps.exprs[c]; ok {
+			return e.Pos(), exprString(e)
+		}
+	}
+	for _, c := range candidates {
+		if c.IsValid() {
+			return c, p.String()
+		}
+	}
+	return fa.fn.Pos(), p.String()
+}
+
+func exprString(e ast.Expr) string {
+	s := types.ExprString(e)
+	if len(s) > 60 {
+		s = s[:57] + "..."
+	}
+	return s
+}
+
+func (fa *funcAnalysis) held(instr ssa.Instruction) []Held {
+	return fa.heldBefore[instr]
+}
+
+func (fa *funcAnalysis) addAccess(a *Access) {
+	fa.info.Accesses = append(fa.info.Accesses, a)
+}
+
+// collect records every access to shared state and every operation that
+// orders goroutines, in instruction order.
+func (fa *funcAnalysis) collect() {
+	for _, b := range fa.fn.Blocks {
+		for _, instr := range b.Instrs {
+			if _, reached := fa.heldBefore[instr]; !reached {
+				continue // unreachable code
+			}
+			fa.collectInstr(instr)
+		}
+	}
+	sort.SliceStable(fa.info.SyncOps, func(i, j int) bool { return fa.info.SyncOps[i].Pos < fa.info.SyncOps[j].Pos })
+}
+
+func (fa *funcAnalysis) collectInstr(instr ssa.Instruction) {
+	switch in := instr.(type) {
+	case *ssa.UnOp:
+		switch in.Op {
+		case token.MUL:
+			if p, ok := fa.pathOf(in.X); ok && p.Shared() {
+				pos, expr := fa.locate(p, in.Pos(), in.X.Pos())
+				fa.addAccess(&Access{Path: p, Kind: Read, Sync: isSyncType(in.Type()), Pos: pos, Expr: expr,
+					Held: fa.held(in), Instr: in, seeds: []ssa.Value{in}})
+			}
+		case token.ARROW:
+			fa.syncOp(in.Pos(), "channel receive")
+		}
+	case *ssa.Store:
+		if p, ok := fa.pathOf(in.Addr); ok && p.Shared() {
+			pos, expr := fa.locate(p, in.Addr.Pos(), in.Pos())
+			fa.addAccess(&Access{Path: p, Kind: Write, Sync: isSyncType(in.Val.Type()), Pos: pos, Expr: expr,
+				Held: fa.held(in), Instr: in, srcs: []ssa.Value{in.Val}})
+		}
+	case *ssa.MapUpdate:
+		if p, ok := fa.pathOf(in.Map); ok && p.Shared() {
+			p = p.with(elem)
+			pos, expr := fa.locate(p, in.Pos())
+			fa.addAccess(&Access{Path: p, Kind: Write, Pos: pos, Expr: expr,
+				Held: fa.held(in), Instr: in, srcs: []ssa.Value{in.Key, in.Value}})
+		}
+	case *ssa.Lookup:
+		if _, isMap := in.X.Type().Underlying().(*types.Map); isMap {
+			if p, ok := fa.pathOf(in.X); ok && p.Shared() {
+				p = p.with(elem)
+				pos, expr := fa.locate(p, in.Pos())
+				fa.addAccess(&Access{Path: p, Kind: Read, Pos: pos, Expr: expr,
+					Held: fa.held(in), Instr: in, seeds: []ssa.Value{in}})
+			}
+		}
+	case *ssa.Range:
+		if _, isMap := in.X.Type().Underlying().(*types.Map); isMap {
+			if p, ok := fa.pathOf(in.X); ok && p.Shared() {
+				p = p.with(elem)
+				pos, expr := fa.locate(p, in.X.Pos(), in.Pos())
+				fa.addAccess(&Access{Path: p, Kind: Read, Pos: pos, Expr: expr,
+					Held: fa.held(in), Instr: in, seeds: []ssa.Value{in}})
+			}
+		}
+	case *ssa.Send:
+		fa.syncOp(in.Pos(), "channel send")
+	case *ssa.Select:
+		fa.syncOp(in.Pos(), "select")
+	case *ssa.Go:
+		fa.syncOp(in.Pos(), "go statement")
+	case *ssa.Call:
+		fa.collectCall(in)
+	}
+}
+
+func (fa *funcAnalysis) syncOp(pos token.Pos, what string) {
+	if pos.IsValid() {
+		fa.info.SyncOps = append(fa.info.SyncOps, SyncOp{Pos: pos, What: what})
+	}
+}
+
+func (fa *funcAnalysis) collectCall(call *ssa.Call) {
+	c := call.Common()
+	o, atomicOp := classify(c)
+	if name := syncOpName(o); name != "" {
+		fa.syncOp(call.Pos(), name)
+	}
+	arg := func(i int) (Path, bool) {
+		if i >= len(c.Args) {
+			return Path{}, false
+		}
+		p, ok := fa.pathOf(c.Args[i])
+		return p, ok && p.Shared()
+	}
+	access := func(p Path, kind AccessKind) *Access {
+		pos, expr := fa.locate(p, call.Pos())
+		a := &Access{Path: p, Kind: kind, Pos: pos, Expr: expr, Held: fa.held(call), Instr: call}
+		fa.addAccess(a)
+		return a
+	}
+	switch o {
+	case opAtomic:
+		if p, ok := arg(0); ok {
+			kind := Write
+			if atomicOp == "Load" {
+				kind = Read
+			}
+			a := access(p, kind)
+			a.Atomic, a.Sync = atomicOp, true
+			a.seeds = []ssa.Value{call}
+			a.srcs = c.Args[1:]
+		}
+	case opDelete:
+		if p, ok := arg(0); ok {
+			access(p.with(elem), Write).srcs = c.Args[1:]
+		}
+	case opLen:
+		if _, isMap := c.Args[0].Type().Underlying().(*types.Map); isMap {
+			if p, ok := arg(0); ok {
+				access(p.with(elem), Read).seeds = []ssa.Value{call}
+			}
+		}
+	case opCopy:
+		if p, ok := arg(1); ok {
+			access(p.with(elem), Read)
+		}
+		if p, ok := arg(0); ok {
+			access(p.with(elem), Write).srcs = c.Args[1:2]
+		}
+	case opOther:
+		fa.collectCallee(call)
+	}
+}
+
+// collectCallee adds the accesses a callee's Summary says it makes,
+// mapped onto this function's state, each under the locks held at the
+// call plus the callee's own, which form a critical section per call.
+func (fa *funcAnalysis) collectCallee(call *ssa.Call) {
+	c := call.Common()
+	callee, sum := fa.calleeSummary(c)
+	if sum == nil || len(sum.Accesses) == 0 {
+		return
+	}
+	via := callee.String()
+	if obj := funcObject(callee); obj != nil {
+		via = obj.FullName()
+	}
+	held := fa.held(call)
+	mapped := make([]*Access, len(sum.Accesses))
+	for i, sa := range sum.Accesses {
+		p, ok := fa.mapPath(c, callee, sa.Path)
+		if !ok || !p.Shared() {
+			continue
+		}
+		hs := slices.Clone(held)
+		for _, l := range sa.Locks {
+			lp, ok := fa.mapPath(c, callee, l.Lock)
+			if !ok || lockState(hs).find(lp.Key()) >= 0 {
+				continue
+			}
+			k := callLock{call, lp.Key()}
+			id, ok := fa.callCS[k]
+			if !ok {
+				id = fa.newCS()
+				fa.callCS[k] = id
+			}
+			hs = append(hs, Held{Lock: lp, Read: l.Read, CS: id})
+		}
+		pos, expr := fa.locate(p, call.Pos())
+		a := &Access{Path: p, Kind: sa.Kind, Atomic: sa.Atomic, Sync: sa.Sync, Pos: pos, Expr: expr,
+			Via: via, Held: hs, Rechecked: sa.Rechecked, Instr: call}
+		for _, pi := range sa.Params {
+			if pi < len(c.Args) {
+				a.srcs = append(a.srcs, c.Args[pi])
+			}
+		}
+		mapped[i] = a
+		fa.addAccess(a)
+	}
+	results := make([][]*Access, len(sum.Results))
+	for r, reads := range sum.Results {
+		for _, ri := range reads {
+			if ri < len(mapped) && mapped[ri] != nil {
+				results[r] = append(results[r], mapped[ri])
+			}
+		}
+	}
+	// A read flows out of the call through the result that carries it.
+	tuple := len(sum.Results) > 1
+	for r, reads := range results {
+		var carriers []ssa.Value
+		if !tuple {
+			carriers = []ssa.Value{call}
+		} else if refs := call.Referrers(); refs != nil {
+			for _, ref := range *refs {
+				if ex, ok := ref.(*ssa.Extract); ok && ex.Index == r {
+					carriers = append(carriers, ex)
+				}
+			}
+		}
+		for _, a := range reads {
+			a.seeds = append(a.seeds, carriers...)
+		}
+	}
+	fa.callResults[call] = results
+}
+
+// markRechecked marks the writes that a read of the same state in the
+// same critical section decides: the write re-validates what it depends
+// on, as double-checked locking does. A read that only feeds the written
+// value (c.n += d) re-validates nothing a caller checked.
+func (fa *funcAnalysis) markRechecked() {
+	f := fa.info
+	for _, w := range f.Accesses {
+		if w.Kind != Write || w.Rechecked || len(w.Held) == 0 || w.Via != "" {
+			continue
+		}
+		key := w.Path.Key()
+		for _, r := range f.Accesses {
+			if r.Kind != Read || r.Path.Key() != key || !sameCS(r, w) {
+				continue
+			}
+			if _, control := f.Feeds(r, w); control {
+				w.Rechecked = true
+				break
+			}
+		}
+	}
+}
+
+// sameCS reports whether a and b share a critical section.
+func sameCS(a, b *Access) bool {
+	for _, h := range a.Held {
+		if hb, ok := b.HeldLock(h.Lock.Key()); ok && hb.CS == h.CS {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,149 @@
+package regions
+
+import (
+	"go/ast"
+	"go/token"
+	"sort"
+
+	"golang.org/x/tools/go/ssa"
+)
+
+// regions infers the function's intended atomic regions: annotated ones,
+// lock scopes, and proximity regions.
+func (fa *funcAnalysis) regions() []*Region {
+	var out []*Region
+	out = append(out, fa.annotatedRegions()...)
+	out = append(out, fa.lockRegions()...)
+	out = append(out, fa.proximityRegions()...)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Pos < out[j].Pos })
+	return out
+}
+
+// inside returns the accesses of the function within [pos, end).
+func (fa *funcAnalysis) inside(pos, end token.Pos) []*Access {
+	var as []*Access
+	for _, a := range fa.sortedAccesses() {
+		if pos <= a.Pos && a.Pos < end {
+			as = append(as, a)
+		}
+	}
+	return as
+}
+
+func (fa *funcAnalysis) sortedAccesses() []*Access {
+	as := append([]*Access(nil), fa.info.Accesses...)
+	sort.SliceStable(as, func(i, j int) bool { return as[i].Pos < as[j].Pos })
+	return as
+}
+
+func (fa *funcAnalysis) annotatedRegions() []*Region {
+	syntax := fa.fn.Syntax()
+	if syntax == nil {
+		return nil
+	}
+	var out []*Region
+	if decl, ok := syntax.(*ast.FuncDecl); ok && fa.ps.ann.AtomicFuncs[decl] {
+		out = append(out, &Region{Kind: Annotated, Func: fa.fn, Pos: decl.Body.Lbrace, End: decl.Body.Rbrace,
+			Accesses: fa.inside(decl.Body.Lbrace, decl.Body.Rbrace)})
+	}
+	for b := range fa.ps.ann.AtomicBlocks {
+		if b.Pos() < syntax.Pos() || b.End() > syntax.End() || fa.inClosure(b.Pos()) {
+			continue
+		}
+		out = append(out, &Region{Kind: Annotated, Func: fa.fn, Pos: b.Lbrace, End: b.Rbrace,
+			Accesses: fa.inside(b.Lbrace, b.Rbrace)})
+	}
+	return out
+}
+
+// inClosure reports whether pos lies in a function literal of fa.fn,
+// which is a function of its own.
+func (fa *funcAnalysis) inClosure(pos token.Pos) bool {
+	for _, anon := range fa.fn.AnonFuncs {
+		if s := anon.Syntax(); s != nil && s.Pos() <= pos && pos < s.End() {
+			return true
+		}
+	}
+	return false
+}
+
+// lockRegions returns one region per outermost critical section: from
+// the acquisition to the last release of it, or to the end of the
+// function when the release is deferred.
+func (fa *funcAnalysis) lockRegions() []*Region {
+	byCS := map[int][]*Access{}
+	for _, a := range fa.sortedAccesses() {
+		if len(a.Held) > 0 {
+			byCS[a.Held[0].CS] = append(byCS[a.Held[0].CS], a)
+		}
+	}
+	var out []*Region
+	for cs, instr := range fa.acquireAt {
+		if len(fa.heldBefore[instr]) > 0 {
+			continue // nested: it belongs to the outermost region
+		}
+		lock, ok := fa.lockTarget(instr.(ssa.CallInstruction).Common())
+		if !ok {
+			continue
+		}
+		pos, _ := fa.locate(lock, instr.Pos())
+		end := pos
+		for _, r := range fa.releaseAt[cs] {
+			if r > end {
+				end = r
+			}
+		}
+		if fa.deferredRelease[cs] {
+			if s := fa.fn.Syntax(); s != nil {
+				end = s.End()
+			}
+		}
+		out = append(out, &Region{Kind: LockScope, Func: fa.fn, Pos: pos, End: end, Lock: &lock, Accesses: byCS[cs]})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Pos < out[j].Pos })
+	return out
+}
+
+// proximityRegions groups the function's shared accesses by code
+// proximity, following BEST section V (shared/seeds/002_42168b820bf119f6.txt):
+// consecutive accesses at most maxd lines apart, with no operation that
+// orders goroutines between them, trimmed so that the first and last are
+// to ordinary variables rather than synchronisation objects.
+func (fa *funcAnalysis) proximityRegions() []*Region {
+	fset := fa.ps.pass.Fset
+	line := func(p token.Pos) int { return fset.Position(p).Line }
+	syncs := fa.info.SyncOps
+	syncBetween := func(a, b token.Pos) bool {
+		i := sort.Search(len(syncs), func(i int) bool { return syncs[i].Pos > a })
+		return i < len(syncs) && syncs[i].Pos < b
+	}
+	var out []*Region
+	var group []*Access
+	flush := func() {
+		for len(group) > 0 && group[0].Sync {
+			group = group[1:]
+		}
+		for len(group) > 0 && group[len(group)-1].Sync {
+			group = group[:len(group)-1]
+		}
+		if len(group) >= 2 && group[0].Pos != group[len(group)-1].Pos {
+			out = append(out, &Region{Kind: Proximity, Func: fa.fn, Pos: group[0].Pos,
+				End: group[len(group)-1].Pos, Accesses: group})
+		}
+		group = nil
+	}
+	for _, a := range fa.sortedAccesses() {
+		if !a.Pos.IsValid() || fa.inClosure(a.Pos) {
+			continue
+		}
+		if n := len(group); n > 0 {
+			prev := group[n-1]
+			if line(a.Pos)-line(prev.Pos) > fa.ps.cfg.MaxD || syncBetween(prev.Pos, a.Pos) {
+				flush()
+			}
+		}
+		group = append(group, a)
+	}
+	flush()
+	return out
+}

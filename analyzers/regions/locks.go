@@ -1,0 +1,243 @@
+package regions
+
+import (
+	"go/token"
+
+	"golang.org/x/tools/go/ssa"
+)
+
+// The lock state of a function is computed over its SSA blocks, as a
+// must-analysis: a lock is held at a point if it is held on every path to
+// it. Each acquisition is a critical section (CS) with an id; where paths
+// with different acquisitions of one lock meet, the lock stays held under
+// a fresh id for that meeting point, so the fixed point is reached after
+// at most two visits of a block per lock.
+
+type lockState []Held // outermost first
+
+func (s lockState) find(key string) int {
+	for i, h := range s {
+		if h.Lock.Key() == key {
+			return i
+		}
+	}
+	return -1
+}
+
+func (s lockState) with(h Held) lockState {
+	if s.find(h.Lock.Key()) >= 0 {
+		return s // a second Lock of a held lock deadlocks; keep the first
+	}
+	out := make(lockState, len(s), len(s)+1)
+	copy(out, s)
+	return append(out, h)
+}
+
+func (s lockState) without(key string) (lockState, Held, bool) {
+	i := s.find(key)
+	if i < 0 {
+		return s, Held{}, false
+	}
+	out := make(lockState, 0, len(s)-1)
+	out = append(out, s[:i]...)
+	return append(out, s[i+1:]...), s[i], true
+}
+
+func equalStates(a, b lockState) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].CS != b[i].CS || a[i].Read != b[i].Read || a[i].Lock.Key() != b[i].Lock.Key() {
+			return false
+		}
+	}
+	return true
+}
+
+type mergeKey struct {
+	block int
+	lock  string
+}
+
+// merge intersects the states of two paths meeting at block b.
+func (fa *funcAnalysis) merge(b int, x, y lockState) lockState {
+	var out lockState
+	for _, h := range x {
+		j := y.find(h.Lock.Key())
+		if j < 0 || y[j].Read != h.Read {
+			continue
+		}
+		if y[j].CS != h.CS {
+			k := mergeKey{b, h.Lock.Key()}
+			id, ok := fa.mergedCS[k]
+			if !ok {
+				id = fa.newCS()
+				fa.mergedCS[k] = id
+			}
+			h.CS = id
+		}
+		out = append(out, h)
+	}
+	return out
+}
+
+func (fa *funcAnalysis) newCS() int {
+	fa.nextCS++
+	return fa.nextCS
+}
+
+// lockTarget returns the path of the mutex a lock operation acts on.
+func (fa *funcAnalysis) lockTarget(c *ssa.CallCommon) (Path, bool) {
+	if len(c.Args) == 0 {
+		return Path{}, false
+	}
+	return fa.pathOf(c.Args[0])
+}
+
+// computeLocks runs the dataflow to its fixed point, then records the
+// state before every instruction, and the acquisitions and releases that
+// delimit lock-scope regions.
+func (fa *funcAnalysis) computeLocks() {
+	blocks := fa.fn.Blocks
+	if len(blocks) == 0 {
+		return
+	}
+	in := make([]lockState, len(blocks))
+	seen := make([]bool, len(blocks))
+	queued := make([]bool, len(blocks))
+	seen[0], queued[0] = true, true
+	work := []*ssa.BasicBlock{blocks[0]}
+	for len(work) > 0 {
+		b := work[0]
+		work = work[1:]
+		queued[b.Index] = false
+		st := in[b.Index]
+		for _, instr := range b.Instrs {
+			st = fa.transfer(instr, st, false)
+		}
+		for i, s := range b.Succs {
+			out := fa.edge(b, i, st)
+			if seen[s.Index] {
+				m := fa.merge(s.Index, in[s.Index], out)
+				if equalStates(m, in[s.Index]) {
+					continue
+				}
+				out = m
+			}
+			in[s.Index], seen[s.Index] = out, true
+			if !queued[s.Index] {
+				queued[s.Index] = true
+				work = append(work, s)
+			}
+		}
+	}
+	for _, b := range blocks {
+		if !seen[b.Index] {
+			continue
+		}
+		st := in[b.Index]
+		for _, instr := range b.Instrs {
+			fa.heldBefore[instr] = st
+			st = fa.transfer(instr, st, true)
+		}
+	}
+}
+
+// edge adds the lock that a successful TryLock holds on the branch that
+// knows it succeeded.
+func (fa *funcAnalysis) edge(b *ssa.BasicBlock, succ int, st lockState) lockState {
+	if len(b.Instrs) == 0 {
+		return st
+	}
+	ifInstr, ok := b.Instrs[len(b.Instrs)-1].(*ssa.If)
+	if !ok {
+		return st
+	}
+	cond, want := ifInstr.Cond, 0
+	if not, ok := cond.(*ssa.UnOp); ok && not.Op == token.NOT {
+		cond, want = not.X, 1
+	}
+	call, ok := cond.(*ssa.Call)
+	if !ok || succ != want {
+		return st
+	}
+	o, _ := classify(call.Common())
+	if o != opTryLock && o != opTryRLock {
+		return st
+	}
+	p, ok := fa.lockTarget(call.Common())
+	if !ok {
+		return st
+	}
+	return st.with(Held{Lock: p, Read: o == opTryRLock, CS: fa.csOf(call)})
+}
+
+// csOf returns the critical-section id of an acquiring instruction.
+func (fa *funcAnalysis) csOf(instr ssa.Instruction) int {
+	if id, ok := fa.acquireCS[instr]; ok {
+		return id
+	}
+	id := fa.newCS()
+	fa.acquireCS[instr] = id
+	fa.acquireAt[id] = instr
+	return id
+}
+
+func (fa *funcAnalysis) transfer(instr ssa.Instruction, st lockState, record bool) lockState {
+	switch instr := instr.(type) {
+	case *ssa.Call:
+		c := instr.Common()
+		o, _ := classify(c)
+		switch o {
+		case opLock, opRLock:
+			if p, ok := fa.lockTarget(c); ok {
+				return st.with(Held{Lock: p, Read: o == opRLock, CS: fa.csOf(instr)})
+			}
+		case opUnlock, opRUnlock:
+			if p, ok := fa.lockTarget(c); ok {
+				out, h, found := st.without(p.Key())
+				switch {
+				case !record:
+				case found:
+					fa.releaseAt[h.CS] = append(fa.releaseAt[h.CS], instr.Pos())
+				case p.Root.Kind == RootParam || p.Root.Kind == RootGlobal:
+					fa.unheldReleases = append(fa.unheldReleases, p)
+				}
+				return out
+			}
+		case opOther:
+			return fa.applyCalleeLocks(instr, st)
+		}
+	case *ssa.Defer:
+		o, _ := classify(instr.Common())
+		if (o == opUnlock || o == opRUnlock) && record {
+			if p, ok := fa.lockTarget(instr.Common()); ok {
+				fa.deferredKeys[p.Key()] = true
+				if i := st.find(p.Key()); i >= 0 {
+					fa.deferredRelease[st[i].CS] = true
+				}
+			}
+		}
+	}
+	return st
+}
+
+// applyCalleeLocks applies the Acquires and Releases of a lock helper.
+func (fa *funcAnalysis) applyCalleeLocks(call *ssa.Call, st lockState) lockState {
+	callee, sum := fa.calleeSummary(call.Common())
+	if sum == nil || (len(sum.Acquires) == 0 && len(sum.Releases) == 0) {
+		return st
+	}
+	for _, l := range sum.Releases {
+		if p, ok := fa.mapPath(call.Common(), callee, l); ok {
+			st, _, _ = st.without(p.Key())
+		}
+	}
+	for _, l := range sum.Acquires {
+		if p, ok := fa.mapPath(call.Common(), callee, l); ok {
+			st = st.with(Held{Lock: p, CS: fa.csOf(call)})
+		}
+	}
+	return st
+}

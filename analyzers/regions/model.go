@@ -1,0 +1,220 @@
+package regions
+
+import (
+	"go/token"
+	"strconv"
+	"strings"
+
+	"golang.org/x/tools/go/ssa"
+)
+
+// RootKind says where a Path starts.
+type RootKind uint8
+
+// The kinds of path root.
+const (
+	RootParam  RootKind = iota + 1 // a parameter or the receiver, by index
+	RootGlobal                     // a package-level variable
+	RootFree                       // a variable captured by a closure, by index
+	RootLocal                      // a variable of the function itself: not shared
+)
+
+// Root is where a Path starts. It is gob-encodable, so it travels in
+// Facts; in a Result, it is relative to the function that holds it.
+type Root struct {
+	Kind  RootKind
+	Index int    // parameter (receiver first) or free variable index
+	ID    string // package-level variable: "pkgpath.Name"; local: the SSA name
+	Name  string // how the source names the root, for messages
+}
+
+// Path names a piece of state reached from a root through fields and
+// elements, such as c.mu, c.items[] or pkg.cache[]. It is the unit of
+// "the same state" throughout avcheck.
+type Path struct {
+	Root   Root
+	Fields []string // field names; "[]" stands for an element of a slice, array or map
+}
+
+// Key is a string that is equal for two paths exactly when they name the
+// same state from the same function.
+func (p Path) Key() string {
+	var b strings.Builder
+	switch p.Root.Kind {
+	case RootParam:
+		b.WriteString("p")
+		b.WriteString(strconv.Itoa(p.Root.Index))
+	case RootFree:
+		b.WriteString("f")
+		b.WriteString(strconv.Itoa(p.Root.Index))
+	case RootGlobal:
+		b.WriteString("g:")
+		b.WriteString(p.Root.ID)
+	case RootLocal:
+		b.WriteString("l:")
+		b.WriteString(p.Root.ID)
+	}
+	for _, f := range p.Fields {
+		b.WriteByte('.')
+		b.WriteString(f)
+	}
+	return b.String()
+}
+
+// String returns the path as the source would write it: c.n, c.m[].
+func (p Path) String() string {
+	var b strings.Builder
+	b.WriteString(p.Root.Name)
+	for _, f := range p.Fields {
+		if f == elem {
+			b.WriteString(elem)
+			continue
+		}
+		b.WriteByte('.')
+		b.WriteString(f)
+	}
+	return b.String()
+}
+
+// Shared reports whether the path can reach state that other goroutines
+// see: everything but a function's own variables.
+func (p Path) Shared() bool { return p.Root.Kind != RootLocal }
+
+func (p Path) with(field string) Path {
+	fs := make([]string, len(p.Fields), len(p.Fields)+1)
+	copy(fs, p.Fields)
+	return Path{Root: p.Root, Fields: append(fs, field)}
+}
+
+// elem is the path component of an element of a slice, array or map.
+const elem = "[]"
+
+// AccessKind says whether an access reads or writes.
+type AccessKind uint8
+
+// The access kinds.
+const (
+	Read AccessKind = iota + 1
+	Write
+)
+
+func (k AccessKind) String() string {
+	if k == Write {
+		return "write"
+	}
+	return "read"
+}
+
+// Held is a lock held at an access.
+type Held struct {
+	Lock Path
+	Read bool // held with RLock
+	// CS identifies the critical section: one acquisition of the lock.
+	// Two accesses under the same lock with different CS values are in
+	// two critical sections, with the lock released in between. CS values
+	// are unique within one function.
+	CS int
+}
+
+// Access is one access to shared state, made by the function directly or
+// through a call whose Facts say the callee makes it.
+type Access struct {
+	Path Path
+	Kind AccessKind
+	// Atomic is the sync/atomic operation's name ("Load", "Store", "Add",
+	// "Swap", "CompareAndSwap", "And", "Or"), or "" for a plain access.
+	Atomic string
+	// Sync says the state is itself a synchronisation object (a channel,
+	// a sync or sync/atomic value): BEST's synchronisation variables.
+	Sync bool
+	Pos  token.Pos // where the source expression starts
+	Expr string    // the source expression: "c.n", "q.items[0]", "s.Config()"
+	// Via is the callee, as "(*pkg.T).M", when the access happens inside a
+	// call; Pos and Expr are then the call's.
+	Via string
+	// Held lists the locks held at the access, outermost first.
+	Held []Held
+	// Rechecked says that, within the write's own critical section, a
+	// read of the same state decides whether it happens: the write
+	// re-validates what it depends on (double-checked locking).
+	Rechecked bool
+	// Instr is the SSA instruction of the access or of the call.
+	Instr ssa.Instruction
+	// Params, for a write, lists the parameters of the function whose
+	// values flow into the written value.
+	Params []int
+
+	seeds []ssa.Value // for a read: the values that carry what it read
+	srcs  []ssa.Value // for a write: the values that make what it writes
+}
+
+// HeldLock returns the entry of a.Held for the lock with the given key.
+func (a *Access) HeldLock(key string) (Held, bool) {
+	for _, h := range a.Held {
+		if h.Lock.Key() == key {
+			return h, true
+		}
+	}
+	return Held{}, false
+}
+
+// RegionKind says where a region comes from, in decreasing confidence.
+type RegionKind uint8
+
+// The region kinds.
+const (
+	Annotated RegionKind = iota + 1 // //avcheck:atomic
+	LockScope                       // Lock to the matching Unlock, outermost
+	Proximity                       // nearby shared accesses (BEST section V)
+)
+
+func (k RegionKind) String() string {
+	switch k {
+	case Annotated:
+		return "annotated"
+	case LockScope:
+		return "lock"
+	case Proximity:
+		return "proximity"
+	}
+	return "unknown"
+}
+
+// Region is an intended atomic region: a stretch of one function's code
+// meant to run without interference.
+type Region struct {
+	Kind RegionKind
+	Func *ssa.Function
+	Pos  token.Pos // where it begins (the Lock, the "{", the first access)
+	End  token.Pos // where it ends (the Unlock, the "}", the last access)
+	// Lock is the lock of a LockScope region.
+	Lock *Path
+	// Accesses are the accesses inside, in source order.
+	Accesses []*Access
+}
+
+// SyncOp is an operation that creates happens-before between goroutines:
+// BEST's region boundaries.
+type SyncOp struct {
+	Pos  token.Pos
+	What string // "go statement", "channel send", "WaitGroup.Wait", ...
+}
+
+// Func is what the analyzer learned about one function.
+type Func struct {
+	Fn       *ssa.Function
+	Accesses []*Access // in instruction order
+	SyncOps  []SyncOp
+	Regions  []*Region
+	Summary  *Summary
+
+	flows *flowCache
+}
+
+// Result is the regions analyzer's result: every function of the package
+// with its accesses and intended atomic regions. It is the probe plan of
+// the dynamic recorder, and the input of the reporting analyzers.
+type Result struct {
+	Funcs  []*Func // in source order
+	ByFunc map[*ssa.Function]*Func
+}

@@ -1,0 +1,152 @@
+package regions
+
+import (
+	"go/types"
+
+	"golang.org/x/tools/go/ssa"
+)
+
+// pathOf returns the path of the state that v addresses or refers to: v
+// is an address (&c.n), or a reference value (a map, slice, channel or
+// pointer loaded from somewhere). It fails for values whose origin it
+// cannot name, such as call results and interface conversions.
+func (fi *funcAnalysis) pathOf(v ssa.Value) (Path, bool) {
+	return fi.pathOfDepth(v, 0)
+}
+
+// maxPathDepth bounds the walk through phis and loads, which in
+// pathological code could otherwise revisit values forever.
+const maxPathDepth = 24
+
+func (fi *funcAnalysis) pathOfDepth(v ssa.Value, depth int) (Path, bool) {
+	if depth > maxPathDepth {
+		return Path{}, false
+	}
+	depth++
+	switch v := v.(type) {
+	case *ssa.Parameter:
+		for i, p := range fi.fn.Params {
+			if p == v {
+				return Path{Root: Root{Kind: RootParam, Index: i, Name: v.Name()}}, true
+			}
+		}
+	case *ssa.FreeVar:
+		for i, p := range fi.fn.FreeVars {
+			if p == v {
+				return Path{Root: Root{Kind: RootFree, Index: i, Name: v.Name()}}, true
+			}
+		}
+	case *ssa.Global:
+		name := v.Name()
+		if v.Pkg != nil && v.Pkg.Pkg != fi.pkg {
+			name = v.Pkg.Pkg.Name() + "." + name
+		}
+		id := v.Name()
+		if v.Pkg != nil {
+			id = v.Pkg.Pkg.Path() + "." + id
+		}
+		return Path{Root: Root{Kind: RootGlobal, ID: id, Name: name}}, true
+	case *ssa.Alloc:
+		name := v.Comment
+		if name == "" {
+			name = v.Name()
+		}
+		return Path{Root: Root{Kind: RootLocal, ID: v.Name(), Name: name}}, true
+	case *ssa.FieldAddr:
+		p, ok := fi.pathOfDepth(v.X, depth)
+		if !ok {
+			return Path{}, false
+		}
+		return p.with(fieldName(deref(v.X.Type()), v.Field)), true
+	case *ssa.Field:
+		p, ok := fi.pathOfDepth(v.X, depth)
+		if !ok {
+			return Path{}, false
+		}
+		return p.with(fieldName(v.X.Type(), v.Field)), true
+	case *ssa.IndexAddr:
+		p, ok := fi.pathOfDepth(v.X, depth)
+		if !ok {
+			return Path{}, false
+		}
+		return p.with(elem), true
+	case *ssa.Index:
+		p, ok := fi.pathOfDepth(v.X, depth)
+		if !ok {
+			return Path{}, false
+		}
+		return p.with(elem), true
+	case *ssa.Lookup:
+		if _, isMap := v.X.Type().Underlying().(*types.Map); !isMap || v.CommaOk {
+			return Path{}, false
+		}
+		p, ok := fi.pathOfDepth(v.X, depth)
+		if !ok {
+			return Path{}, false
+		}
+		return p.with(elem), true
+	case *ssa.UnOp:
+		// A reference loaded from an address refers to what the address
+		// holds: c.cfg.Limit is reached through the load of c.cfg.
+		if v.Op.String() == "*" {
+			return fi.pathOfDepth(v.X, depth)
+		}
+	case *ssa.ChangeType:
+		return fi.pathOfDepth(v.X, depth)
+	case *ssa.Convert:
+		return fi.pathOfDepth(v.X, depth)
+	case *ssa.Slice:
+		return fi.pathOfDepth(v.X, depth)
+	case *ssa.SliceToArrayPointer:
+		return fi.pathOfDepth(v.X, depth)
+	case *ssa.Phi:
+		var first Path
+		var key string
+		for i, e := range v.Edges {
+			if e == v {
+				continue
+			}
+			p, ok := fi.pathOfDepth(e, depth)
+			if !ok {
+				return Path{}, false
+			}
+			if i == 0 || key == "" {
+				first, key = p, p.Key()
+			} else if p.Key() != key {
+				return Path{}, false
+			}
+		}
+		return first, key != ""
+	}
+	return Path{}, false
+}
+
+func deref(t types.Type) types.Type {
+	if p, ok := t.Underlying().(*types.Pointer); ok {
+		return p.Elem()
+	}
+	return t
+}
+
+func fieldName(t types.Type, i int) string {
+	if st, ok := t.Underlying().(*types.Struct); ok && i < st.NumFields() {
+		return st.Field(i).Name()
+	}
+	return "?"
+}
+
+// isSyncType reports whether values of t are synchronisation objects:
+// channels and the types of packages sync and sync/atomic.
+func isSyncType(t types.Type) bool {
+	t = deref(types.Unalias(t))
+	if _, ok := t.Underlying().(*types.Chan); ok {
+		return true
+	}
+	if n, ok := types.Unalias(t).(*types.Named); ok && n.Obj().Pkg() != nil {
+		switch n.Obj().Pkg().Path() {
+		case "sync", "sync/atomic":
+			return true
+		}
+	}
+	return false
+}

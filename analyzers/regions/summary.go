@@ -1,0 +1,118 @@
+package regions
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"golang.org/x/tools/go/ssa"
+)
+
+// summarize builds the function's Fact from its accesses: those its
+// callers can see, with the locks held at them (all acquired by the
+// function itself, since analysis starts with no lock held), the results
+// they flow into, and, for writes, the parameters they are made from.
+func (fa *funcAnalysis) summarize() *Summary {
+	f := fa.info
+	closure := fa.fn.Parent() != nil
+	s := &Summary{Results: make([][]int, fa.fn.Signature.Results().Len())}
+	paramFlows := make([]*flow, len(fa.fn.Params))
+	seen := map[string]int{}
+	for _, a := range f.Accesses {
+		switch a.Path.Root.Kind {
+		case RootParam, RootGlobal:
+		case RootFree:
+			if !closure {
+				continue
+			}
+		default:
+			continue
+		}
+		sa := SummaryAccess{Path: a.Path, Kind: a.Kind, Atomic: a.Atomic, Sync: a.Sync, Rechecked: a.Rechecked}
+		for _, h := range a.Held {
+			if h.Lock.Root.Kind == RootLocal {
+				continue
+			}
+			sa.Locks = append(sa.Locks, SummaryLock{Lock: h.Lock, Read: h.Read})
+		}
+		if a.Kind == Write {
+			for i, p := range fa.fn.Params {
+				if paramFlows[i] == nil {
+					paramFlows[i] = fa.flowFrom([]ssa.Value{p})
+				}
+				if data, _ := paramFlows[i].feeds(a); data {
+					sa.Params = append(sa.Params, i)
+				}
+			}
+		}
+		var resultsOf []int
+		if a.Kind == Read {
+			for r := range f.flowOf(a).results {
+				resultsOf = append(resultsOf, r)
+			}
+			slices.Sort(resultsOf)
+		}
+		key := summaryKey(sa)
+		idx, dup := seen[key]
+		if !dup {
+			if len(s.Accesses) >= maxSummaryAccesses {
+				continue
+			}
+			idx = len(s.Accesses)
+			seen[key] = idx
+			s.Accesses = append(s.Accesses, sa)
+		}
+		for _, r := range resultsOf {
+			if !slices.Contains(s.Results[r], idx) {
+				s.Results[r] = append(s.Results[r], idx)
+			}
+		}
+	}
+	for _, r := range s.Results {
+		slices.Sort(r)
+	}
+	s.Acquires = fa.heldAtExit()
+	s.Releases = fa.unheldReleases
+	return s
+}
+
+func summaryKey(sa SummaryAccess) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d %s %s %v %v %v", sa.Kind, sa.Path.Key(), sa.Atomic, sa.Sync, sa.Rechecked, sa.Params)
+	for _, l := range sa.Locks {
+		fmt.Fprintf(&b, " %s/%v", l.Lock.Key(), l.Read)
+	}
+	return b.String()
+}
+
+// heldAtExit returns the locks held on every return, other than those a
+// deferred unlock releases: the function is a lock helper.
+func (fa *funcAnalysis) heldAtExit() []Path {
+	var exit lockState
+	first := true
+	for _, b := range fa.fn.Blocks {
+		if len(b.Instrs) == 0 {
+			continue
+		}
+		ret, ok := b.Instrs[len(b.Instrs)-1].(*ssa.Return)
+		if !ok {
+			continue
+		}
+		st, reached := fa.heldBefore[ret]
+		if !reached {
+			continue
+		}
+		if first {
+			exit, first = st, false
+		} else {
+			exit = fa.merge(b.Index, exit, st)
+		}
+	}
+	var out []Path
+	for _, h := range exit {
+		if !fa.deferredKeys[h.Lock.Key()] && (h.Lock.Root.Kind == RootParam || h.Lock.Root.Kind == RootGlobal) {
+			out = append(out, h.Lock)
+		}
+	}
+	return out
+}

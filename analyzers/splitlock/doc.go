@@ -1,0 +1,34 @@
+// Package splitlock defines an Analyzer that reports updates split across
+// two critical sections of one lock.
+//
+// # Analyzer splitlock
+//
+// splitlock: report a value read under a lock that decides a write in a later critical section
+//
+// Every access holds the lock, so the race detector is silent, yet the
+// update is not atomic: between the two critical sections another
+// goroutine can take the lock and change the state, and the second
+// critical section then acts on a stale value.
+//
+//	c.mu.Lock()
+//	n := c.n
+//	c.mu.Unlock()
+//	c.mu.Lock()
+//	c.n = n + 1 // another goroutine's increment is lost
+//	c.mu.Unlock()
+//
+// The analyzer follows the value read under the lock, directly or
+// through calls whose Facts say they read the state under their own
+// critical section, into a write of the same state (a lost update) or
+// into the condition that decides such a write (a stale check), when the
+// write is in a different critical section of the same lock. It finds
+// getter-then-setter (c := s.Config(); c.Limit++; s.SetConfig(c)),
+// check-then-act (if p.current() == nil { p.install(x) }), lookup-then-
+// store on a map, and poll-then-take (for q.Len() == 0 {...};
+// q.PopFront()).
+//
+// A write whose own critical section re-reads the state and decides on
+// it (double-checked locking) is not reported. The fix is to hold the
+// lock across the read and the write, or to re-check under the second
+// critical section, or to offer one method that does both.
+package splitlock

@@ -1,0 +1,100 @@
+package splitlock
+
+import (
+	_ "embed"
+	"fmt"
+	"go/token"
+
+	"github.com/avcheck/avcheck/analyzers/annotation"
+	"github.com/avcheck/avcheck/analyzers/regions"
+	"github.com/avcheck/avcheck/internal/analyzerdoc"
+	"github.com/avcheck/avcheck/internal/diag"
+	"golang.org/x/tools/go/analysis"
+)
+
+//go:embed doc.go
+var doc string
+
+// Category is the diagnostic category of every splitlock finding.
+const Category = "split-critical-section"
+
+// Analyzer reports updates split across two critical sections.
+var Analyzer = &analysis.Analyzer{
+	Name:     "splitlock",
+	Doc:      analyzerdoc.Extract(doc, "splitlock"),
+	URL:      "https://pkg.go.dev/github.com/avcheck/avcheck/analyzers/splitlock",
+	Requires: []*analysis.Analyzer{regions.Analyzer, annotation.Analyzer},
+	Run:      run,
+}
+
+func run(pass *analysis.Pass) (any, error) {
+	res := pass.ResultOf[regions.Analyzer].(*regions.Result)
+	ann := pass.ResultOf[annotation.Analyzer].(*annotation.Set)
+	for _, f := range res.Funcs {
+		check(pass, ann, f)
+	}
+	return nil, nil
+}
+
+func check(pass *analysis.Pass, ann *annotation.Set, f *regions.Func) {
+	reported := map[[2]token.Pos]bool{}
+	for _, r := range f.Accesses {
+		if r.Kind != regions.Read || r.Atomic != "" || r.Sync || len(r.Held) == 0 {
+			continue
+		}
+		key := r.Path.Key()
+		for _, w := range f.Accesses {
+			if w.Kind != regions.Write || w.Atomic != "" || w.Rechecked || w.Path.Key() != key || w.Instr == r.Instr {
+				continue
+			}
+			lock, ok := splitBy(r, w)
+			if !ok {
+				continue
+			}
+			data, control := f.Feeds(r, w)
+			if !data && !control {
+				continue
+			}
+			pair := [2]token.Pos{r.Pos, w.Pos}
+			if reported[pair] {
+				continue
+			}
+			reported[pair] = true
+			state := r.Path.String()
+			related := []diag.Related{{Pos: w.Pos, Message: fmt.Sprintf("%s written%s in a later critical section of %s", state, via(w), lock)}}
+			if data {
+				diag.Report(pass, ann, Category, r.Pos, related,
+					"%s is read%s and written in two critical sections of %s; the update can be lost", state, via(r), lock)
+			} else {
+				diag.Report(pass, ann, Category, r.Pos, related,
+					"%s is checked%s in one critical section of %s and written in another; the check can be stale by the time of the write", state, via(r), lock)
+			}
+		}
+	}
+}
+
+// splitBy returns the lock that r and w both hold, in two different
+// critical sections, when they share no critical section of any lock.
+func splitBy(r, w *regions.Access) (string, bool) {
+	var lock string
+	for _, h := range r.Held {
+		hw, ok := w.HeldLock(h.Lock.Key())
+		if !ok {
+			continue
+		}
+		if hw.CS == h.CS {
+			return "", false // one critical section holds both
+		}
+		if lock == "" {
+			lock = h.Lock.String()
+		}
+	}
+	return lock, lock != ""
+}
+
+func via(a *regions.Access) string {
+	if a.Via == "" {
+		return ""
+	}
+	return " by " + a.Expr
+}
