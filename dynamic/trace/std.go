@@ -37,30 +37,33 @@ type STDReader struct {
 
 	sites []Site
 	objs  map[ObjID]Object
-	// byName maps the names that are not T<n>, V<n> or L<n>, or whose
-	// number is taken by an object of the other namespace.
-	byName    map[string]ObjID
-	goByName  map[string]GoID
-	freshObj  ObjID
-	freshGo   GoID
-	pending   []Event // events a join expands into, not yet returned
-	ended     map[GoID]bool
-	regions   map[GoID][]uint64 // open transactions' instances, per goroutine
-	nextInst  uint64
-	anyRegion bool
+	// varByName and lockByName map the names that are not V<n> or L<n>,
+	// or whose number is taken by an object of the other namespace: STD
+	// variables and locks are separate namespaces.
+	varByName  map[string]ObjID
+	lockByName map[string]ObjID
+	goByName   map[string]GoID
+	freshObj   ObjID
+	freshGo    GoID
+	pending    []Event // events a join expands into, not yet returned
+	ended      map[GoID]bool
+	regions    map[GoID][]uint64 // open transactions' instances, per goroutine
+	nextInst   uint64
+	anyRegion  bool
 }
 
 // NewSTDReader returns a reader of RAPID's STD format from r; name is the
 // file name its errors give.
 func NewSTDReader(r io.Reader, name string) *STDReader {
 	return &STDReader{
-		name:     name,
-		br:       bufio.NewReaderSize(r, 1<<16),
-		sites:    []Site{{}},
-		objs:     make(map[ObjID]Object),
-		byName:   make(map[string]ObjID),
-		freshObj: stdFreshObj,
-		freshGo:  stdFreshGo,
+		name:       name,
+		br:         bufio.NewReaderSize(r, 1<<16),
+		sites:      []Site{{}},
+		objs:       make(map[ObjID]Object),
+		varByName:  make(map[string]ObjID),
+		lockByName: make(map[string]ObjID),
+		freshObj:   stdFreshObj,
+		freshGo:    stdFreshGo,
 	}
 }
 
@@ -259,7 +262,7 @@ func (r *STDReader) join(e Event, operand []byte) (Event, error) {
 	if !ok {
 		return Event{}, r.errorf("bad thread %q", operand)
 	}
-	ch := r.named(stdJoinPrefix+"T"+strconv.FormatUint(uint64(child), 10), ObjChan)
+	ch := r.named([]byte(stdJoinPrefix+"T"+strconv.FormatUint(uint64(child), 10)), ObjChan)
 	if r.ended == nil {
 		r.ended = make(map[GoID]bool)
 	}
@@ -321,11 +324,17 @@ func (r *STDReader) object(name []byte, prefix byte, kind ObjKind) ObjID {
 			}
 		}
 	}
-	return r.named(string(name), kind)
+	return r.named(name, kind)
 }
 
-func (r *STDReader) named(name string, kind ObjKind) ObjID {
-	if id, ok := r.byName[name]; ok {
+// named maps a name that is not prefix<n> (or whose n is taken) to an
+// ObjID in the namespace of kind: variables, or locks and channels.
+func (r *STDReader) named(name []byte, kind ObjKind) ObjID {
+	m := r.lockByName
+	if isVarKind(kind) {
+		m = r.varByName
+	}
+	if id, ok := m[string(name)]; ok {
 		return id
 	}
 	for {
@@ -336,8 +345,8 @@ func (r *STDReader) named(name string, kind ObjKind) ObjID {
 	}
 	id := r.freshObj
 	r.freshObj++
-	r.byName[name] = id
-	r.objs[id] = Object{Kind: kind, Name: name}
+	m[string(name)] = id
+	r.objs[id] = Object{Kind: kind, Name: string(name)}
 	return id
 }
 

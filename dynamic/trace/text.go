@@ -120,6 +120,7 @@ func (r *TextReader) Next() (Event, error) {
 		line, err := r.readLine()
 		if err != nil {
 			if err == io.EOF && !r.header {
+				r.line = max(r.line, 1)
 				return Event{}, r.errorf("empty trace: want the header %q", "avtrace 1")
 			}
 			if err != io.EOF && r.err == nil {

@@ -1,0 +1,86 @@
+package trace
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"golang.org/x/tools/txtar"
+)
+
+// TestValidateFixtures runs testdata/validate/*.txtar: each has a text
+// trace in "-- trace --" and, in "-- expect --", "ok" or the exact error.
+func TestValidateFixtures(t *testing.T) {
+	files, err := filepath.Glob("testdata/validate/*.txtar")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no fixtures: %v", err)
+	}
+	for _, file := range files {
+		t.Run(strings.TrimSuffix(filepath.Base(file), ".txtar"), func(t *testing.T) {
+			a, err := txtar.ParseFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sections := make(map[string]string)
+			for _, f := range a.Files {
+				sections[f.Name] = string(f.Data)
+			}
+			want := strings.TrimSpace(sections["expect"])
+			tr, err := ReadAll(NewTextReader(strings.NewReader(sections["trace"]), "trace"))
+			if err != nil {
+				t.Fatalf("reading the trace: %v", err)
+			}
+			got := "ok"
+			if err := Validate(tr); err != nil {
+				got = err.Error()
+			}
+			if got != want {
+				t.Errorf("Validate:\n got %s\nwant %s", got, want)
+			}
+			// The streaming form agrees with the whole-trace one.
+			_, err = ValidateReader(NewTextReader(strings.NewReader(sections["trace"]), "trace"))
+			got = "ok"
+			if err != nil {
+				got = err.Error()
+			}
+			if got != want {
+				t.Errorf("ValidateReader:\n got %s\nwant %s", got, want)
+			}
+		})
+	}
+}
+
+func TestValidateForeignUnlock(t *testing.T) {
+	src := "avtrace 1\ng1 fork g2\ng1 acq mu\ng2 rel mu\ng1 racq rw\ng2 rrel rw\ng2 rrel rw\n"
+	r := NewTextReader(strings.NewReader(src), "t")
+	v := NewValidator(r)
+	v.AllowForeignUnlock = true
+	var got string
+	for {
+		e, err := r.Next()
+		if err != nil {
+			break
+		}
+		if err := v.Step(e); err != nil {
+			got = err.Error()
+			break
+		}
+	}
+	want := "event 5 (g2 rrel rw): read-release of rw, which g2 does not read-hold"
+	if got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+func TestValidateNoNames(t *testing.T) {
+	v := NewValidator(nil)
+	err := v.Step(Event{G: 1, Kind: KindRelease, Obj: 0x20, Site: 3})
+	want := "event 0 (g1 rel 0x20 @3): release of 0x20, which is not locked"
+	if err == nil || err.Error() != want {
+		t.Errorf("got %v, want %s", err, want)
+	}
+	// The first error sticks.
+	if err2 := v.Step(Event{Seq: 1, G: 1, Kind: KindRead}); err2 != err {
+		t.Errorf("second Step = %v, want the first error again", err2)
+	}
+}
