@@ -61,4 +61,12 @@ type Finding struct {
 	// Count is how many instances were merged into this finding by
 	// deduplication on the combination of source sites.
 	Count int
+	// WitnessFrom is where Witness departs from the recorded order: the
+	// schedule runs the trace's events with Seq below WitnessFrom as
+	// recorded, then Witness.
+	WitnessFrom uint64
+	// Dropped says why a finding is shown only on request (avcheck
+	// predict -all): the filter that removed it or why no witness could be
+	// built. It is empty for a reported finding.
+	Dropped string
 }

@@ -1,0 +1,136 @@
+package predict
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"golang.org/x/tools/txtar"
+
+	"github.com/avcheck/avcheck/dynamic/trace"
+)
+
+// The fixtures in testdata/predict are txtar archives with a "trace"
+// section in the text format and an "expect" section listing every finding
+// of Predict with All set, one per line (see fixtureLine), or "no finding".
+
+// readFixtureTrace parses a text trace held in memory.
+func readFixtureTrace(t *testing.T, name string, data []byte) *trace.Trace {
+	t.Helper()
+	tr, err := trace.ReadAll(trace.NewTextReader(strings.NewReader(string(data)), name))
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return tr
+}
+
+// fixtureLine renders a finding as one line of an expect section:
+// kind, pattern, variable, the accesses as goroutine@file:line, the level,
+// and for a dropped finding which stage dropped it.
+func fixtureLine(t *trace.Trace, f *Finding) string {
+	var b strings.Builder
+	b.WriteString(string(f.Kind) + " " + f.Pattern + " " + strings.ReplaceAll(f.Var, " ", ""))
+	for _, a := range f.Accesses {
+		s := t.Site(a.Site)
+		b.WriteString(" " + "g" + itoa(uint64(a.G)) + "@" + filepath.Base(s.File) + ":" + itoa(uint64(s.Line)))
+	}
+	b.WriteString(" " + f.Level.String())
+	switch {
+	case f.Dropped == "":
+	case strings.Contains(f.Dropped, "AVFilter"):
+		b.WriteString(" dropped-by-avfilter")
+	default:
+		b.WriteString(" no-witness")
+	}
+	return b.String()
+}
+
+func itoa(x uint64) string {
+	if x == 0 {
+		return "0"
+	}
+	var d [20]byte
+	i := len(d)
+	for x > 0 {
+		i--
+		d[i] = byte('0' + x%10)
+		x /= 10
+	}
+	return string(d[i:])
+}
+
+func TestFixtures(t *testing.T) {
+	files, err := filepath.Glob("testdata/predict/*.txtar")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no fixtures: %v", err)
+	}
+	for _, file := range files {
+		t.Run(strings.TrimSuffix(filepath.Base(file), ".txtar"), func(t *testing.T) {
+			ar, err := txtar.ParseFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var tr *trace.Trace
+			var want []string
+			for _, f := range ar.Files {
+				switch f.Name {
+				case "trace":
+					tr = readFixtureTrace(t, file, f.Data)
+				case "expect":
+					for _, l := range strings.Split(string(f.Data), "\n") {
+						if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") && l != "no finding" {
+							want = append(want, l)
+						}
+					}
+				}
+			}
+			if tr == nil {
+				t.Fatal("no trace section")
+			}
+			res := Predict(tr, Options{All: true})
+			var got []string
+			for i := range res.Findings {
+				f := &res.Findings[i]
+				got = append(got, fixtureLine(tr, f))
+				if f.Dropped == "" {
+					checkWitness(t, tr, f)
+				}
+			}
+			if strings.Join(got, "\n") != strings.Join(want, "\n") {
+				t.Errorf("findings:\n%s\nwant:\n%s", orNone(got), orNone(want))
+			}
+		})
+	}
+}
+
+func orNone(l []string) string {
+	if len(l) == 0 {
+		return "no finding"
+	}
+	return strings.Join(l, "\n")
+}
+
+// checkWitness validates a reported finding's witness again, from its
+// Seqs, as a consumer of the finding would.
+func checkWitness(t *testing.T, tr *trace.Trace, f *Finding) {
+	t.Helper()
+	if f.Witness == nil {
+		t.Errorf("%s: reported without a witness", fixtureLine(tr, f))
+		return
+	}
+	idx := make(map[uint64]uint32, len(tr.Events))
+	for i, e := range tr.Events {
+		idx[e.Seq] = uint32(i)
+	}
+	var sched, targets []uint32
+	for _, s := range f.Witness {
+		sched = append(sched, idx[s])
+	}
+	for _, a := range f.Accesses {
+		targets = append(targets, idx[a.Seq])
+	}
+	g := witnessGoal{targets: targets, adjacent: f.Kind == KindRace}
+	if err := validateSchedule(newSyncMeta(tr), newPrefixState(), idx[f.WitnessFrom], sched, g); err != nil {
+		t.Errorf("%s: witness invalid: %v", fixtureLine(tr, f), err)
+	}
+}

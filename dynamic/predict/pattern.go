@@ -1,0 +1,698 @@
+package predict
+
+import (
+	"encoding/binary"
+	"slices"
+
+	"github.com/avcheck/avcheck/dynamic/trace"
+)
+
+// This file is the pattern search of PECAN (Huang and Zhang, ISSTA 2011,
+// shared/seeds/003_50220ead9b146295.txt): data races, the five
+// unserializable triplets and atomic-set serializability violations
+// (section 3), searched over an index of the trace by goroutine, variable
+// and region (section 5.1) under the hybrid constraint of section 4.2: two
+// events can be reordered when happens-before does not order them and their
+// lock states allow them to be at the same time.
+//
+// Section 5.1 keeps the partial order only between thread-communication
+// events and derives it for every other event on demand. Here the same idea
+// takes the form of vector-clock snapshots: a goroutine's clock changes
+// only at the synchronisation operations through which it learns something,
+// so an access stores its epoch and the index of its goroutine's snapshot,
+// and memory grows with the number of such operations, not with the
+// number of events times goroutines.
+//
+// Section 5.2 checks every patCand tuple of events. That is quadratic
+// per variable and does not scale to traces of millions of events, so the
+// search groups events by what a finding is made of: an access by
+// (goroutine, site, operation, lock state), and a region instance's
+// accesses of one variable by their shape (sites, operations and the lock
+// states passed through between them). Within two groups the happens-before
+// conditions are monotone along program order, so one two-pointer sweep
+// finds every pair of members that can be reordered, counts them and keeps
+// the closest as the representative for the witness.
+//
+// Locks are not happens-before edges here: critical sections may be
+// reordered, and lock states decide whether two points can coexist
+// (Locks.Compatible: disjoint locksets and compatible acquisition histories,
+// exact under nested locking for two goroutines). What the hybrid model
+// still over-approximates the witness search (witness.go) settles.
+
+// access is one read or write of a variable in the index.
+type patAccess struct {
+	ev    uint32    // index of the event in Trace.Events
+	g     uint16    // dense goroutine index
+	write bool      // a write, not a read
+	ep    uint32    // the goroutine's own clock component at the event
+	snap  uint32    // the goroutine's clock snapshot at the event
+	hist  HistoryID // the goroutine's lock state at the event
+	inst  uint32    // dense region instance, 0 if outside every region
+	st    uint32    // index into the goroutine's lock-state log at the event
+	v     uint32    // dense variable index
+}
+
+// index is PECAN's compact encoding of a trace (section 5.1).
+type patIndex struct {
+	t     *trace.Trace
+	locks *Locks
+	gids  []trace.GoID // dense goroutine index to GoID
+
+	acc   []patAccess
+	vars  []trace.ObjID // dense variable index to ObjID
+	byVar [][]uint32    // per dense variable, indices into acc in trace order
+
+	snapOff []uint32 // per snapshot, offset into snaps
+	snapLen []uint32
+	snaps   []uint32
+
+	glog [][]HistoryID // per goroutine, the lock states it went through
+}
+
+// clk returns component gi of snapshot s.
+func (ix *patIndex) clk(s uint32, gi uint16) uint32 {
+	if uint32(gi) < ix.snapLen[s] {
+		return ix.snaps[ix.snapOff[s]+uint32(gi)]
+	}
+	return 0
+}
+
+// hb reports whether access a happens before access b (of another
+// goroutine), by a's epoch against b's clock.
+func (ix *patIndex) hb(a, b *patAccess) bool {
+	return a.ep <= ix.clk(b.snap, a.g)
+}
+
+// learns reports whether an event of kind k can join another clock into
+// its goroutine's, so that a new snapshot is needed afterwards.
+func learns(k trace.Kind) bool {
+	switch k {
+	case trace.KindRecv, trace.KindSend, trace.KindWGWait, trace.KindCondWait,
+		trace.KindOnceDo, trace.KindAtomicLoad, trace.KindAtomicRMW:
+		return true
+	}
+	return false
+}
+
+type instKey struct {
+	g    trace.GoID
+	r    trace.RegionID
+	inst uint64
+}
+
+// buildIndex makes one pass over the trace with the happens-before and
+// lockset engines of hb.go and locks.go.
+func buildIndex(t *trace.Trace) *patIndex {
+	ix := &patIndex{t: t, locks: NewLocks()}
+	h := NewHB(HBOptions{Object: t.Object})
+	varIdx := make(map[trace.ObjID]uint32)
+	instIdx := make(map[instKey]uint32)
+	type gstate struct {
+		snap      uint32
+		dirty     bool
+		lastR     trace.RegionID
+		lastInst  uint64
+		lastInstI uint32
+	}
+	var gs []gstate
+	ensure := func(gi int, g trace.GoID) {
+		for len(gs) <= gi {
+			gs = append(gs, gstate{dirty: true})
+			ix.gids = append(ix.gids, 0)
+			ix.glog = append(ix.glog, []HistoryID{0})
+		}
+		ix.gids[gi] = g
+	}
+	varCount := []uint32{}
+	var lastObj trace.ObjID
+	var lastVar uint32 = ^uint32(0)
+	for i := range t.Events {
+		e := &t.Events[i]
+		vc := h.Step(e)
+		gi := h.Index(e.G)
+		ensure(gi, e.G)
+		switch e.Kind {
+		case trace.KindAcquire, trace.KindRAcquire, trace.KindRelease, trace.KindRRelease:
+			ix.locks.Step(e)
+			ix.glog[gi] = append(ix.glog[gi], ix.locks.History(e.G))
+			continue
+		case trace.KindFork:
+			ci := h.Index(trace.GoID(e.Arg))
+			ensure(ci, trace.GoID(e.Arg))
+			gs[ci].dirty = true
+			continue
+		case trace.KindRead, trace.KindWrite:
+		default:
+			if learns(e.Kind) {
+				gs[gi].dirty = true
+			}
+			continue
+		}
+		s := &gs[gi]
+		if s.dirty {
+			s.snap = uint32(len(ix.snapOff))
+			ix.snapOff = append(ix.snapOff, uint32(len(ix.snaps)))
+			ix.snapLen = append(ix.snapLen, uint32(len(vc)))
+			ix.snaps = append(ix.snaps, vc...)
+			s.dirty = false
+		}
+		var inst uint32
+		if e.Region != 0 {
+			if e.Region == s.lastR && e.Inst == s.lastInst && s.lastInstI != 0 {
+				inst = s.lastInstI
+			} else {
+				k := instKey{e.G, e.Region, e.Inst}
+				inst = instIdx[k]
+				if inst == 0 {
+					inst = uint32(len(instIdx) + 1)
+					instIdx[k] = inst
+				}
+				s.lastR, s.lastInst, s.lastInstI = e.Region, e.Inst, inst
+			}
+		}
+		var vi uint32
+		if e.Obj == lastObj && lastVar != ^uint32(0) {
+			vi = lastVar
+		} else {
+			var ok bool
+			vi, ok = varIdx[e.Obj]
+			if !ok {
+				vi = uint32(len(ix.vars))
+				varIdx[e.Obj] = vi
+				ix.vars = append(ix.vars, e.Obj)
+				varCount = append(varCount, 0)
+			}
+			lastObj, lastVar = e.Obj, vi
+		}
+		varCount[vi]++
+		ix.acc = append(ix.acc, patAccess{
+			ev:    uint32(i),
+			g:     uint16(gi),
+			write: e.Kind == trace.KindWrite,
+			ep:    h.Epoch().C,
+			snap:  s.snap,
+			hist:  ix.locks.History(e.G),
+			inst:  inst,
+			st:    uint32(len(ix.glog[gi]) - 1),
+			v:     vi,
+		})
+	}
+	// Group the accesses by variable with one counting pass, so that
+	// each variable's list is in trace order without a per-variable
+	// allocation while scanning.
+	flat := make([]uint32, len(ix.acc))
+	ix.byVar = make([][]uint32, len(ix.vars))
+	off := uint32(0)
+	for v, n := range varCount {
+		ix.byVar[v] = flat[off : off : off+n]
+		off += n
+	}
+	for ai := range ix.acc {
+		v := ix.acc[ai].v
+		ix.byVar[v] = append(ix.byVar[v], uint32(ai))
+	}
+	return ix
+}
+
+// gapStates returns the lock states goroutine gi passes through from
+// access a up to (not including) access b, b later in its program order.
+func (ix *patIndex) gapStates(gi uint16, a, b *patAccess) []HistoryID {
+	return ix.glog[gi][a.st : b.st+1]
+}
+
+// compatibleAny reports whether lock state h can coexist with some state
+// in states.
+func (ix *patIndex) compatibleAny(states []HistoryID, h HistoryID) bool {
+	for _, s := range states {
+		if ix.locks.Compatible(s, h) {
+			return true
+		}
+	}
+	return false
+}
+
+// accKey groups accesses of one variable that are interchangeable for the
+// search: same goroutine, site, operation and lock state.
+type accKey struct {
+	g     uint16
+	site  trace.SiteID
+	write bool
+	hist  HistoryID
+}
+
+// accGroup is the accesses of one accKey, in program order.
+type accGroup struct {
+	key  accKey
+	accs []uint32
+}
+
+// shape is the signature of a region instance's accesses of one variable:
+// what a triplet drawn from the instance is made of.
+type shape struct {
+	g      uint16
+	region trace.RegionID
+	sites  []trace.SiteID
+	writes []bool
+	gaps   [][]HistoryID // gaps[i]: lock states between access i and i+1
+	insts  [][]uint32    // the instances with this shape, each as its accesses, in program order
+}
+
+// patCand is a predicted finding with the events that realise it, best
+// first, for the witness search to try.
+type patCand struct {
+	f    Finding
+	reps [][]uint32 // each: the finding's events (indices into Trace.Events) in the order the finding needs them
+	dist []uint64   // per rep, its span in the trace, to keep the closest
+}
+
+// maxReps bounds the alternative instances kept per finding for the
+// witness search to try when the closest one cannot be scheduled.
+const maxReps = 4
+
+func (c *patCand) offer(rep []uint32) {
+	lo, hi := rep[0], rep[0]
+	for _, r := range rep {
+		lo, hi = min(lo, r), max(hi, r)
+	}
+	d := uint64(hi - lo)
+	if len(c.reps) == maxReps && d >= c.dist[maxReps-1] {
+		return
+	}
+	for _, r := range c.reps {
+		if slices.Equal(r, rep) {
+			return
+		}
+	}
+	i := len(c.reps)
+	for i > 0 && c.dist[i-1] > d {
+		i--
+	}
+	c.reps = slices.Insert(c.reps, i, slices.Clone(rep))
+	c.dist = slices.Insert(c.dist, i, d)
+	if len(c.reps) > maxReps {
+		c.reps, c.dist = c.reps[:maxReps], c.dist[:maxReps]
+	}
+}
+
+// search collects candidates keyed by their site combination.
+type patSearch struct {
+	ix    *patIndex
+	cands map[string]*patCand
+	order []string
+	key   []byte
+}
+
+func (s *patSearch) get(key []byte, mk func() Finding) *patCand {
+	c, ok := s.cands[string(key)]
+	if !ok {
+		c = &patCand{f: mk()}
+		s.cands[string(key)] = c
+		s.order = append(s.order, string(key))
+	}
+	return c
+}
+
+// SearchPatterns runs the pattern search over a whole trace and returns the
+// predicted races, unserializable triplets and atomic-set violations, one
+// per combination of source sites, with Count the number of instances
+// found and Accesses the closest instance. The findings are at
+// LevelPredicted and have no witness yet.
+func SearchPatterns(t *trace.Trace) []Finding {
+	cs := searchCandidates(t)
+	out := make([]Finding, len(cs))
+	for i, c := range cs {
+		out[i] = c.f
+	}
+	return out
+}
+
+func searchCandidates(t *trace.Trace) []*patCand {
+	return newSearch(buildIndex(t)).run()
+}
+
+func newSearch(ix *patIndex) *patSearch {
+	return &patSearch{ix: ix, cands: make(map[string]*patCand)}
+}
+
+func (s *patSearch) run() []*patCand {
+	ix := s.ix
+	for v := range ix.vars {
+		groups := ix.groupAccesses(ix.byVar[v])
+		s.races(v, groups)
+		shapes := ix.shapes(ix.byVar[v])
+		s.triplets(v, groups, shapes)
+	}
+	s.atomicSets()
+	out := make([]*patCand, 0, len(s.order))
+	for _, k := range s.order {
+		c := s.cands[k]
+		s.fill(c)
+		out = append(out, c)
+	}
+	return out
+}
+
+// groupAccesses groups one variable's accesses by accKey, keeping the
+// groups in order of first appearance.
+func (ix *patIndex) groupAccesses(accs []uint32) []accGroup {
+	byKey := make(map[accKey]int)
+	var groups []accGroup
+	for _, ai := range accs {
+		a := &ix.acc[ai]
+		k := accKey{a.g, ix.t.Events[a.ev].Site, a.write, a.hist}
+		gi, ok := byKey[k]
+		if !ok {
+			gi = len(groups)
+			byKey[k] = gi
+			groups = append(groups, accGroup{key: k})
+		}
+		groups[gi].accs = append(groups[gi].accs, ai)
+	}
+	return groups
+}
+
+// shapes groups the region instances that access one variable at least
+// twice by their shape.
+func (ix *patIndex) shapes(accs []uint32) []*shape {
+	// Gather each instance's accesses of the variable, in program order.
+	perInst := make(map[uint32][]uint32)
+	var instOrder []uint32
+	for _, ai := range accs {
+		a := &ix.acc[ai]
+		if a.inst == 0 {
+			continue
+		}
+		l, ok := perInst[a.inst]
+		if !ok {
+			instOrder = append(instOrder, a.inst)
+		}
+		perInst[a.inst] = append(l, ai)
+	}
+	byKey := make(map[string]*shape)
+	var out []*shape
+	var key []byte
+	for _, in := range instOrder {
+		l := perInst[in]
+		if len(l) < 2 {
+			continue
+		}
+		first := &ix.acc[l[0]]
+		key = key[:0]
+		key = binary.AppendUvarint(key, uint64(first.g))
+		key = binary.AppendUvarint(key, uint64(ix.t.Events[first.ev].Region))
+		for i, ai := range l {
+			a := &ix.acc[ai]
+			key = binary.AppendUvarint(key, uint64(ix.t.Events[a.ev].Site))
+			if a.write {
+				key = append(key, 'w')
+			} else {
+				key = append(key, 'r')
+			}
+			if i+1 < len(l) {
+				gap := ix.gapStates(a.g, a, &ix.acc[l[i+1]])
+				key = binary.AppendUvarint(key, uint64(len(gap)))
+				for _, h := range gap {
+					key = binary.AppendUvarint(key, uint64(h))
+				}
+			}
+		}
+		sh, ok := byKey[string(key)]
+		if !ok {
+			sh = &shape{g: first.g, region: ix.t.Events[first.ev].Region}
+			for i, ai := range l {
+				a := &ix.acc[ai]
+				sh.sites = append(sh.sites, ix.t.Events[a.ev].Site)
+				sh.writes = append(sh.writes, a.write)
+				if i+1 < len(l) {
+					gap := slices.Clone(ix.gapStates(a.g, a, &ix.acc[l[i+1]]))
+					slices.Sort(gap)
+					sh.gaps = append(sh.gaps, slices.Compact(gap))
+				}
+			}
+			byKey[string(key)] = sh
+			out = append(out, sh)
+		}
+		sh.insts = append(sh.insts, l)
+	}
+	return out
+}
+
+func opLetter(write bool) string {
+	if write {
+		return "W"
+	}
+	return "R"
+}
+
+// races finds the data races on one variable: conflicting accesses of two
+// goroutines that happens-before does not order and whose lock states can
+// coexist, so that some interleaving runs them back to back (section 3,
+// "Data race"; Algorithm 1's condition with acquisition histories added).
+func (s *patSearch) races(v int, groups []accGroup) {
+	ix := s.ix
+	for i := range groups {
+		for j := i + 1; j < len(groups); j++ {
+			g1, g2 := &groups[i], &groups[j]
+			if g1.key.g == g2.key.g || !(g1.key.write || g2.key.write) {
+				continue
+			}
+			if !ix.locks.Compatible(g1.key.hist, g2.key.hist) {
+				continue
+			}
+			s.racePairs(v, g1, g2)
+		}
+	}
+}
+
+// racePairs sweeps two groups of one variable for unordered pairs. For an
+// access b of the second group, the accesses a of the first with "a does
+// not happen before b" are a suffix (a's epoch above b's clock), and those
+// with "b does not happen before a" a prefix; both bounds only move
+// forward as b does.
+func (s *patSearch) racePairs(v int, g1, g2 *accGroup) {
+	ix := s.ix
+	lo, hi := 0, 0
+	var c *patCand
+	for _, bi := range g2.accs {
+		b := &ix.acc[bi]
+		for lo < len(g1.accs) && ix.hb(&ix.acc[g1.accs[lo]], b) {
+			lo++
+		}
+		if hi < lo {
+			hi = lo
+		}
+		for hi < len(g1.accs) && !ix.hb(b, &ix.acc[g1.accs[hi]]) {
+			hi++
+		}
+		if lo >= hi {
+			continue
+		}
+		// Offer the members of [lo, hi) on either side of b in the trace:
+		// the closest pair makes the shortest witness.
+		k := lo + sortSearch(hi-lo, func(k int) bool { return ix.acc[g1.accs[lo+k]].ev > b.ev })
+		for _, m := range [2]int{k - 1, k} {
+			if m < lo || m >= hi {
+				continue
+			}
+			a := &ix.acc[g1.accs[m]]
+			first, second := a, b
+			if first.ev > second.ev {
+				first, second = second, first
+			}
+			if c == nil {
+				s.key = s.key[:0]
+				s.key = append(s.key, 'r')
+				s1, s2 := ix.t.Events[first.ev].Site, ix.t.Events[second.ev].Site
+				w1, w2 := first.write, second.write
+				if s1 > s2 || s1 == s2 && w1 && !w2 {
+					s1, s2, w1, w2 = s2, s1, w2, w1
+				}
+				s.key = binary.AppendUvarint(s.key, uint64(s1))
+				s.key = append(s.key, opLetter(w1)[0])
+				s.key = binary.AppendUvarint(s.key, uint64(s2))
+				s.key = append(s.key, opLetter(w2)[0])
+				c = s.get(s.key, func() Finding {
+					return Finding{Kind: KindRace, Level: LevelPredicted,
+						Pattern: opLetter(first.write) + "-" + opLetter(second.write)}
+				})
+			}
+			c.offer([]uint32{first.ev, second.ev})
+		}
+		c.f.Count += hi - lo
+	}
+}
+
+// sortSearch is sort.Search without the import, for the sweeps.
+func sortSearch(n int, f func(int) bool) int {
+	i, j := 0, n
+	for i < j {
+		h := int(uint(i+j) >> 1)
+		if !f(h) {
+			i = h + 1
+		} else {
+			j = h
+		}
+	}
+	return i
+}
+
+// tripletUnserializable reports whether e1-f-e2 is one of the five
+// unserializable triplets (Fusion, shared/seeds/001_af4533d3de4635d8.txt,
+// section 3): f conflicts with both accesses around it.
+func tripletUnserializable(w1, wf, w2 bool) bool {
+	return (w1 || wf) && (wf || w2)
+}
+
+// triplets finds the unserializable triplets on one variable: two accesses
+// e1, e2 of one region instance and an access f of another goroutine that
+// can run between them (section 3, "Atomicity violation"; the mutation
+// condition of Algorithm 2 with lock states in place of locksets).
+//
+// The triplet reported for a placement of f between the instance's
+// accesses i and i+1 is canonical: e1 is the last access at or before i
+// that conflicts with f and e2 the first at or after i+1. Any
+// unserializable e1'-f-e2' around that placement has these between its
+// accesses, so nothing is lost, and the report names the accesses that
+// actually conflict.
+func (s *patSearch) triplets(v int, groups []accGroup, shapes []*shape) {
+	for _, sh := range shapes {
+		for gi := range groups {
+			fg := &groups[gi]
+			if fg.key.g == sh.g {
+				continue
+			}
+			for i := range sh.gaps {
+				e1 := -1
+				for k := i; k >= 0; k-- {
+					if sh.writes[k] || fg.key.write {
+						e1 = k
+						break
+					}
+				}
+				e2 := -1
+				for k := i + 1; k < len(sh.writes); k++ {
+					if sh.writes[k] || fg.key.write {
+						e2 = k
+						break
+					}
+				}
+				if e1 < 0 || e2 < 0 {
+					continue
+				}
+				if !s.ix.compatibleAny(sh.gaps[i], fg.key.hist) {
+					continue
+				}
+				s.tripletPairs(v, sh, i, e1, e2, fg)
+			}
+		}
+	}
+}
+
+// tripletPairs sweeps the instances of a shape against a group of f
+// accesses for gap i. For an instance, the f that are not after its access
+// i+1 form a prefix of the group and those not before its access i a
+// suffix; both bounds move forward with the instance.
+func (s *patSearch) tripletPairs(v int, sh *shape, i, e1, e2 int, fg *accGroup) {
+	ix := s.ix
+	lo, hi := 0, 0
+	var c *patCand
+	for _, in := range sh.insts {
+		ai, aj := &ix.acc[in[i]], &ix.acc[in[i+1]]
+		// f must not happen before access i...
+		for lo < len(fg.accs) && ix.hb(&ix.acc[fg.accs[lo]], ai) {
+			lo++
+		}
+		if hi < lo {
+			hi = lo
+		}
+		// ...and access i+1 must not happen before f.
+		for hi < len(fg.accs) && !ix.hb(aj, &ix.acc[fg.accs[hi]]) {
+			hi++
+		}
+		if lo >= hi {
+			continue
+		}
+		if c == nil {
+			s.key = s.key[:0]
+			s.key = append(s.key, 't')
+			s.key = binary.AppendUvarint(s.key, uint64(sh.sites[e1]))
+			s.key = append(s.key, opLetter(sh.writes[e1])[0])
+			s.key = binary.AppendUvarint(s.key, uint64(fg.key.site))
+			s.key = append(s.key, opLetter(fg.key.write)[0])
+			s.key = binary.AppendUvarint(s.key, uint64(sh.sites[e2]))
+			s.key = append(s.key, opLetter(sh.writes[e2])[0])
+			c = s.get(s.key, func() Finding {
+				return Finding{Kind: KindAtomicity, Level: LevelPredicted,
+					Pattern: opLetter(sh.writes[e1]) + "-" + opLetter(fg.key.write) + "-" + opLetter(sh.writes[e2])}
+			})
+		}
+		c.f.Count += hi - lo
+		// Offer the members of [lo, hi) on either side of access i in the
+		// trace: the closest make the shortest witness.
+		k := lo + sortSearch(hi-lo, func(k int) bool { return ix.acc[fg.accs[lo+k]].ev > ai.ev })
+		for _, m := range [2]int{k - 1, k} {
+			if m >= lo && m < hi {
+				c.offer([]uint32{ix.acc[in[e1]].ev, ix.acc[fg.accs[m]].ev, ix.acc[in[e2]].ev})
+			}
+		}
+	}
+}
+
+// fill sets a patCand's Var and Accesses from its closest instance.
+func (s *patSearch) fill(c *patCand) {
+	setAccesses(s.ix.t, &c.f, c.reps[0])
+	if c.f.Kind == KindRace {
+		// One site pair can race in either trace order; name the pattern
+		// after the instance shown.
+		c.f.Pattern = opLetter(c.f.Accesses[0].Op == trace.KindWrite) + "-" + opLetter(c.f.Accesses[1].Op == trace.KindWrite)
+	}
+}
+
+// setAccesses describes the events rep of a finding in f.Accesses, with
+// the roles its kind gives them.
+func setAccesses(t *trace.Trace, f *Finding, rep []uint32) {
+	var roles []string
+	switch f.Kind {
+	case KindRace:
+		roles = []string{"access", "access"}
+	case KindAtomicity:
+		roles = []string{"first", "interleaved", "last"}
+	case KindAtomicSet:
+		roles = []string{"first", "interleaved", "interleaved", "last"}
+	}
+	f.Accesses = f.Accesses[:0]
+	for i, ev := range rep {
+		e := &t.Events[ev]
+		f.Accesses = append(f.Accesses, Access{
+			Seq: e.Seq, G: e.G, Op: e.Kind, Obj: e.Obj, Site: e.Site, Role: roles[i],
+		})
+	}
+	f.Var = findingVarName(t, t.Events[rep[0]].Obj)
+	if f.Kind == KindAtomicSet {
+		f.Var += ", " + findingVarName(t, t.Events[rep[len(rep)-1]].Obj)
+	}
+}
+
+// findingVarName names a variable for a report: its name in the object table, or
+// its id.
+func findingVarName(t *trace.Trace, id trace.ObjID) string {
+	if n := t.Object(id).Name; n != "" {
+		return n
+	}
+	return "0x" + uitoa16(uint64(id))
+}
+
+func uitoa16(x uint64) string {
+	const digits = "0123456789abcdef"
+	if x == 0 {
+		return "0"
+	}
+	var b [16]byte
+	i := len(b)
+	for x > 0 {
+		i--
+		b[i] = digits[x&15]
+		x >>= 4
+	}
+	return string(b[i:])
+}

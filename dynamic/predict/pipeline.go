@@ -1,0 +1,161 @@
+package predict
+
+import (
+	"cmp"
+	"slices"
+
+	"github.com/avcheck/avcheck/dynamic/trace"
+)
+
+// This file runs the whole prediction: the engines (pattern search and the
+// meta-analysis), AVFilter on the triplets, a validated witness for every
+// finding, and deduplication by source sites.
+
+// Options configures Predict.
+type Options struct {
+	// All keeps the findings that AVFilter removes or that have no
+	// witness, with Finding.Dropped saying why. Without it they are left
+	// out.
+	All bool
+	// NoMeta leaves out the meta-analysis (meta.go), whose triplets the
+	// pattern search also finds on the traces the meta-analysis handles;
+	// it is for comparing the engines.
+	NoMeta bool
+}
+
+// Result is what Predict found, with the size of the trace.
+type Result struct {
+	Findings   []Finding
+	Events     int
+	Goroutines int
+	Variables  int
+}
+
+// Reported returns the findings that are not dropped.
+func (r *Result) Reported() []Finding {
+	var out []Finding
+	for _, f := range r.Findings {
+		if f.Dropped == "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// Predict runs the prediction pipeline over a trace in memory.
+func Predict(t *trace.Trace, opts Options) *Result {
+	ix := buildIndex(t)
+	res := &Result{Events: len(t.Events), Goroutines: len(ix.gids), Variables: len(ix.vars)}
+	cands := newSearch(ix).run()
+	if !opts.NoMeta {
+		cands = addMeta(t, cands)
+	}
+
+	m := newSyncMeta(t)
+	// Witness windows are replayed from a shared prefix state, so visit the
+	// candidates in trace order of their closest instance.
+	slices.SortFunc(cands, func(a, b *patCand) int { return cmp.Compare(slices.Min(a.reps[0]), slices.Min(b.reps[0])) })
+	pb, pv := newPrefixState(), newPrefixState()
+	var out []Finding
+	for _, c := range cands {
+		f := c.f
+		reps := c.reps
+		if f.Kind == KindAtomicity {
+			var kept [][]uint32
+			reason := ""
+			for _, r := range reps {
+				if why := avDrop(t, r[0], r[1], r[2]); why != "" {
+					if reason == "" {
+						reason = why
+					}
+					continue
+				}
+				kept = append(kept, r)
+			}
+			if kept == nil {
+				f.Dropped = reason
+				setAccesses(t, &f, reps[0])
+				if opts.All {
+					out = append(out, f)
+				}
+				continue
+			}
+			reps = kept
+			f.Level = LevelFiltered
+		}
+		witnessed := false
+		for _, r := range reps {
+			g := witnessGoal{targets: r, adjacent: f.Kind == KindRace}
+			from, full, reduced, err := buildWitness(m, pb, g)
+			if err != nil {
+				continue
+			}
+			sched := reduced
+			if validateSchedule(m, pv, from, sched, g) != nil {
+				sched = full
+				if validateSchedule(m, pv, from, sched, g) != nil {
+					continue
+				}
+			}
+			setAccesses(t, &f, r)
+			if f.Kind == KindRace {
+				f.Pattern = opLetter(t.Events[r[0]].Kind == trace.KindWrite) + "-" + opLetter(t.Events[r[1]].Kind == trace.KindWrite)
+			}
+			f.WitnessFrom = t.Events[from].Seq
+			f.Witness = make([]uint64, len(sched))
+			for i, e := range sched {
+				f.Witness[i] = t.Events[e].Seq
+			}
+			witnessed = true
+			break
+		}
+		if !witnessed {
+			f.Dropped = "no schedule of the trace realises it (checked by witness search)"
+			setAccesses(t, &f, reps[0])
+			if !opts.All {
+				continue
+			}
+		}
+		out = append(out, f)
+	}
+	out = Dedupe(out)
+	SortFindings(t, out)
+	res.Findings = out
+	return res
+}
+
+// addMeta adds the meta-analysis's triplets that the pattern search did not
+// find under the same sites.
+func addMeta(t *trace.Trace, cands []*patCand) []*patCand {
+	have := make(map[string]bool, len(cands))
+	for _, c := range cands {
+		have[DedupeKey(&c.f)] = true
+	}
+	bySeq := func(seq uint64) (uint32, bool) {
+		if seq < uint64(len(t.Events)) && t.Events[seq].Seq == seq {
+			return uint32(seq), true
+		}
+		i, ok := slices.BinarySearchFunc(t.Events, seq, func(e trace.Event, s uint64) int { return cmp.Compare(e.Seq, s) })
+		return uint32(i), ok
+	}
+	for _, f := range MetaAnalysisTrace(t) {
+		if have[DedupeKey(&f)] || len(f.Accesses) != 3 {
+			continue
+		}
+		rep := make([]uint32, 3)
+		ok := true
+		for i, a := range f.Accesses {
+			rep[i], ok = bySeq(a.Seq)
+			if !ok {
+				break
+			}
+		}
+		if !ok {
+			continue
+		}
+		have[DedupeKey(&f)] = true
+		f.Level = LevelPredicted
+		cands = append(cands, &patCand{f: f, reps: [][]uint32{rep}, dist: []uint64{0}})
+	}
+	return cands
+}

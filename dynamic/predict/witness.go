@@ -1,0 +1,567 @@
+package predict
+
+import (
+	"encoding/binary"
+	"errors"
+	"slices"
+
+	"github.com/avcheck/avcheck/dynamic/trace"
+)
+
+// This file builds a witness for each finding: a schedule prefix that
+// realises it, in the spirit of PECAN's schedule generation
+// (shared/seeds/003_50220ead9b146295.txt, section 6, Algorithms 3 and 4).
+//
+// Algorithms 3 and 4 move the events that depend on a violation event, and
+// the outermost lock node protecting it with the nodes that depend on that,
+// to the other side of the interleaved event; Theorem 1 proves the result
+// feasible for real violations under nested locking. Rather than one fixed
+// move, the builder here searches: it starts from the trace's own prefix
+// before the outermost lock acquisitions of the goroutines involved (the
+// OML nodes of section 6.1), then explores schedules of the schedWindow that
+// follows in trace order first, holding back a goroutine only where a
+// target event is not due yet, and backtracking on lock conflicts. The
+// first schedule found is what Algorithms 3 and 4 would produce in the
+// common case (only the dependents of the moved event change places); the
+// backtracking covers the cases where the moved events hold a lock other
+// goroutines need, and on small traces the search is exhaustive, which the
+// differential tests rely on.
+//
+// Every schedule is then checked by validateSchedule (schedcheck.go), which
+// shares no code with the search, before a finding is reported.
+
+// witnessGoal is what a witness must exhibit: the targets run in this order, and
+// for a race the two run back to back.
+type witnessGoal struct {
+	targets  []uint32
+	adjacent bool
+}
+
+// Witness search limits. Small traces are searched whole; on large ones the
+// schedWindow is bounded so that one finding cannot cost more than a few
+// milliseconds.
+const (
+	wholeTraceLimit = 4096    // traces up to this many events are searched whole
+	windowMargin    = 64      // events before the first target kept movable
+	maxWindow       = 1 << 17 // largest schedWindow searched, in events
+	searchBudget    = 200000  // states expanded per witnessGoal
+)
+
+// errNoWitness says the search found no schedule within its limits.
+var errNoWitness = errors.New("no schedule realises it")
+
+// syncMeta is what both the builder and the validator look up about the
+// synchronisation of a trace: where each message was sent and received,
+// which Fork started a goroutine, and so on.
+type syncMeta struct {
+	t       *trace.Trace
+	forkOf  map[trace.GoID]uint32 // child -> its Fork event
+	sendIdx map[[2]uint64]uint32  // (channel, message) -> Send event
+	recvIdx map[[2]uint64]uint32  // (channel, message) -> Recv event
+	closeOf map[trace.ObjID]uint32
+	onceRan map[trace.ObjID]uint32 // Once -> the Do that ran the function
+}
+
+func newSyncMeta(t *trace.Trace) *syncMeta {
+	m := &syncMeta{
+		t:       t,
+		forkOf:  make(map[trace.GoID]uint32),
+		sendIdx: make(map[[2]uint64]uint32),
+		recvIdx: make(map[[2]uint64]uint32),
+		closeOf: make(map[trace.ObjID]uint32),
+		onceRan: make(map[trace.ObjID]uint32),
+	}
+	for i := range t.Events {
+		e := &t.Events[i]
+		switch e.Kind {
+		case trace.KindFork:
+			m.forkOf[trace.GoID(e.Arg)] = uint32(i)
+		case trace.KindSend:
+			m.sendIdx[[2]uint64{uint64(e.Obj), e.Arg}] = uint32(i)
+		case trace.KindRecv:
+			if e.Arg != 0 {
+				m.recvIdx[[2]uint64{uint64(e.Obj), e.Arg}] = uint32(i)
+			}
+		case trace.KindClose:
+			m.closeOf[e.Obj] = uint32(i)
+		case trace.KindOnceDo:
+			if e.Arg == 1 {
+				m.onceRan[e.Obj] = uint32(i)
+			}
+		}
+	}
+	return m
+}
+
+// chanCap returns a channel's capacity and whether it is known.
+func (m *syncMeta) chanCap(obj trace.ObjID) (uint64, bool) {
+	o := m.t.Object(obj)
+	if o.Kind != trace.ObjChan || o.Cap < 0 {
+		return 0, false
+	}
+	return uint64(o.Cap), true
+}
+
+// prefixState is the state of locks and WaitGroups after a prefix of the
+// trace as recorded, advanced incrementally so that many windows of one
+// trace cost one pass.
+type prefixState struct {
+	at      uint32
+	writer  map[trace.ObjID]trace.GoID
+	readers map[trace.ObjID]map[trace.GoID]int
+	wg      map[trace.ObjID]int64
+}
+
+func newPrefixState() *prefixState {
+	return &prefixState{
+		writer:  make(map[trace.ObjID]trace.GoID),
+		readers: make(map[trace.ObjID]map[trace.GoID]int),
+		wg:      make(map[trace.ObjID]int64),
+	}
+}
+
+// advance replays events [p.at, to) of t.
+func (p *prefixState) advance(t *trace.Trace, to uint32) {
+	for ; p.at < to; p.at++ {
+		e := &t.Events[p.at]
+		switch e.Kind {
+		case trace.KindAcquire:
+			p.writer[e.Obj] = e.G
+		case trace.KindRelease:
+			delete(p.writer, e.Obj)
+		case trace.KindRAcquire:
+			r := p.readers[e.Obj]
+			if r == nil {
+				r = make(map[trace.GoID]int)
+				p.readers[e.Obj] = r
+			}
+			r[e.G]++
+		case trace.KindRRelease:
+			if r := p.readers[e.Obj]; r != nil {
+				if r[e.G]--; r[e.G] <= 0 {
+					delete(r, e.G)
+				}
+			}
+		case trace.KindWGAdd:
+			p.wg[e.Obj] += int64(e.Arg)
+		case trace.KindWGDone:
+			p.wg[e.Obj]--
+		}
+	}
+}
+
+// schedWindow is the part of a trace a witness search reorders, with the
+// enabling conditions of its events.
+type schedWindow struct {
+	m          *syncMeta
+	start, end uint32
+	gs         []trace.GoID // schedWindow goroutines
+	gIdx       map[trace.GoID]int
+	evs        [][]uint32 // per schedWindow goroutine, its events in program order
+	local      []int32    // per event in [start,end): its position in its goroutine's list
+	lg         []int32    // per event in [start,end): its schedWindow goroutine
+	preds      [][]uint32 // per event in [start,end): events in the schedWindow it waits for
+	lockIdx    map[trace.ObjID]int
+	wgIdx      map[trace.ObjID]int
+	initWriter []int32 // per lock: schedWindow goroutine holding it at start, -1 none, -2 outside
+	initRead   []int32 // per lock: readers at start
+	initWG     []int64
+}
+
+func (w *schedWindow) rel(e uint32) int { return int(e - w.start) }
+
+// newWindow describes events [start, end) given the state before start.
+func newWindow(m *syncMeta, p *prefixState, start, end uint32) *schedWindow {
+	t := m.t
+	w := &schedWindow{m: m, start: start, end: end, gIdx: make(map[trace.GoID]int),
+		lockIdx: make(map[trace.ObjID]int), wgIdx: make(map[trace.ObjID]int)}
+	n := int(end - start)
+	w.local = make([]int32, n)
+	w.lg = make([]int32, n)
+	w.preds = make([][]uint32, n)
+	lastSig := make(map[trace.ObjID][]uint32)
+	lastStore := make(map[trace.ObjID][]uint32)
+	for i := start; i < end; i++ {
+		e := &t.Events[i]
+		gi, ok := w.gIdx[e.G]
+		if !ok {
+			gi = len(w.gs)
+			w.gIdx[e.G] = gi
+			w.gs = append(w.gs, e.G)
+			w.evs = append(w.evs, nil)
+			// A goroutine starts after its Fork.
+			if f, ok := m.forkOf[e.G]; ok && f >= start && f < i {
+				w.preds[w.rel(i)] = append(w.preds[w.rel(i)], f)
+			}
+		}
+		r := w.rel(i)
+		w.local[r] = int32(len(w.evs[gi]))
+		w.lg[r] = int32(gi)
+		if k := len(w.evs[gi]); k > 0 {
+			// The event after a send completes only once the receive
+			// cap messages earlier has happened (the Go memory model's
+			// rule for channels; cap 0 is a rendezvous).
+			prev := &t.Events[w.evs[gi][k-1]]
+			if prev.Kind == trace.KindSend {
+				if c, ok := m.chanCap(prev.Obj); ok && prev.Arg > c {
+					if rv, ok := m.recvIdx[[2]uint64{uint64(prev.Obj), prev.Arg - c}]; ok && rv >= start && rv < end {
+						w.preds[r] = append(w.preds[r], rv)
+					}
+				}
+			}
+		}
+		w.evs[gi] = append(w.evs[gi], i)
+		inWin := func(x uint32) bool { return x >= start && x < i }
+		switch e.Kind {
+		case trace.KindRecv:
+			if e.Arg == 0 {
+				if c, ok := m.closeOf[e.Obj]; ok && inWin(c) {
+					w.preds[r] = append(w.preds[r], c)
+				}
+			} else if s, ok := m.sendIdx[[2]uint64{uint64(e.Obj), e.Arg}]; ok && inWin(s) {
+				w.preds[r] = append(w.preds[r], s)
+			}
+		case trace.KindCondSignal, trace.KindCondBroadcast:
+			lastSig[e.Obj] = append(lastSig[e.Obj], i)
+		case trace.KindCondWait:
+			w.preds[r] = append(w.preds[r], lastSig[e.Obj]...)
+		case trace.KindOnceDo:
+			if e.Arg == 0 {
+				if o, ok := m.onceRan[e.Obj]; ok && inWin(o) {
+					w.preds[r] = append(w.preds[r], o)
+				}
+			}
+		case trace.KindAtomicStore:
+			lastStore[e.Obj] = append(lastStore[e.Obj], i)
+		case trace.KindAtomicLoad:
+			w.preds[r] = append(w.preds[r], lastStore[e.Obj]...)
+		case trace.KindAtomicRMW:
+			w.preds[r] = append(w.preds[r], lastStore[e.Obj]...)
+			lastStore[e.Obj] = append(lastStore[e.Obj], i)
+		case trace.KindAcquire, trace.KindRAcquire, trace.KindRelease, trace.KindRRelease:
+			if _, ok := w.lockIdx[e.Obj]; !ok {
+				w.lockIdx[e.Obj] = len(w.lockIdx)
+			}
+		case trace.KindWGAdd, trace.KindWGDone, trace.KindWGWait:
+			if _, ok := w.wgIdx[e.Obj]; !ok {
+				w.wgIdx[e.Obj] = len(w.wgIdx)
+			}
+		}
+	}
+	w.initWriter = make([]int32, len(w.lockIdx))
+	w.initRead = make([]int32, len(w.lockIdx))
+	for obj, k := range w.lockIdx {
+		w.initWriter[k] = -1
+		if g, ok := p.writer[obj]; ok {
+			if gi, ok := w.gIdx[g]; ok {
+				w.initWriter[k] = int32(gi)
+			} else {
+				w.initWriter[k] = -2
+			}
+		}
+		for _, n := range p.readers[obj] {
+			w.initRead[k] += int32(n)
+		}
+	}
+	w.initWG = make([]int64, len(w.wgIdx))
+	for obj, k := range w.wgIdx {
+		w.initWG[k] = p.wg[obj]
+	}
+	return w
+}
+
+// witnessSearch is the mutable state of a witness search.
+type witnessSearch struct {
+	w       *schedWindow
+	g       witnessGoal
+	pos     []int32
+	writer  []int32
+	readers []int32
+	wg      []int64
+	phase   int
+	path    []uint32
+	seen    map[string]struct{}
+	key     []byte
+	budget  int
+}
+
+func (s *witnessSearch) executed(e uint32) bool {
+	if e < s.w.start {
+		return true
+	}
+	r := s.w.rel(e)
+	return s.pos[s.w.lg[r]] > s.w.local[r]
+}
+
+// enabled reports whether the next event e of its goroutine can run now.
+func (s *witnessSearch) enabled(e uint32) bool {
+	w := s.w
+	for _, p := range w.preds[w.rel(e)] {
+		if !s.executed(p) {
+			return false
+		}
+	}
+	ev := &w.m.t.Events[e]
+	switch ev.Kind {
+	case trace.KindAcquire:
+		k := w.lockIdx[ev.Obj]
+		return s.writer[k] == -1 && s.readers[k] == 0
+	case trace.KindRAcquire:
+		return s.writer[w.lockIdx[ev.Obj]] == -1
+	case trace.KindWGWait:
+		return s.wg[w.wgIdx[ev.Obj]] == 0
+	}
+	return true
+}
+
+// apply runs e (enabled) and returns what undo needs.
+func (s *witnessSearch) apply(e uint32) {
+	w := s.w
+	ev := &w.m.t.Events[e]
+	gi := w.lg[w.rel(e)]
+	s.pos[gi]++
+	switch ev.Kind {
+	case trace.KindAcquire:
+		s.writer[w.lockIdx[ev.Obj]] = gi
+	case trace.KindRelease:
+		s.writer[w.lockIdx[ev.Obj]] = -1
+	case trace.KindRAcquire:
+		s.readers[w.lockIdx[ev.Obj]]++
+	case trace.KindRRelease:
+		s.readers[w.lockIdx[ev.Obj]]--
+	case trace.KindWGAdd:
+		s.wg[w.wgIdx[ev.Obj]] += int64(ev.Arg)
+	case trace.KindWGDone:
+		s.wg[w.wgIdx[ev.Obj]]--
+	}
+	s.path = append(s.path, e)
+}
+
+func (s *witnessSearch) undo(e uint32, prevWriter int32) {
+	w := s.w
+	ev := &w.m.t.Events[e]
+	gi := w.lg[w.rel(e)]
+	s.pos[gi]--
+	switch ev.Kind {
+	case trace.KindAcquire, trace.KindRelease:
+		s.writer[w.lockIdx[ev.Obj]] = prevWriter
+	case trace.KindRAcquire:
+		s.readers[w.lockIdx[ev.Obj]]--
+	case trace.KindRRelease:
+		s.readers[w.lockIdx[ev.Obj]]++
+	case trace.KindWGAdd:
+		s.wg[w.wgIdx[ev.Obj]] -= int64(ev.Arg)
+	case trace.KindWGDone:
+		s.wg[w.wgIdx[ev.Obj]]++
+	}
+	s.path = s.path[:len(s.path)-1]
+}
+
+// targetIndex returns i if e is witnessGoal target i, or -1.
+func (s *witnessSearch) targetIndex(e uint32) int {
+	return slices.Index(s.g.targets, e)
+}
+
+// dfs explores schedules from the current state; it returns true when the
+// witnessGoal is reached, with the schedule in s.path.
+func (s *witnessSearch) dfs() bool {
+	if s.phase == len(s.g.targets) {
+		return true
+	}
+	if s.budget <= 0 {
+		return false
+	}
+	s.budget--
+	s.key = s.key[:0]
+	for _, p := range s.pos {
+		s.key = binary.AppendUvarint(s.key, uint64(p))
+	}
+	s.key = append(s.key, byte(s.phase))
+	if _, ok := s.seen[string(s.key)]; ok {
+		return false
+	}
+	s.seen[string(s.key)] = struct{}{}
+
+	// Candidate moves: the due target first, then the other goroutines'
+	// next events in trace order, so the first schedule tried stays close
+	// to the recorded one.
+	var moves [16]uint32
+	cand := moves[:0]
+	due := s.g.targets[s.phase]
+	for gi, evs := range s.w.evs {
+		p := s.pos[gi]
+		if int(p) >= len(evs) {
+			continue
+		}
+		e := evs[p]
+		if ti := s.targetIndex(e); ti >= 0 && ti != s.phase {
+			continue // a later target is not due yet
+		}
+		if s.g.adjacent && s.phase > 0 && e != due {
+			continue // the race's second access must follow at once
+		}
+		cand = append(cand, e)
+	}
+	slices.Sort(cand)
+	if i := slices.Index(cand, due); i > 0 {
+		copy(cand[1:i+1], cand[:i])
+		cand[0] = due
+	}
+	for _, e := range cand {
+		if !s.enabled(e) {
+			continue
+		}
+		var prevWriter int32 = -1
+		if ev := &s.w.m.t.Events[e]; ev.Kind == trace.KindAcquire || ev.Kind == trace.KindRelease {
+			prevWriter = s.writer[s.w.lockIdx[ev.Obj]]
+		}
+		advanced := e == due
+		s.apply(e)
+		if advanced {
+			s.phase++
+		}
+		if s.dfs() {
+			return true
+		}
+		if advanced {
+			s.phase--
+		}
+		s.undo(e, prevWriter)
+	}
+	return false
+}
+
+// witnessWindow chooses the schedWindow of a witnessGoal: the whole trace when it is
+// small, otherwise from before the outermost lock held at each target (the
+// OML node of PECAN's section 6.1) to the last target.
+func witnessWindow(t *trace.Trace, g witnessGoal) (start, end uint32, ok bool) {
+	n := uint32(len(t.Events))
+	if n <= wholeTraceLimit {
+		return 0, n, true
+	}
+	lo, hi := g.targets[0], g.targets[0]
+	for _, x := range g.targets {
+		lo, hi = min(lo, x), max(hi, x)
+	}
+	if hi-lo > maxWindow {
+		return 0, 0, false
+	}
+	start = lo
+	// Walk back over each target goroutine's events to its region's
+	// beginning and past every lock it still holds at the target, so that
+	// the outermost lock node is inside the schedWindow and can move.
+	for _, x := range g.targets {
+		gx := t.Events[x].G
+		depth := 0
+		for i := int64(x) - 1; i >= 0 && hi-uint32(i) < maxWindow; i-- {
+			e := &t.Events[i]
+			if e.G != gx {
+				continue
+			}
+			switch e.Kind {
+			case trace.KindRelease, trace.KindRRelease:
+				depth++
+			case trace.KindAcquire, trace.KindRAcquire:
+				if depth > 0 {
+					depth--
+				} else {
+					start = min(start, uint32(i))
+				}
+			}
+			if e.Kind == trace.KindRegionBegin && depth == 0 {
+				start = min(start, uint32(i))
+				break
+			}
+		}
+	}
+	if start > windowMargin {
+		start -= windowMargin
+	} else {
+		start = 0
+	}
+	return start, hi + 1, true
+}
+
+// buildWitness searches a schedule realising g. It returns the index of
+// the first event the schedule does not take in trace order (all events
+// before it run first, as recorded), the schedule from there ending with
+// the last target, and a reduction of it to the events the targets need.
+func buildWitness(m *syncMeta, p *prefixState, g witnessGoal) (from uint32, sched, reduced []uint32, err error) {
+	start, end, ok := witnessWindow(m.t, g)
+	if !ok {
+		return 0, nil, nil, errNoWitness
+	}
+	for _, x := range g.targets {
+		if x < start {
+			return 0, nil, nil, errNoWitness
+		}
+	}
+	if p.at > start {
+		// Windows come in any order; replaying again from the beginning
+		// is rare (the pipeline sorts goals by schedWindow).
+		*p = *newPrefixState()
+	}
+	p.advance(m.t, start)
+	w := newWindow(m, p, start, end)
+	for k, wr := range w.initWriter {
+		if wr == -2 {
+			// A lock held at start by a goroutine with no events in the
+			// schedWindow is never released in it; acquires of it cannot run.
+			w.initWriter[k] = int32(len(w.gs))
+		}
+	}
+	s := &witnessSearch{
+		w:       w,
+		g:       g,
+		pos:     make([]int32, len(w.gs)),
+		writer:  slices.Clone(w.initWriter),
+		readers: slices.Clone(w.initRead),
+		wg:      slices.Clone(w.initWG),
+		seen:    make(map[string]struct{}),
+		budget:  searchBudget,
+	}
+	if !s.dfs() {
+		return 0, nil, nil, errNoWitness
+	}
+	return start, s.path, minimizeSchedule(w, g, s.path), nil
+}
+
+// minimizeSchedule drops from a schedule the events the targets do not
+// need, keeping for each goroutine the prefix of its schedWindow events that
+// program order and the enabling conditions require.
+func minimizeSchedule(w *schedWindow, g witnessGoal, sched []uint32) []uint32 {
+	keep := make([]int32, len(w.gs)) // per goroutine: events kept, a prefix
+	var need func(e uint32)
+	need = func(e uint32) {
+		if e < w.start {
+			return
+		}
+		r := w.rel(e)
+		gi := w.lg[r]
+		if keep[gi] > w.local[r] {
+			return
+		}
+		from := keep[gi]
+		keep[gi] = w.local[r] + 1
+		for k := from; k <= w.local[r]; k++ {
+			for _, p := range w.preds[w.rel(w.evs[gi][k])] {
+				need(p)
+			}
+		}
+	}
+	for _, x := range g.targets {
+		need(x)
+	}
+	// A lock still held by a kept goroutine at the end of its kept prefix
+	// could block a kept acquire that the full schedule ran after its
+	// release; the caller validates the reduction and falls back to the
+	// full schedule.
+	var out []uint32
+	for _, e := range sched {
+		r := w.rel(e)
+		if w.local[r] < keep[w.lg[r]] {
+			out = append(out, e)
+		}
+	}
+	return out
+}
