@@ -21,6 +21,10 @@ type Options struct {
 	// pattern search also finds on the traces the meta-analysis handles;
 	// it is for comparing the engines.
 	NoMeta bool
+	// NoFilter skips AVFilter, so that the differential tests can compare
+	// the search and witness stages with an enumeration of schedules,
+	// which knows nothing of data constraints.
+	NoFilter bool
 }
 
 // Result is what Predict found, with the size of the trace.
@@ -60,7 +64,7 @@ func Predict(t *trace.Trace, opts Options) *Result {
 	for _, c := range cands {
 		f := c.f
 		reps := c.reps
-		if f.Kind == KindAtomicity {
+		if f.Kind == KindAtomicity && !opts.NoFilter {
 			var kept [][]uint32
 			reason := ""
 			for _, r := range reps {
