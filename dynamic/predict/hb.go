@@ -130,6 +130,7 @@ type HB struct {
 	objs     []syncObj
 
 	ep   Epoch // epoch of the last event stepped
+	adv  int   // goroutine whose clock the last Step advanced besides its own, or -1
 	free []VC  // recycled clocks of delivered messages
 }
 
@@ -159,6 +160,7 @@ func NewHB(opts HBOptions) *HB {
 		gIndex:   make(map[trace.GoID]int),
 		objIndex: make(map[trace.ObjID]int),
 		lastI:    -1,
+		adv:      -1,
 	}
 }
 
@@ -190,6 +192,12 @@ func (h *HB) Goroutines() int { return len(h.clocks) }
 // owned by HB and valid until the next Step.
 func (h *HB) Clock(i int) VC { return h.clocks[i] }
 
+// Advanced returns the dense index of a goroutine other than the stepping
+// one whose clock the last Step advanced, or -1. This happens when a
+// receive completes a send recorded earlier (the sender learns the
+// receiver's clock); engines that cache clocks refresh that goroutine's.
+func (h *HB) Advanced() int { return h.adv }
+
 // Epoch returns the epoch of the event last passed to Step.
 func (h *HB) Epoch() Epoch { return h.ep }
 
@@ -198,6 +206,7 @@ func (h *HB) Epoch() Epoch { return h.ep }
 // clock is owned by HB and valid until the next Step; Clone it to keep it.
 func (h *HB) Step(e *trace.Event) VC {
 	i := h.Index(e.G)
+	h.adv = -1
 	switch e.Kind {
 	case trace.KindRead, trace.KindWrite, trace.KindRegionBegin, trace.KindRegionEnd, trace.KindEnd:
 		// Plain events neither publish nor learn.
@@ -375,6 +384,7 @@ func (h *HB) recv(i int, e *trace.Event) {
 		// send and this receive do not get the edge.)
 		delete(ch.waiting, k)
 		h.clocks[s].join(h.clocks[i])
+		h.adv = s
 		return
 	}
 	ch.recvs[k] = h.copyClock(h.clocks[i])

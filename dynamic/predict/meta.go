@@ -1,0 +1,579 @@
+package predict
+
+import (
+	"cmp"
+	"io"
+	"slices"
+
+	"github.com/avcheck/avcheck/dynamic/trace"
+)
+
+// This file implements the meta-analysis of Farzan, Madhusudan and
+// Sorrentino (shared/seeds/004_4018321f03831e38.txt): given one run, is
+// there another interleaving of it, respecting locks, in which an access f
+// of one goroutine falls between two accesses e1, e2 of one transaction of
+// another goroutine, all three on one variable, with e1 D f D e2 (a
+// minimal serializability violation, section 2.1)?
+//
+// Theorem 1 (section 3) reduces this to pairwise reachability: the triple
+// is realisable iff some event e of the transaction with e1 <= e < e2 can
+// be "at the same time" as f, which under nested locking holds iff their
+// locksets are disjoint and their acquisition histories compatible
+// (Lemma 3, Kahlon et al.; locks.go). Section 4 turns that into Phase I,
+// which summarises each goroutine's witnesses e (sandwiched between two
+// accesses of a transaction) and f (accesses) by lock state, and Phase II,
+// which pairs compatible summaries.
+//
+// avcheck extends the algorithm in two ways the paper leaves open:
+//
+//   - Happens-before. Fork, channels, WaitGroup, Cond, Once and atomics
+//     (hb.go, without lock edges) order events that no interleaving may
+//     swap. For e to be "at the same time" as f we also need that f does
+//     not happen before e (f runs after e) and that the event after e does
+//     not happen before f (the goroutine can be stopped right after e).
+//     Both conditions are monotone along a goroutine, so of all witnesses
+//     with one lock state the latest one before f in the trace is the best
+//     against the second, and of all f with one lock state the latest one
+//     before e is the best against the first. The two phases therefore run
+//     interleaved and online: whichever of e and f comes second in the
+//     trace is checked against the summary of the first (see caseA and
+//     caseB), and Phase II's pairs are the pending matches resolved when
+//     e2 arrives.
+//   - Every violation. Section 5 remarks that the tool reports one
+//     representative per pair of lock states and that all could be
+//     enumerated. Here a violation is reported once per source-site triple
+//     (e1, f, e2) with its access kinds, which is what a programmer fixes.
+//
+// Memory: per variable, one summary per distinct (goroutine, site, kind,
+// lock state) of f and per distinct (goroutine, e1 site, e2 site, lock
+// state) of closed windows; per goroutine, the intervals of its current
+// transaction (one per lock or synchronisation operation inside it); plus
+// the distinct triples found. Nothing grows with the trace's length.
+//
+// Exactness: with locks only and two goroutines, this is Theorem 1 (the
+// tests compare it with exhaustive enumeration). Happens-before edges
+// between the two goroutines are handled exactly as far as the conditions
+// above go; an edge that interacts with locks (a goroutine must first pass
+// a critical section to reach the send another one waits for) is not
+// modelled, so such traces can yield a triple no interleaving realises.
+// Like the paper, the analysis assumes that the run is deadlock-free.
+
+// MetaOptions configures Meta.
+type MetaOptions struct {
+	// Object describes object ids (channel capacities for happens-before,
+	// variable names for findings); typically trace.Reader.Object.
+	Object func(trace.ObjID) trace.Object
+}
+
+// Meta runs the meta-analysis over a trace one event at a time.
+type Meta struct {
+	opts  MetaOptions
+	hb    *HB
+	locks *Locks
+
+	gs       []metaG
+	vars     map[trace.ObjID]*metaVar
+	lastObj  trace.ObjID
+	lastVar  *metaVar
+	reported map[tripleKey]int // index into findings
+	findings []Finding
+	free     []*txVar
+}
+
+// metaG is one goroutine's state.
+type metaG struct {
+	id        trace.GoID
+	depth     int // region nesting; the outermost instance is the transaction
+	intervals []interval
+	txVars    []*txVar
+}
+
+// interval is a maximal run of events of a transaction with one lock state
+// and one clock: the granularity at which witnesses e differ.
+type interval struct {
+	state HistoryID
+	vc    VC     // the goroutine's clock during the interval
+	succ  uint32 // epoch of the event after the interval's last, 0 while it is the current one
+}
+
+// window is the first access of a transaction to a variable at one site
+// with one kind: a candidate e1. Later occurrences of the same site open no
+// new window because the first one's window contains theirs.
+type window struct {
+	site  trace.SiteID
+	op    trace.Kind
+	start int // interval of e1
+	seq   uint64
+}
+
+// pendingF records that an f matched some witness e of interval j or
+// earlier of a transaction: a violation waiting for its e2.
+type pendingF struct {
+	fc  int32
+	j   int32
+	seq uint64
+}
+
+// txVar is one variable's state in one goroutine's open transaction.
+type txVar struct {
+	v       *metaVar
+	g       int
+	windows []window
+	pending []pendingF
+	openIdx int // position in v.open
+}
+
+// fclass summarises the accesses f of one goroutine to one variable with
+// one site, kind and lock state: only the latest matters (largest epoch).
+type fclass struct {
+	g     int
+	site  trace.SiteID
+	op    trace.Kind
+	state HistoryID
+	epoch uint32
+	seq   uint64
+}
+
+type fkey struct {
+	g     int
+	site  trace.SiteID
+	op    trace.Kind
+	state HistoryID
+}
+
+// summary is the Phase I record of closed windows: for one goroutine, one
+// e1 site and one e2 site, the lock states of the witnesses between them,
+// each with the largest epoch of a witness's successor.
+type summary struct {
+	g          int
+	s1, s2     trace.SiteID
+	op1, op2   trace.Kind
+	seq1, seq2 uint64
+	states     []stateSucc
+}
+
+type stateSucc struct {
+	state HistoryID
+	succ  uint32
+}
+
+type sumKey struct {
+	g        int
+	s1, s2   trace.SiteID
+	op1, op2 trace.Kind
+}
+
+type metaVar struct {
+	obj      trace.ObjID
+	fclasses []fclass
+	fidx     map[fkey]int32
+	sums     []summary
+	sumIdx   map[sumKey]int32
+	open     []*txVar // windows of open transactions on this variable
+}
+
+type tripleKey struct {
+	s1, sf, s2    trace.SiteID
+	op1, opf, op2 trace.Kind
+}
+
+// NewMeta returns a Meta ready for the trace's first event.
+func NewMeta(opts MetaOptions) *Meta {
+	return &Meta{
+		opts:     opts,
+		hb:       NewHB(HBOptions{Object: opts.Object}),
+		locks:    NewLocks(),
+		vars:     make(map[trace.ObjID]*metaVar),
+		reported: make(map[tripleKey]int),
+	}
+}
+
+// MetaAnalysis runs the meta-analysis over a whole stream and returns its
+// findings; see Meta.Findings.
+func MetaAnalysis(r trace.Reader) ([]Finding, error) {
+	m := NewMeta(MetaOptions{Object: r.Object})
+	for {
+		e, err := r.Next()
+		if err == io.EOF {
+			return m.Findings(), nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		m.Step(&e)
+	}
+}
+
+// MetaAnalysisTrace runs the meta-analysis over a trace in memory.
+func MetaAnalysisTrace(t *trace.Trace) []Finding {
+	m := NewMeta(MetaOptions{Object: t.Object})
+	for i := range t.Events {
+		m.Step(&t.Events[i])
+	}
+	return m.Findings()
+}
+
+func (m *Meta) variable(x trace.ObjID) *metaVar {
+	if m.lastVar != nil && m.lastObj == x {
+		return m.lastVar
+	}
+	v := m.vars[x]
+	if v == nil {
+		v = &metaVar{obj: x, fidx: make(map[fkey]int32), sumIdx: make(map[sumKey]int32)}
+		m.vars[x] = v
+	}
+	m.lastObj, m.lastVar = x, v
+	return v
+}
+
+// Step applies one event.
+func (m *Meta) Step(e *trace.Event) {
+	vc := m.hb.Step(e)
+	ep := m.hb.Epoch()
+	m.locks.Step(e)
+	gi := ep.G
+	for len(m.gs) <= gi {
+		m.gs = append(m.gs, metaG{})
+	}
+	if s := m.hb.Advanced(); s >= 0 && s < len(m.gs) && m.gs[s].depth > 0 {
+		// A receive completed another goroutine's send: that goroutine's
+		// events from now on have a new clock.
+		o := &m.gs[s]
+		o.intervals[len(o.intervals)-1].succ = m.hb.Clock(s)[s]
+		o.push(o.intervals[len(o.intervals)-1].state, m.hb.Clock(s))
+		for _, tv := range o.txVars {
+			m.caseB(tv, len(o.intervals)-1)
+		}
+	}
+	g := &m.gs[gi]
+	g.id = e.G
+
+	switch {
+	case e.Kind.IsAccess():
+		m.access(e, gi, vc, ep)
+		if e.Kind == trace.KindRead || e.Kind == trace.KindWrite {
+			return
+		}
+		// An atomic access is also a synchronisation operation: it ends
+		// the interval, below.
+	case e.Kind == trace.KindRegionBegin:
+		g.depth++
+		if g.depth == 1 {
+			g.intervals = g.intervals[:0]
+			g.push(m.locks.History(e.G), m.hb.Clock(gi))
+		}
+		return
+	case e.Kind == trace.KindRegionEnd:
+		if g.depth == 0 {
+			return // an end without a begin: the trace starts mid-region
+		}
+		g.depth--
+		if g.depth == 0 {
+			m.closeTx(g)
+		}
+		return
+	case e.Kind == trace.KindEnd:
+		if g.depth > 0 {
+			g.depth = 0
+			m.closeTx(g)
+		}
+		return
+	}
+	if g.depth == 0 {
+		return
+	}
+	// A lock or synchronisation operation inside a transaction: witnesses
+	// from here on have a new lock state or clock.
+	cur := &g.intervals[len(g.intervals)-1]
+	cur.succ = ep.C
+	g.push(m.locks.History(e.G), m.hb.Clock(gi))
+	j := len(g.intervals) - 1
+	for _, tv := range g.txVars {
+		m.caseB(tv, j)
+	}
+}
+
+// push starts a new interval, reusing the clock storage of an interval of
+// an earlier transaction so that steady state does not allocate.
+func (g *metaG) push(state HistoryID, vc VC) {
+	n := len(g.intervals)
+	if n < cap(g.intervals) {
+		g.intervals = g.intervals[:n+1]
+		in := &g.intervals[n]
+		in.state, in.succ = state, 0
+		in.vc = append(in.vc[:0], vc...)
+		return
+	}
+	g.intervals = append(g.intervals, interval{state: state, vc: vc.Clone()})
+}
+
+// access handles an access in its two roles: as f for other goroutines'
+// transactions, and as e1 or e2 in its own goroutine's transaction.
+func (m *Meta) access(e *trace.Event, gi int, vc VC, ep Epoch) {
+	v := m.variable(e.Obj)
+	state := m.locks.History(e.G)
+
+	// Role f: update its class and check it against the witnesses that
+	// precede it in the trace.
+	key := fkey{gi, e.Site, e.Kind, state}
+	fi, ok := v.fidx[key]
+	if !ok {
+		fi = int32(len(v.fclasses))
+		v.fidx[key] = fi
+		v.fclasses = append(v.fclasses, fclass{g: gi, site: e.Site, op: e.Kind, state: state})
+	}
+	fc := &v.fclasses[fi]
+	fc.epoch, fc.seq = ep.C, e.Seq
+	for _, tv := range v.open {
+		if tv.g != gi {
+			m.caseA(tv, fi, vc)
+		}
+	}
+	for si := range v.sums {
+		s := &v.sums[si]
+		if s.g == gi || !dependent(s.op1, e.Kind) || !dependent(e.Kind, s.op2) {
+			continue
+		}
+		k := tripleKey{s.s1, e.Site, s.s2, s.op1, e.Kind, s.op2}
+		if _, ok := m.reported[k]; ok {
+			continue
+		}
+		for _, st := range s.states {
+			if st.succ > vc.Get(s.g) && m.locks.Compatible(st.state, state) {
+				m.report(k, v, s.g, s.seq1, gi, e.Seq, s.seq2)
+				break
+			}
+		}
+	}
+
+	g := &m.gs[gi]
+	if g.depth == 0 {
+		return
+	}
+	tv := m.txVarOf(g, gi, v)
+
+	// Role e2: resolve the pending matches of every window, and record the
+	// closed windows for the f that come later.
+	cur := len(g.intervals) - 1
+	for wi := range tv.windows {
+		w := &tv.windows[wi]
+		for _, p := range tv.pending {
+			if int(p.j) < w.start {
+				continue
+			}
+			f := &v.fclasses[p.fc]
+			if !dependent(w.op, f.op) || !dependent(f.op, e.Kind) {
+				continue
+			}
+			k := tripleKey{w.site, f.site, e.Site, w.op, f.op, e.Kind}
+			if _, ok := m.reported[k]; !ok {
+				m.report(k, v, gi, w.seq, f.g, p.seq, e.Seq)
+			}
+		}
+		m.summarise(v, gi, w, e, g.intervals[w.start:], ep.C, cur-w.start)
+	}
+
+	// Role e1: open a window for a new site, and check it against the f
+	// that precede it.
+	for wi := range tv.windows {
+		if tv.windows[wi].site == e.Site && tv.windows[wi].op == e.Kind {
+			return
+		}
+	}
+	if e.Kind != trace.KindRead && e.Kind != trace.KindWrite {
+		// An atomic access starts a new interval (its clock includes
+		// what it acquired); Step checks that interval once it exists.
+		tv.windows = append(tv.windows, window{site: e.Site, op: e.Kind, start: cur + 1, seq: e.Seq})
+		return
+	}
+	tv.windows = append(tv.windows, window{site: e.Site, op: e.Kind, start: cur, seq: e.Seq})
+	m.caseB(tv, cur)
+}
+
+// dependent reports whether two accesses to one variable conflict: at
+// least one of them writes (the relation D of seed 004, section 2).
+func dependent(a, b trace.Kind) bool { return a.IsWrite() || b.IsWrite() }
+
+// txVarOf returns the state of variable v in goroutine g's open
+// transaction, creating it on the first access.
+func (m *Meta) txVarOf(g *metaG, gi int, v *metaVar) *txVar {
+	for _, tv := range g.txVars {
+		if tv.v == v {
+			return tv
+		}
+	}
+	var tv *txVar
+	if n := len(m.free); n > 0 {
+		tv = m.free[n-1]
+		m.free = m.free[:n-1]
+		tv.windows, tv.pending = tv.windows[:0], tv.pending[:0]
+	} else {
+		tv = &txVar{}
+	}
+	tv.v, tv.g = v, gi
+	tv.openIdx = len(v.open)
+	v.open = append(v.open, tv)
+	g.txVars = append(g.txVars, tv)
+	return tv
+}
+
+func (m *Meta) closeTx(g *metaG) {
+	for _, tv := range g.txVars {
+		v := tv.v
+		last := len(v.open) - 1
+		v.open[tv.openIdx] = v.open[last]
+		v.open[tv.openIdx].openIdx = tv.openIdx
+		v.open[last] = nil
+		v.open = v.open[:last]
+		tv.v = nil
+		m.free = append(m.free, tv)
+	}
+	g.txVars = g.txVars[:0]
+	g.intervals = g.intervals[:0]
+}
+
+// caseA checks the access f (class fi, clock vc) against the witnesses of
+// tv's open transaction, all of which precede f in the trace, so f cannot
+// happen before them. A witness of interval j qualifies if its lock state
+// is compatible with f's and the event after it does not happen before f;
+// the latest qualifying interval serves every window that starts no later.
+func (m *Meta) caseA(tv *txVar, fi int32, vc VC) {
+	if len(tv.windows) == 0 {
+		return
+	}
+	g := &m.gs[tv.g]
+	f := &tv.v.fclasses[fi]
+	seen := vc.Get(tv.g)
+	first := tv.windows[0].start
+	for j := len(g.intervals) - 1; j >= first; j-- {
+		in := &g.intervals[j]
+		if in.succ != 0 && in.succ <= seen {
+			// This interval's successor happens before f, and so do the
+			// successors of all earlier intervals.
+			return
+		}
+		if m.locks.Compatible(in.state, f.state) {
+			m.addPending(tv, fi, j, f.seq)
+			return
+		}
+	}
+}
+
+// caseB checks interval j of tv's transaction against the accesses f that
+// precede it in the trace: the event after a witness then cannot happen
+// before f, and f qualifies if it does not happen before the witness (the
+// latest f of a class is the best candidate) and their lock states are
+// compatible.
+func (m *Meta) caseB(tv *txVar, j int) {
+	in := &m.gs[tv.g].intervals[j]
+	for fi := range tv.v.fclasses {
+		f := &tv.v.fclasses[fi]
+		if f.g == tv.g || f.epoch <= in.vc.Get(f.g) {
+			continue
+		}
+		if m.locks.Compatible(in.state, f.state) {
+			m.addPending(tv, int32(fi), j, f.seq)
+		}
+	}
+}
+
+func (m *Meta) addPending(tv *txVar, fi int32, j int, seq uint64) {
+	for k := range tv.pending {
+		if p := &tv.pending[k]; p.fc == fi {
+			if int32(j) > p.j {
+				p.j, p.seq = int32(j), seq
+			}
+			return
+		}
+	}
+	tv.pending = append(tv.pending, pendingF{fc: fi, j: int32(j), seq: seq})
+}
+
+// summarise records, for the closed window (w, e2), the lock states of its
+// witnesses with the epoch of each one's successor: Phase I's WW and AA
+// sets (seed 004, section 4) with happens-before information. ins are the
+// window's intervals; the last, ins[cur], is followed by e2 itself.
+func (m *Meta) summarise(v *metaVar, gi int, w *window, e2 *trace.Event, ins []interval, e2Epoch uint32, cur int) {
+	key := sumKey{gi, w.site, e2.Site, w.op, e2.Kind}
+	si, ok := v.sumIdx[key]
+	if !ok {
+		si = int32(len(v.sums))
+		v.sumIdx[key] = si
+		v.sums = append(v.sums, summary{g: gi, s1: w.site, s2: e2.Site, op1: w.op, op2: e2.Kind})
+	}
+	s := &v.sums[si]
+	s.seq1, s.seq2 = w.seq, e2.Seq
+	for j := range ins {
+		succ := ins[j].succ
+		if j == cur {
+			succ = e2Epoch
+		}
+		found := false
+		for k := range s.states {
+			if st := &s.states[k]; st.state == ins[j].state {
+				st.succ = max(st.succ, succ)
+				found = true
+				break
+			}
+		}
+		if !found {
+			s.states = append(s.states, stateSucc{ins[j].state, succ})
+		}
+	}
+}
+
+func (m *Meta) report(k tripleKey, v *metaVar, g1 int, seq1 uint64, gf int, seqf uint64, seq2 uint64) {
+	var name string
+	if m.opts.Object != nil {
+		name = m.opts.Object(v.obj).Name
+	}
+	gid1, gidf := m.gs[g1].id, m.gs[gf].id
+	m.reported[k] = len(m.findings)
+	m.findings = append(m.findings, Finding{
+		Kind:    KindAtomicity,
+		Pattern: letter(k.op1) + "-" + letter(k.opf) + "-" + letter(k.op2),
+		Level:   LevelPredicted,
+		Var:     name,
+		Accesses: []Access{
+			{Seq: seq1, G: gid1, Op: k.op1, Obj: v.obj, Site: k.s1, Role: "first"},
+			{Seq: seqf, G: gidf, Op: k.opf, Obj: v.obj, Site: k.sf, Role: "interleaved"},
+			{Seq: seq2, G: gid1, Op: k.op2, Obj: v.obj, Site: k.s2, Role: "last"},
+		},
+		Count: 1,
+	})
+}
+
+// letter returns "W" for a write and "R" for a read, atomic or not.
+func letter(k trace.Kind) string {
+	if k.IsWrite() {
+		return "W"
+	}
+	return "R"
+}
+
+// Findings returns the violations found so far, one per site triple,
+// ordered by the positions of their accesses. The accesses are the first
+// instance found; Count is 1 (deduplication across findings is a later
+// stage's work).
+func (m *Meta) Findings() []Finding {
+	out := slices.Clone(m.findings)
+	slices.SortFunc(out, func(a, b Finding) int {
+		for i := range a.Accesses {
+			if c := cmp.Compare(a.Accesses[i].Seq, b.Accesses[i].Seq); c != 0 {
+				return c
+			}
+		}
+		return cmp.Compare(a.Pattern, b.Pattern)
+	})
+	return out
+}
+
+// Stats describes the size of the analysis state, for benchmarks and
+// debugging: lock states, f classes and closed-window summaries.
+func (m *Meta) Stats() (lockStates, fClasses, summaries int) {
+	for _, v := range m.vars {
+		fClasses += len(v.fclasses)
+		summaries += len(v.sums)
+	}
+	return m.locks.States(), fClasses, summaries
+}
