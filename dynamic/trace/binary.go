@@ -286,6 +286,9 @@ func (r *BinaryReader) decodeEvent() (Event, error) {
 		}
 		e.Branches = uint32(v)
 	}
+	if e.Kind == KindFork && e.Arg > 1<<32-1 {
+		return Event{}, r.errorf(r.base+int64(start), "fork of goroutine %d, which is out of range", e.Arg)
+	}
 	if !usesObj(e.Kind) && e.Obj != r.obj {
 		// Only events that name objects move the object predictor, so
 		// that a fork between two accesses does not cost a delta.

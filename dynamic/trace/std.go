@@ -42,6 +42,7 @@ type STDReader struct {
 	// variables and locks are separate namespaces.
 	varByName  map[string]ObjID
 	lockByName map[string]ObjID
+	fromTable  map[ObjID]bool // ids the table declared
 	goByName   map[string]GoID
 	freshObj   ObjID
 	freshGo    GoID
@@ -80,8 +81,10 @@ func (r *STDReader) ReadTable(tr io.Reader, name string) error {
 		return err
 	}
 	r.sites = t.sites
+	r.fromTable = make(map[ObjID]bool)
 	for id, o := range t.objects {
 		r.objs[id] = o
+		r.fromTable[id] = true
 	}
 	return nil
 }
@@ -312,14 +315,16 @@ func (r *STDReader) goroutine(name []byte) (GoID, bool) {
 // unless n is already an object of the other namespace.
 func (r *STDReader) object(name []byte, prefix byte, kind ObjKind) ObjID {
 	if len(name) > 1 && name[0] == prefix && isDigit(name[1]) {
-		if n, ok := parseUint(name[1:]); ok && n < stdFreshObj {
+		if n, ok := parseUint(name[1:]); ok {
 			id := ObjID(n)
 			o, seen := r.objs[id]
-			if !seen {
+			if !seen && n < stdFreshObj {
 				r.objs[id] = Object{Kind: kind, Name: string(name)}
 				return id
 			}
-			if isVarKind(o.Kind) == (kind == ObjVar) {
+			// An id at or above stdFreshObj is only taken as is when the
+			// table declares it: it was a fresh id when exported.
+			if seen && (n < stdFreshObj || r.fromTable[id]) && isVarKind(o.Kind) == (kind == ObjVar) {
 				return id
 			}
 		}
@@ -426,9 +431,9 @@ func (w *STDWriter) Write(e Event) error {
 		return w.line(e.G, "r", 'V', id, e.Site)
 	case KindWrite:
 		return w.line(e.G, "w", 'V', id, e.Site)
-	case KindAcquire, KindRAcquire:
+	case KindAcquire:
 		return w.line(e.G, "acq", 'L', id, e.Site)
-	case KindRelease, KindRRelease:
+	case KindRelease:
 		return w.line(e.G, "rel", 'L', id, e.Site)
 	case KindFork:
 		return w.line(e.G, "fork", 'T', e.Arg, e.Site)
@@ -470,10 +475,11 @@ func (w *STDWriter) Write(e Event) error {
 	if e.Kind >= numKinds {
 		return fmt.Errorf("cannot write event %d of invalid kind %d", e.Seq, e.Kind)
 	}
-	// Channel, WaitGroup, Cond and Once operations become an empty
-	// critical section of a lock per object: it orders each operation
-	// after the earlier ones on the object, which keeps every
-	// happens-before edge they make (and adds some).
+	// Read-locks, and channel, WaitGroup, Cond and Once operations,
+	// become an empty critical section of a lock per object: it orders
+	// each operation after the earlier ones on the object, which keeps
+	// every happens-before edge they make (and adds some), while readers
+	// still do not exclude each other.
 	if err := w.line(e.G, "acq", 'L', id, e.Site); err != nil {
 		return err
 	}

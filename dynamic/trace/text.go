@@ -245,7 +245,7 @@ func parsePos(s string) (Site, bool) {
 	if err != nil || last < 0 {
 		return Site{}, false
 	}
-	if j := strings.LastIndexByte(s[:i], ':'); j > 0 {
+	if j := strings.LastIndexByte(s[:i], ':'); j >= 0 {
 		if line, err := strconv.Atoi(s[j+1 : i]); err == nil && line >= 0 {
 			return Site{File: s[:j], Line: line, Col: last}, true
 		}
@@ -415,6 +415,12 @@ func (r *TextReader) parseEvent(first []byte, tl *tokens) (Event, error) {
 				return bad()
 			}
 			e.Flags |= HasValue
+		case "flags":
+			n, ok := parseUint(val)
+			if !ok || n > 0xff {
+				return bad()
+			}
+			e.Flags |= Flags(n)
 		case "seq":
 			if e.Seq, ok = parseUint(val); !ok {
 				return bad()
@@ -449,7 +455,7 @@ func (r *TextReader) parseEvent(first []byte, tl *tokens) (Event, error) {
 			}
 			haveArg = true
 		default:
-			return e, r.errorf("unknown attribute %q (want region, br, v, seq, arg, msg, delta or ran)", key)
+			return e, r.errorf("unknown attribute %q (want region, br, v, seq, arg, msg, delta, ran or flags)", key)
 		}
 	}
 	r.inferArg(&e, haveArg)
@@ -542,10 +548,9 @@ func (r *TextReader) resolveObj(tok []byte, k Kind) (ObjID, error) {
 // position on its first use.
 func (r *TextReader) resolveSite(tok []byte) (SiteID, error) {
 	if len(tok) > 0 && isDigit(tok[0]) {
-		if n, ok := parseUint(tok); ok {
-			if n >= maxSiteID {
-				return 0, r.errorf("site id %d too large", n)
-			}
+		// Only declarations are bounded by maxSiteID: an STD location
+		// may be any 32-bit number.
+		if n, ok := parseUint(tok); ok && n <= 1<<32-1 {
 			return SiteID(n), nil
 		}
 	}
@@ -847,6 +852,10 @@ func AppendEvent(b []byte, e Event, names interface{ Object(ObjID) Object }) []b
 	if e.Flags&HasValue != 0 {
 		b = append(b, " v="...)
 		b = strconv.AppendUint(b, e.Value, 10)
+	}
+	if f := e.Flags &^ HasValue; f != 0 {
+		b = append(b, " flags="...)
+		b = strconv.AppendUint(b, uint64(f), 10)
 	}
 	switch e.Kind {
 	case KindFork:

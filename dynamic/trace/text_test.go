@@ -164,7 +164,7 @@ func TestTextErrors(t *testing.T) {
 		{"avtrace 1\ng1 rd 0xzz\n", `trace.txt:2: bad object "0xzz": want a number such as 0x10 or a name`},
 		{"avtrace 1\ng1 fork x\n", `trace.txt:2: fork needs the child goroutine as g<N>, found "x"`},
 		{"avtrace 1\ng1 rd x foo\n", `trace.txt:2: unexpected "foo": want @SITE or KEY=VALUE`},
-		{"avtrace 1\ng1 rd x color=red\n", `trace.txt:2: unknown attribute "color" (want region, br, v, seq, arg, msg, delta or ran)`},
+		{"avtrace 1\ng1 rd x color=red\n", `trace.txt:2: unknown attribute "color" (want region, br, v, seq, arg, msg, delta, ran or flags)`},
 		{"avtrace 1\ng1 rd x v=abc\n", `trace.txt:2: bad value in "v=abc"`},
 		{"avtrace 1\ng1 rd x region=1.x\n", `trace.txt:2: bad value in "region=1.x"`},
 		{"avtrace 1\ng1 rd x msg=1\n", `trace.txt:2: msg= applies only to send and recv, not rd`},
