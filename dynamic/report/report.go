@@ -1,0 +1,132 @@
+// Package report turns the findings of dynamic/predict into what people
+// and tools read: compiler-style text (file:line:col: message, the other
+// accesses indented below, then the witness schedule) and JSON with a
+// stable schema (see docs/predict.md).
+//
+// Every finding goes through Message, so the wording of a kind of finding
+// is the same in every output.
+package report
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/avcheck/avcheck/dynamic/predict"
+	"github.com/avcheck/avcheck/dynamic/trace"
+)
+
+// Stats describes the run a report is about.
+type Stats struct {
+	Events     int     `json:"events"`
+	Goroutines int     `json:"goroutines"`
+	Variables  int     `json:"variables"`
+	Seconds    float64 `json:"seconds"`
+}
+
+// verb says what an access does, as a present-tense verb.
+func verb(k trace.Kind) string {
+	switch k {
+	case trace.KindRead:
+		return "reads"
+	case trace.KindWrite:
+		return "writes"
+	case trace.KindAtomicLoad:
+		return "atomically loads"
+	case trace.KindAtomicStore:
+		return "atomically stores"
+	case trace.KindAtomicRMW:
+		return "atomically updates"
+	}
+	return k.String()
+}
+
+// noun names an access as a noun phrase: "write", "read".
+func noun(k trace.Kind) string {
+	if k.IsWrite() {
+		return "write"
+	}
+	return "read"
+}
+
+// consequence says what goes wrong for each unserializable triplet
+// (Table 1 of AVFilter, shared/seeds/000_5650ed431402be49.txt).
+var consequence = map[string]string{
+	"R-W-R": "the two reads can see different values",
+	"W-W-R": "the read can miss the region's own write",
+	"W-R-W": "the other goroutine can see an intermediate value",
+	"R-W-W": "the update can be lost",
+	"W-W-W": "the other goroutine's write can be lost",
+}
+
+// Message returns the one-line diagnostic for a finding: lowercase, no
+// final period, naming the rule and the evidence.
+func Message(t *trace.Trace, f *predict.Finding) string {
+	acc := f.Accesses
+	g := func(i int) string { return fmt.Sprintf("g%d", acc[i].G) }
+	switch f.Kind {
+	case predict.KindAtomicity:
+		if len(acc) != 3 {
+			break
+		}
+		var did string
+		switch {
+		case acc[0].Op == acc[2].Op:
+			did = fmt.Sprintf("%s %s twice", verb(acc[0].Op), f.Var)
+		default:
+			did = fmt.Sprintf("%s then %s %s", verb(acc[0].Op), verb(acc[2].Op), f.Var)
+		}
+		why := consequence[f.Pattern]
+		if why == "" {
+			why = "the region is not serializable"
+		}
+		return fmt.Sprintf("%s: %s %s in one region, and %s's %s can run between them (%s); %s",
+			f.Var, g(0), did, g(1), noun(acc[1].Op), f.Pattern, why)
+	case predict.KindRace:
+		if len(acc) != 2 {
+			break
+		}
+		return fmt.Sprintf("%s: %s's %s and %s's %s of %s can run back to back, with no common lock and no happens-before order (data race %s)",
+			f.Var, g(0), noun(acc[0].Op), g(1), noun(acc[1].Op), f.Var, f.Pattern)
+	case predict.KindAtomicSet:
+		if len(acc) != 4 {
+			break
+		}
+		x, y := varOf(t, acc[0]), varOf(t, acc[3])
+		return fmt.Sprintf("%s: %s's region %s %s and then %s %s, and %s's region can access both between them (%s); the pair can be seen or left inconsistent",
+			f.Var, g(0), verb(acc[0].Op), x, verb(acc[3].Op), y, g(1), f.Pattern)
+	case predict.KindUnserializable:
+		return fmt.Sprintf("%s: the recorded run is not conflict-serializable (%s)", f.Var, f.Pattern)
+	}
+	return fmt.Sprintf("%s: %s %s", f.Var, f.Kind, f.Pattern)
+}
+
+func varOf(t *trace.Trace, a predict.Access) string {
+	if n := t.Object(a.Obj).Name; n != "" {
+		return n
+	}
+	return fmt.Sprintf("%#x", uint64(a.Obj))
+}
+
+// position renders a site as file:line:col, with "-" for an unknown site.
+func position(s trace.Site) string {
+	if s.File == "" {
+		return "-"
+	}
+	if s.Col == 0 {
+		return fmt.Sprintf("%s:%d", s.File, s.Line)
+	}
+	return fmt.Sprintf("%s:%d:%d", s.File, s.Line, s.Col)
+}
+
+// relPath shortens a file name relative to dir when it lies inside it, as
+// compilers print positions.
+func relPath(dir string, s trace.Site) trace.Site {
+	if dir == "" || !filepath.IsAbs(s.File) {
+		return s
+	}
+	if r, err := filepath.Rel(dir, s.File); err == nil && !strings.HasPrefix(r, "..") {
+		s.File = r
+	}
+	return s
+}

@@ -1,0 +1,106 @@
+package report
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+
+	"github.com/avcheck/avcheck/dynamic/predict"
+	"github.com/avcheck/avcheck/dynamic/trace"
+)
+
+// TextOptions configures Text.
+type TextOptions struct {
+	// Dir, when set, makes absolute file names inside it relative.
+	Dir string
+	// MaxWitness bounds the witness steps printed per finding; the rest
+	// are summarised in one line. Zero means 40.
+	MaxWitness int
+}
+
+// Text writes findings compiler-style: for each, the first access's
+// position and the message, the other accesses indented below, then the
+// witness schedule, one step per line (goroutine, site, operation).
+func Text(w io.Writer, t *trace.Trace, fs []predict.Finding, opts TextOptions) error {
+	bw := bufio.NewWriter(w)
+	maxW := opts.MaxWitness
+	if maxW == 0 {
+		maxW = 40
+	}
+	bySeq := seqIndex(t)
+	for i := range fs {
+		f := &fs[i]
+		if len(f.Accesses) == 0 {
+			continue
+		}
+		pos := position(relPath(opts.Dir, t.Site(f.Accesses[0].Site)))
+		fmt.Fprintf(bw, "%s: %s\n", pos, Message(t, f))
+		for _, a := range f.Accesses[1:] {
+			fmt.Fprintf(bw, "\t%s: g%d %s %s (%s)\n", position(relPath(opts.Dir, t.Site(a.Site))), a.G, verb(a.Op), varOf(t, a), a.Role)
+		}
+		extra := f.Level.String()
+		if f.Count > 1 {
+			extra += fmt.Sprintf(", %d instances", f.Count)
+		}
+		fmt.Fprintf(bw, "\tlevel: %s\n", extra)
+		if f.Dropped != "" {
+			fmt.Fprintf(bw, "\tdropped: %s\n", f.Dropped)
+		}
+		if f.Witness != nil {
+			if f.WitnessFrom > 0 {
+				fmt.Fprintf(bw, "\twitness: run the trace's events before #%d as recorded, then:\n", f.WitnessFrom)
+			} else {
+				fmt.Fprintf(bw, "\twitness:\n")
+			}
+			for k, seq := range f.Witness {
+				if k == maxW && len(f.Witness) > maxW+1 {
+					fmt.Fprintf(bw, "\t\t... %d more steps (see -json)\n", len(f.Witness)-k-1)
+					seq = f.Witness[len(f.Witness)-1]
+				} else if k > maxW {
+					continue
+				}
+				e, ok := bySeq(seq)
+				if !ok {
+					fmt.Fprintf(bw, "\t\t#%d\n", seq)
+					continue
+				}
+				fmt.Fprintf(bw, "\t\t%s\n", step(t, e, opts.Dir))
+			}
+		}
+	}
+	return bw.Flush()
+}
+
+// step renders one witness step: goroutine, site, operation and object.
+func step(t *trace.Trace, e *trace.Event, dir string) string {
+	s := fmt.Sprintf("g%d %s %s", e.G, position(relPath(dir, t.Site(e.Site))), e.Kind)
+	switch e.Kind {
+	case trace.KindFork:
+		s += fmt.Sprintf(" g%d", e.Arg)
+	case trace.KindEnd, trace.KindRegionBegin, trace.KindRegionEnd:
+	default:
+		s += " " + varOf(t, predict.Access{Obj: e.Obj})
+	}
+	return s
+}
+
+// seqIndex returns a lookup from event Seq to the event.
+func seqIndex(t *trace.Trace) func(uint64) (*trace.Event, bool) {
+	var m map[uint64]int
+	return func(seq uint64) (*trace.Event, bool) {
+		if seq < uint64(len(t.Events)) && t.Events[seq].Seq == seq {
+			return &t.Events[seq], true
+		}
+		if m == nil {
+			m = make(map[uint64]int, len(t.Events))
+			for i, e := range t.Events {
+				m[e.Seq] = i
+			}
+		}
+		i, ok := m[seq]
+		if !ok {
+			return nil, false
+		}
+		return &t.Events[i], true
+	}
+}
