@@ -241,8 +241,8 @@ func (s *patSearch) atomicSetPairs(u, w *ushape, i, j, bx, by int) {
 				s.key = binary.AppendUvarint(s.key, uint64(x.site))
 				s.key = append(s.key, opLetter(x.write)[0])
 			}
-			pat := opLetter(u.writes[i]) + "u(x) " + opLetter(w.writes[bf]) + "u'(" + xy(bf == bx) + ") " +
-				opLetter(w.writes[bl]) + "u'(" + xy(bl == bx) + ") " + opLetter(u.writes[j]) + "u(y)"
+			pat := opLetter(u.writes[i]) + "u(x)-" + opLetter(w.writes[bf]) + "u'(" + xy(bf == bx) + ")-" +
+				opLetter(w.writes[bl]) + "u'(" + xy(bl == bx) + ")-" + opLetter(u.writes[j]) + "u(y)"
 			c = s.get(s.key, func() Finding {
 				return Finding{Kind: KindAtomicSet, Level: LevelPredicted, Pattern: pat}
 			})
