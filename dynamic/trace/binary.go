@@ -156,7 +156,9 @@ func (r *BinaryReader) Next() (Event, error) {
 		}
 	}
 	for {
-		r.fill(maxEventBytes)
+		if len(r.buf)-r.pos < maxEventBytes {
+			r.fill(maxEventBytes)
+		}
 		if r.pos >= len(r.buf) {
 			if r.rerr != nil {
 				r.err = r.rerr
@@ -175,7 +177,8 @@ func (r *BinaryReader) Next() (Event, error) {
 }
 
 // decodeEvent decodes the event at pos; at least maxEventBytes are
-// buffered unless the input ends sooner.
+// buffered unless the input ends sooner. It is written out field by
+// field, without a closure, because this loop is the reader's speed.
 func (r *BinaryReader) decodeEvent() (Event, error) {
 	b := r.buf
 	start := r.pos
@@ -200,37 +203,30 @@ func (r *BinaryReader) decodeEvent() (Event, error) {
 		i++
 	}
 	var v uint64
-	// uvarint decodes inline for one-byte values, the common case.
-	uvarint := func() bool {
-		if i < len(b) && b[i] < 0x80 {
-			v = uint64(b[i])
-			i++
-			return true
-		}
-		var n int
-		v, n = binary.Uvarint(b[i:])
-		if n <= 0 {
-			if n == 0 {
-				r.errorf(r.base+int64(i), "truncated varint")
-			} else {
-				r.errorf(r.base+int64(i), "varint overflows 64 bits")
-			}
-			return false
-		}
-		i += n
-		return true
-	}
+	at := i
 	e.Seq = r.seq
 	if mask&hasSeq != 0 {
-		if !uvarint() {
-			return Event{}, r.err
+		if at < len(b) && b[at] < 0x80 {
+			v = uint64(b[at])
+			at++
+		} else {
+			if v, i = slowUvarint(b, at); i < 0 {
+				return e, r.varintError(at, i)
+			}
+			at = i
 		}
 		e.Seq += unzigzag(v)
 	}
 	e.G = r.g
 	if mask&hasG != 0 {
-		if !uvarint() {
-			return Event{}, r.err
+		if at < len(b) && b[at] < 0x80 {
+			v = uint64(b[at])
+			at++
+		} else {
+			if v, i = slowUvarint(b, at); i < 0 {
+				return e, r.varintError(at, i)
+			}
+			at = i
 		}
 		if v > 1<<32-1 {
 			return Event{}, r.errorf(r.base+int64(start), "goroutine id %d out of range", v)
@@ -239,47 +235,86 @@ func (r *BinaryReader) decodeEvent() (Event, error) {
 	}
 	e.Obj = r.obj
 	if mask&hasObj != 0 {
-		if !uvarint() {
-			return Event{}, r.err
+		if at < len(b) && b[at] < 0x80 {
+			v = uint64(b[at])
+			at++
+		} else {
+			if v, i = slowUvarint(b, at); i < 0 {
+				return e, r.varintError(at, i)
+			}
+			at = i
 		}
 		e.Obj += ObjID(unzigzag(v))
 	}
 	if mask&hasArg != 0 {
-		if !uvarint() {
-			return Event{}, r.err
+		if at < len(b) && b[at] < 0x80 {
+			e.Arg = uint64(b[at])
+			at++
+		} else {
+			if e.Arg, i = slowUvarint(b, at); i < 0 {
+				return e, r.varintError(at, i)
+			}
+			at = i
 		}
-		e.Arg = v
 	}
 	if mask&hasValue != 0 {
-		if !uvarint() {
-			return Event{}, r.err
+		if at < len(b) && b[at] < 0x80 {
+			e.Value = uint64(b[at])
+			at++
+		} else {
+			if e.Value, i = slowUvarint(b, at); i < 0 {
+				return e, r.varintError(at, i)
+			}
+			at = i
 		}
-		e.Value = v
 		e.Flags |= HasValue
 	}
 	e.Site = r.site
 	if mask&hasSite != 0 {
-		if !uvarint() {
-			return Event{}, r.err
+		if at < len(b) && b[at] < 0x80 {
+			v = uint64(b[at])
+			at++
+		} else {
+			if v, i = slowUvarint(b, at); i < 0 {
+				return e, r.varintError(at, i)
+			}
+			at = i
 		}
 		e.Site += SiteID(unzigzag(v))
 	}
 	if mask&hasRegion != 0 {
-		if !uvarint() {
-			return Event{}, r.err
+		if at < len(b) && b[at] < 0x80 {
+			v = uint64(b[at])
+			at++
+		} else {
+			if v, i = slowUvarint(b, at); i < 0 {
+				return e, r.varintError(at, i)
+			}
+			at = i
 		}
 		if v > 1<<32-1 {
 			return Event{}, r.errorf(r.base+int64(start), "region id %d out of range", v)
 		}
 		e.Region = RegionID(v)
-		if !uvarint() {
-			return Event{}, r.err
+		if at < len(b) && b[at] < 0x80 {
+			e.Inst = uint64(b[at])
+			at++
+		} else {
+			if e.Inst, i = slowUvarint(b, at); i < 0 {
+				return e, r.varintError(at, i)
+			}
+			at = i
 		}
-		e.Inst = v
 	}
 	if mask&hasBranches != 0 {
-		if !uvarint() {
-			return Event{}, r.err
+		if at < len(b) && b[at] < 0x80 {
+			v = uint64(b[at])
+			at++
+		} else {
+			if v, i = slowUvarint(b, at); i < 0 {
+				return e, r.varintError(at, i)
+			}
+			at = i
 		}
 		if v > 1<<32-1 {
 			return Event{}, r.errorf(r.base+int64(start), "branch count %d out of range", v)
@@ -289,21 +324,57 @@ func (r *BinaryReader) decodeEvent() (Event, error) {
 	if e.Kind == KindFork && e.Arg > 1<<32-1 {
 		return Event{}, r.errorf(r.base+int64(start), "fork of goroutine %d, which is out of range", e.Arg)
 	}
-	if !usesObj(e.Kind) && e.Obj != r.obj {
+	if !usesObj(e.Kind) {
 		// Only events that name objects move the object predictor, so
 		// that a fork between two accesses does not cost a delta.
-		return Event{}, r.errorf(r.base+int64(start), "%s event carries an object", e.Kind)
+		if e.Obj != r.obj {
+			return Event{}, r.errorf(r.base+int64(start), "%s event carries an object", e.Kind)
+		}
+		e.Obj = 0
 	}
-	r.pos = i
+	r.pos = at
 	r.seq = e.Seq + 1
 	r.g = e.G
 	if usesObj(e.Kind) {
 		r.obj = e.Obj
-	} else {
-		e.Obj = 0
 	}
 	r.site = e.Site
 	return e, nil
+}
+
+// The negative indexes slowUvarint returns for malformed varints.
+const (
+	errTruncated = -1
+	errOverflow  = -2
+)
+
+// slowUvarint decodes the uvarint at b[i:], returning the index after
+// it, or errTruncated or errOverflow. decodeEvent decodes one-byte
+// values, the most common, inline before calling it.
+func slowUvarint(b []byte, i int) (uint64, int) {
+	var v uint64
+	for shift := uint(0); shift < 64; shift += 7 {
+		if i >= len(b) {
+			return 0, errTruncated
+		}
+		c := b[i]
+		i++
+		if c < 0x80 {
+			if shift == 63 && c > 1 {
+				return 0, errOverflow
+			}
+			return v | uint64(c)<<shift, i
+		}
+		v |= uint64(c&0x7f) << shift
+	}
+	return 0, errOverflow
+}
+
+func (r *BinaryReader) varintError(at, code int) error {
+	if code == errTruncated {
+		return r.errorf(r.base+int64(at), "truncated varint")
+	}
+	return r.errorf(r.base+int64(at), "varint overflows 64 bits")
 }
 
 func unzigzag(v uint64) uint64 { return (v >> 1) ^ -(v & 1) }

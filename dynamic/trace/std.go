@@ -25,6 +25,21 @@ const (
 // because of it). The colon keeps it from being a Go expression.
 const stdJoinPrefix = "join:"
 
+// The namespaces of STD objects, in STDReader.ns.
+const (
+	nsNone = iota
+	nsVar
+	nsLock
+	denseIDs = 1 << 22
+)
+
+func nsOf(k ObjKind) byte {
+	if isVarKind(k) {
+		return nsVar
+	}
+	return nsLock
+}
+
 // STDReader reads RAPID's STD format. It holds the goroutine and object
 // tables, not the events.
 type STDReader struct {
@@ -43,14 +58,18 @@ type STDReader struct {
 	varByName  map[string]ObjID
 	lockByName map[string]ObjID
 	fromTable  map[ObjID]bool // ids the table declared
-	goByName   map[string]GoID
-	freshObj   ObjID
-	freshGo    GoID
-	pending    []Event // events a join expands into, not yet returned
-	ended      map[GoID]bool
-	regions    map[GoID][]uint64 // open transactions' instances, per goroutine
-	nextInst   uint64
-	anyRegion  bool
+	// ns records, for ids below denseIDs, the namespace of each object
+	// seen (nsVar or nsLock), so that the common case needs no hashing.
+	ns        []byte
+	goByName  map[string]GoID
+	freshObj  ObjID
+	freshGo   GoID
+	pending   []Event // events a join expands into, not yet returned
+	ended     map[GoID]bool
+	regions   map[GoID]*[]uint64 // open transactions' instances, per goroutine
+	smallRegs []*[]uint64        // the same for small GoIDs, without hashing
+	nextInst  uint64
+	anyRegion bool
 }
 
 // NewSTDReader returns a reader of RAPID's STD format from r; name is the
@@ -83,7 +102,7 @@ func (r *STDReader) ReadTable(tr io.Reader, name string) error {
 	r.sites = t.sites
 	r.fromTable = make(map[ObjID]bool)
 	for id, o := range t.objects {
-		r.objs[id] = o
+		r.setObj(id, o)
 		r.fromTable[id] = true
 	}
 	return nil
@@ -232,22 +251,21 @@ func (r *STDReader) parse(line []byte) (Event, error) {
 	case KindRegionBegin:
 		r.anyRegion = true
 		r.nextInst++
-		if r.regions == nil {
-			r.regions = make(map[GoID][]uint64)
-		}
-		r.regions[e.G] = append(r.regions[e.G], r.nextInst)
+		open := r.openRegions(e.G)
+		*open = append(*open, r.nextInst)
 		e.Region, e.Inst = 1, r.nextInst
 	case KindRegionEnd:
-		if s := r.regions[e.G]; len(s) > 0 {
+		if open := r.openRegions(e.G); len(*open) > 0 {
+			s := *open
 			e.Region, e.Inst = 1, s[len(s)-1]
-			r.regions[e.G] = s[:len(s)-1]
+			*open = s[:len(s)-1]
 		}
 	}
 	if r.anyRegion && e.Kind != KindRegionBegin && e.Kind != KindRegionEnd {
 		// The outermost open transaction is the region an event belongs
 		// to, as with nested lock scopes.
-		if s := r.regions[e.G]; len(s) > 0 {
-			e.Region, e.Inst = 1, s[0]
+		if open := r.openRegions(e.G); len(*open) > 0 {
+			e.Region, e.Inst = 1, (*open)[0]
 		}
 	}
 	if string(name) == "join" {
@@ -256,6 +274,25 @@ func (r *STDReader) parse(line []byte) (Event, error) {
 	e.Seq = r.seq
 	r.seq++
 	return e, nil
+}
+
+// openRegions returns the stack of g's open transactions.
+func (r *STDReader) openRegions(g GoID) *[]uint64 {
+	if g < 1<<16 {
+		for int(g) >= len(r.smallRegs) {
+			r.smallRegs = append(r.smallRegs, new([]uint64))
+		}
+		return r.smallRegs[g]
+	}
+	if r.regions == nil {
+		r.regions = make(map[GoID]*[]uint64)
+	}
+	s := r.regions[g]
+	if s == nil {
+		s = new([]uint64)
+		r.regions[g] = s
+	}
+	return s
 }
 
 // join expands a join into the child's close and end and the parent's
@@ -315,7 +352,20 @@ func (r *STDReader) goroutine(name []byte) (GoID, bool) {
 // unless n is already an object of the other namespace.
 func (r *STDReader) object(name []byte, prefix byte, kind ObjKind) ObjID {
 	if len(name) > 1 && name[0] == prefix && isDigit(name[1]) {
-		if n, ok := parseUint(name[1:]); ok {
+		if n, ok := parseUint(name[1:]); ok && n < denseIDs {
+			if int(n) < len(r.ns) {
+				switch r.ns[n] {
+				case nsOf(kind):
+					return ObjID(n)
+				case nsNone:
+					r.setObj(ObjID(n), Object{Kind: kind, Name: string(name)})
+					return ObjID(n)
+				}
+				return r.named(name, kind)
+			}
+			r.setObj(ObjID(n), Object{Kind: kind, Name: string(name)})
+			return ObjID(n)
+		} else if ok {
 			id := ObjID(n)
 			o, seen := r.objs[id]
 			if !seen && n < stdFreshObj {
@@ -351,8 +401,19 @@ func (r *STDReader) named(name []byte, kind ObjKind) ObjID {
 	id := r.freshObj
 	r.freshObj++
 	m[string(name)] = id
-	r.objs[id] = Object{Kind: kind, Name: string(name)}
+	r.setObj(id, Object{Kind: kind, Name: string(name)})
 	return id
+}
+
+// setObj records an object, and its namespace if its id is dense.
+func (r *STDReader) setObj(id ObjID, o Object) {
+	r.objs[id] = o
+	if id < denseIDs {
+		if int(id) >= len(r.ns) {
+			r.ns = append(r.ns, make([]byte, int(id)+1-len(r.ns))...)
+		}
+		r.ns[id] = nsOf(o.Kind)
+	}
 }
 
 func isVarKind(k ObjKind) bool { return k == ObjVar || k == ObjUnknown }
