@@ -27,8 +27,9 @@ const (
 )
 
 // Presence bits of an event record's second byte: which fields differ
-// from what the reader predicts (the previous event's goroutine, object
-// and site; Seq one more than the previous; zero elsewhere).
+// from what the reader predicts (the previous event's goroutine, object,
+// site, region and instance; Seq one more than the previous; zero for
+// Arg, Value and Branches).
 const (
 	hasG = 1 << iota
 	hasObj
@@ -64,6 +65,8 @@ type BinaryReader struct {
 	g      GoID
 	obj    ObjID
 	site   SiteID
+	region RegionID
+	inst   uint64
 	sites  []Site
 	objs   map[ObjID]Object
 	objKey []ObjID // declaration order, for deterministic tables
@@ -297,14 +300,17 @@ func (r *BinaryReader) decodeEvent() (Event, error) {
 		}
 		e.Region = RegionID(v)
 		if at < len(b) && b[at] < 0x80 {
-			e.Inst = uint64(b[at])
+			v = uint64(b[at])
 			at++
 		} else {
-			if e.Inst, i = slowUvarint(b, at); i < 0 {
+			if v, i = slowUvarint(b, at); i < 0 {
 				return e, r.varintError(at, i)
 			}
 			at = i
 		}
+		e.Inst = r.inst + unzigzag(v)
+	} else {
+		e.Region, e.Inst = r.region, r.inst
 	}
 	if mask&hasBranches != 0 {
 		if at < len(b) && b[at] < 0x80 {
@@ -339,6 +345,7 @@ func (r *BinaryReader) decodeEvent() (Event, error) {
 		r.obj = e.Obj
 	}
 	r.site = e.Site
+	r.region, r.inst = e.Region, e.Inst
 	return e, nil
 }
 
@@ -490,6 +497,8 @@ type BinaryWriter struct {
 	g       GoID
 	obj     ObjID
 	site    SiteID
+	region  RegionID
+	inst    uint64
 }
 
 // NewBinaryWriter returns a writer of the native format to w.
@@ -591,10 +600,10 @@ func (w *BinaryWriter) Write(e Event) error {
 		mask |= hasSite
 		b = binary.AppendUvarint(b, zigzag(uint64(int64(int32(e.Site-w.site)))))
 	}
-	if e.Region != 0 || e.Inst != 0 {
+	if e.Region != w.region || e.Inst != w.inst {
 		mask |= hasRegion
 		b = binary.AppendUvarint(b, uint64(e.Region))
-		b = binary.AppendUvarint(b, e.Inst)
+		b = binary.AppendUvarint(b, zigzag(e.Inst-w.inst))
 	}
 	if e.Branches != 0 {
 		mask |= hasBranches
@@ -604,6 +613,7 @@ func (w *BinaryWriter) Write(e Event) error {
 	w.seq = e.Seq + 1
 	w.g = e.G
 	w.site = e.Site
+	w.region, w.inst = e.Region, e.Inst
 	_, err := w.w.Write(b)
 	return err
 }

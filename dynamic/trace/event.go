@@ -1,10 +1,3 @@
-// Package trace is avcheck's model of a recorded run: a sequence of small
-// events, one per memory access or synchronisation operation of a marked
-// region, with the tables that name their sites and objects.
-//
-// A trace is what the recorder (dynamic/record) writes and what the
-// predictors (dynamic/predict) read. It is valid only if it is a possible
-// sequentially consistent execution; see Validate.
 package trace
 
 import "fmt"
