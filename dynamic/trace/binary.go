@@ -69,7 +69,6 @@ type BinaryReader struct {
 	inst   uint64
 	sites  []Site
 	objs   map[ObjID]Object
-	objKey []ObjID // declaration order, for deterministic tables
 }
 
 // NewBinaryReader returns a reader of the native format from r; name is
@@ -483,7 +482,6 @@ func (r *BinaryReader) decodeDecl(tag byte) error {
 			return r.errorf(start, "object %#x declared twice", id)
 		}
 		r.objs[ObjID(id)] = o
-		r.objKey = append(r.objKey, ObjID(id))
 		return nil
 	}
 	return r.errorf(start, "unknown record tag %#x", tag)

@@ -179,6 +179,9 @@ type tables interface {
 
 // ReadAll reads the rest of r into memory.
 func ReadAll(r Reader) (*Trace, error) {
+	if f, ok := r.(*File); ok {
+		r = f.Reader // for its tables
+	}
 	t := &Trace{Sites: []Site{{}}, Objects: make(map[ObjID]Object)}
 	for {
 		e, err := r.Next()

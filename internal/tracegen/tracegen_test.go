@@ -15,3 +15,87 @@ func TestValid(t *testing.T) {
 		}
 	}
 }
+
+func TestDeterministic(t *testing.T) {
+	cfg := Config{Seed: 42, Events: 2000, Goroutines: 5, Locks: 4, RWLocks: 2, SyncProb: 0.3}
+	a, b := Trace(cfg), Trace(cfg)
+	if len(a.Events) != len(b.Events) {
+		t.Fatalf("lengths %d and %d", len(a.Events), len(b.Events))
+	}
+	for i := range a.Events {
+		if a.Events[i] != b.Events[i] {
+			t.Fatalf("event %d differs: %v and %v", i, a.Events[i], b.Events[i])
+		}
+	}
+	cfg.Seed++
+	c := Trace(cfg)
+	same := len(c.Events) == len(a.Events)
+	for i := 0; same && i < len(a.Events); i++ {
+		same = a.Events[i] == c.Events[i]
+	}
+	if same {
+		t.Error("seeds 42 and 43 give the same trace")
+	}
+}
+
+// TestShape checks that the generator honours its knobs: about Events
+// events, every kind of operation it promises, and the nesting bound.
+func TestShape(t *testing.T) {
+	cfg := Config{Seed: 7, Events: 20000, Goroutines: 8, Locks: 16, RWLocks: 4, MaxNesting: 3, SyncProb: 0.1, Chans: 3}
+	tr := Trace(cfg)
+	if n := len(tr.Events); n < cfg.Events*9/10 || n > cfg.Events {
+		t.Errorf("%d events, want about %d", n, cfg.Events)
+	}
+	kinds := make(map[trace.Kind]int)
+	depth := make(map[trace.GoID]int)
+	gs := make(map[trace.GoID]bool)
+	for _, e := range tr.Events {
+		kinds[e.Kind]++
+		gs[e.G] = true
+		switch e.Kind {
+		case trace.KindAcquire, trace.KindRAcquire:
+			depth[e.G]++
+			if depth[e.G] > cfg.MaxNesting {
+				t.Fatalf("event %v nests %d locks deep", e, depth[e.G])
+			}
+		case trace.KindRelease, trace.KindRRelease:
+			depth[e.G]--
+		}
+	}
+	for _, k := range []trace.Kind{trace.KindRead, trace.KindWrite, trace.KindAcquire, trace.KindRelease,
+		trace.KindRAcquire, trace.KindRRelease, trace.KindFork, trace.KindEnd, trace.KindSend, trace.KindRecv,
+		trace.KindWGAdd, trace.KindWGDone, trace.KindWGWait, trace.KindOnceDo, trace.KindAtomicLoad,
+		trace.KindAtomicStore, trace.KindAtomicRMW, trace.KindRegionBegin, trace.KindRegionEnd} {
+		if kinds[k] == 0 {
+			t.Errorf("no %s event", k)
+		}
+	}
+	if len(gs) != cfg.Goroutines {
+		t.Errorf("%d goroutines, want %d", len(gs), cfg.Goroutines)
+	}
+	if err := trace.Validate(tr); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestStreamsLargeTraces(t *testing.T) {
+	if testing.Short() {
+		t.Skip("generates a million events")
+	}
+	g := New(Config{Seed: 1, Events: 1_000_000, Goroutines: 8, Locks: 16})
+	v := trace.NewValidator(g)
+	n := 0
+	for {
+		e, err := g.Next()
+		if err != nil {
+			break
+		}
+		if err := v.Step(e); err != nil {
+			t.Fatal(err)
+		}
+		n++
+	}
+	if n < 990_000 {
+		t.Errorf("%d events, want about a million", n)
+	}
+}
