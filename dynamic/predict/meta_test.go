@@ -536,6 +536,8 @@ type genConfig struct {
 	wgs        bool // a WaitGroup join
 	lockOrder  bool // acquire locks in one global order only (no lock-order inversion)
 	items      int  // top-level items per goroutine
+	atomics    int  // atomic operations on one address, spread over the goroutines
+	anywhere   bool // synchronisation may also go inside critical sections
 }
 
 // genOp is one operation of a generated goroutine program.
@@ -623,7 +625,7 @@ func randomTrace(rng *rand.Rand, cfg genConfig) *trace.Trace {
 		var ps []int
 		depth := 0
 		for i := 0; i <= len(progs[g]); i++ {
-			if depth == 0 && i >= from {
+			if (depth == 0 || cfg.anywhere) && i >= from {
 				ps = append(ps, i)
 			}
 			if i < len(progs[g]) {
@@ -657,6 +659,11 @@ func randomTrace(rng *rand.Rand, cfg genConfig) *trace.Trace {
 		progs[w] = slices.Insert(progs[w], 0, genOp{kind: trace.KindWGAdd, obj: wgObj, arg: 1})
 		insert(d, genOp{kind: trace.KindWGDone, obj: wgObj})
 		insertFrom(w, 1, genOp{kind: trace.KindWGWait, obj: wgObj})
+	}
+	for a := 0; a < cfg.atomics; a++ {
+		const atomicObj = 40
+		k := []trace.Kind{trace.KindAtomicLoad, trace.KindAtomicStore, trace.KindAtomicRMW}[rng.IntN(3)]
+		insert(rng.IntN(cfg.goroutines), genOp{kind: k, obj: atomicObj})
 	}
 	// goroutine 0 forks the others at random points
 	for g := 1; g < cfg.goroutines; g++ {

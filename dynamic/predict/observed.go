@@ -1,0 +1,710 @@
+package predict
+
+import (
+	"io"
+
+	"github.com/avcheck/avcheck/dynamic/trace"
+)
+
+// This file answers observed mode's question: is the recorded run itself
+// conflict-serializable with respect to its regions? A transaction is the
+// outermost instance of a region (RegionBegin to RegionEnd of one
+// goroutine); an event outside every region is a transaction of its own.
+// The run is serializable iff the graph of transactions, with an edge for
+// program order, for each synchronisation edge (hb.go with lock edges) and
+// for each pair of conflicting accesses in trace order, has no cycle
+// (Velodrome's definition; SerializableByGraph checks it literally).
+//
+// Observed is a single pass with vector clocks in the style of AeroDrome
+// (Mathur and Viswanathan, "Atomicity Checking in Linear Time using Vector
+// Clocks", ASPLOS 2020). Each goroutine's clock counts transactions; the
+// clock of an object (a variable's last write, each goroutine's last read,
+// each goroutine's last release of a lock, ...) is the clock of the
+// transaction that last published into it. When goroutine t, inside a
+// transaction that began at own-clock b, acquires a clock K with
+// K[t] >= b, then K depends on t's current transaction, which now depends
+// on K: a cycle. When a transaction ends, everything that learned of its
+// beginning learns all of it (a transaction is one node of the graph), and
+// the check is repeated for the goroutines that receive it.
+//
+// Two refinements keep it linear and allocation-free per event:
+//   - Clocks are kept per publishing goroutine, so a goroutine never
+//     "depends on itself" through its own earlier publication.
+//   - The end-of-transaction update visits the goroutines and only the
+//     objects published or updated since the transaction began, kept in a
+//     list ordered by the time of their last update.
+// An event outside a region is a one-event transaction: it learns before it
+// publishes, so it can close no cycle by itself and needs no end update.
+//
+// Atomic operations are synchronisation (release/acquire, as in hb.go), not
+// conflicting accesses. Memory grows with goroutines, objects and channel
+// messages in flight, not with the trace's length.
+
+// ObservedOptions configures Observed.
+type ObservedOptions struct {
+	// Object describes object ids (channel capacities, variable names);
+	// typically trace.Reader.Object.
+	Object func(trace.ObjID) trace.Object
+}
+
+// Observed checks the conflict-serializability of a run in one pass.
+type Observed struct {
+	opts  ObservedOptions
+	gIdx  map[trace.GoID]int
+	th    []obsThread
+	lastG trace.GoID
+	lastI int
+
+	objs    map[trace.ObjID]*obsObj
+	lastObj trace.ObjID
+	lastO   *obsObj
+	head    *obsObj // least recently updated
+	tail    *obsObj // most recently updated
+	now     uint64
+	moved   []*obsObj
+
+	found   bool
+	finding Finding
+}
+
+type obsThread struct {
+	id       trace.GoID
+	c        VC
+	depth    int
+	begin    uint32 // own component at the current transaction's beginning
+	since    uint64 // Observed.now at that beginning
+	beginSeq uint64
+	active   bool
+}
+
+// pubClock is a clock published by one goroutine, with the event that
+// published it.
+type pubClock struct {
+	vc  VC
+	seq uint64
+	set bool
+}
+
+// obsObj is the state of one object. Which fields are used depends on its
+// kind: w, wThr and r for a variable; pub (and rpub for a RWMutex's read
+// releases) for a lock, WaitGroup, Cond, Once or atomic; ch for a channel.
+type obsObj struct {
+	id   trace.ObjID
+	w    pubClock
+	wThr int
+	r    []pubClock // per goroutine: its last read
+	pub  []pubClock // per goroutine: its last release (Unlock, Done, Signal, Store...)
+	rpub []pubClock // per goroutine: its last RUnlock
+	ch   *obsChan
+
+	updated    uint64
+	prev, next *obsObj
+	listed     bool
+}
+
+type obsChan struct {
+	capKnown bool
+	cap      uint64
+	sends    map[uint64]obsMsg
+	recvs    map[uint64]obsMsg
+	waiting  map[uint64]int // receive k -> goroutine whose send k+cap came first
+	closed   pubClock
+	closer   int
+}
+
+// obsMsg is a clock in flight on a channel and the goroutine that sent it.
+type obsMsg struct {
+	pubClock
+	g int
+}
+
+// NewObserved returns an Observed ready for the trace's first event.
+func NewObserved(opts ObservedOptions) *Observed {
+	return &Observed{
+		opts:  opts,
+		gIdx:  make(map[trace.GoID]int),
+		objs:  make(map[trace.ObjID]*obsObj),
+		lastI: -1,
+	}
+}
+
+// CheckObserved runs observed mode over a whole stream. It returns the
+// first cycle found as a finding, or nil if the run is serializable.
+func CheckObserved(r trace.Reader) (*Finding, error) {
+	o := NewObserved(ObservedOptions{Object: r.Object})
+	for {
+		e, err := r.Next()
+		if err == io.EOF {
+			return o.Finish(), nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		o.Step(&e)
+	}
+}
+
+// CheckObservedTrace runs observed mode over a trace in memory.
+func CheckObservedTrace(t *trace.Trace) *Finding {
+	o := NewObserved(ObservedOptions{Object: t.Object})
+	for i := range t.Events {
+		o.Step(&t.Events[i])
+	}
+	return o.Finish()
+}
+
+func (o *Observed) thread(g trace.GoID) int {
+	if o.lastI >= 0 && g == o.lastG {
+		return o.lastI
+	}
+	i, ok := o.gIdx[g]
+	if !ok {
+		i = len(o.th)
+		o.gIdx[g] = i
+		var c VC
+		c.grow(i + 1)
+		o.th = append(o.th, obsThread{id: g, c: c})
+	}
+	o.lastG, o.lastI = g, i
+	return i
+}
+
+func (o *Observed) obj(id trace.ObjID) *obsObj {
+	if o.lastO != nil && o.lastObj == id {
+		return o.lastO
+	}
+	x := o.objs[id]
+	if x == nil {
+		x = &obsObj{id: id, wThr: -1}
+		o.objs[id] = x
+	}
+	o.lastObj, o.lastO = id, x
+	return x
+}
+
+// touch moves x to the tail of the update list: it now holds a clock that
+// an ending transaction may have to extend.
+func (o *Observed) touch(x *obsObj) {
+	x.updated = o.now
+	if o.tail == x {
+		return
+	}
+	if x.listed {
+		if x.prev != nil {
+			x.prev.next = x.next
+		} else {
+			o.head = x.next
+		}
+		x.next.prev = x.prev // x is not the tail, so next exists
+	}
+	x.prev, x.next, x.listed = o.tail, nil, true
+	if o.tail != nil {
+		o.tail.next = x
+	} else {
+		o.head = x
+	}
+	o.tail = x
+}
+
+// Found reports whether a cycle has been found.
+func (o *Observed) Found() bool { return o.found }
+
+// Finish ends the transactions still open (a run that stops inside a
+// region) and returns the first cycle found, or nil.
+func (o *Observed) Finish() *Finding {
+	for t := range o.th {
+		if o.th[t].active {
+			o.th[t].depth = 0
+			o.end(t, o.th[t].beginSeq)
+		}
+	}
+	if !o.found {
+		return nil
+	}
+	f := o.finding
+	return &f
+}
+
+// Step applies one event.
+func (o *Observed) Step(e *trace.Event) {
+	o.now++
+	t := o.thread(e.G)
+	th := &o.th[t]
+	switch e.Kind {
+	case trace.KindRegionBegin:
+		th.depth++
+		if th.depth == 1 {
+			th.c[t]++
+			th.begin, th.since, th.beginSeq, th.active = th.c[t], o.now, e.Seq, true
+		}
+		return
+	case trace.KindRegionEnd:
+		if th.depth == 0 {
+			return
+		}
+		th.depth--
+		if th.depth == 0 {
+			o.end(t, e.Seq)
+		}
+		return
+	}
+	if !th.active {
+		th.c[t]++ // a one-event transaction
+	}
+	switch e.Kind {
+	case trace.KindRead:
+		x := o.obj(e.Obj)
+		if x.wThr != t && x.w.set {
+			o.acquire(t, &x.w, e)
+		}
+		o.publish(t, x, &x.r, e.Seq)
+	case trace.KindWrite:
+		x := o.obj(e.Obj)
+		if x.wThr != t && x.w.set {
+			o.acquire(t, &x.w, e)
+		}
+		o.acquireAll(t, x.r, e)
+		x.w.vc = append(x.w.vc[:0], o.th[t].c...)
+		x.w.seq, x.w.set, x.wThr = e.Seq, true, t
+		o.touch(x)
+	case trace.KindAcquire:
+		x := o.obj(e.Obj)
+		o.acquireAll(t, x.pub, e)
+		o.acquireAll(t, x.rpub, e)
+	case trace.KindRAcquire:
+		o.acquireAll(t, o.obj(e.Obj).pub, e)
+	case trace.KindRelease, trace.KindCondSignal, trace.KindCondBroadcast, trace.KindWGDone, trace.KindAtomicStore:
+		x := o.obj(e.Obj)
+		o.publish(t, x, &x.pub, e.Seq)
+	case trace.KindRRelease:
+		x := o.obj(e.Obj)
+		o.publish(t, x, &x.rpub, e.Seq)
+	case trace.KindWGAdd:
+		if int64(e.Arg) < 0 {
+			x := o.obj(e.Obj)
+			o.publish(t, x, &x.pub, e.Seq)
+		}
+	case trace.KindWGWait, trace.KindCondWait, trace.KindAtomicLoad:
+		o.acquireAll(t, o.obj(e.Obj).pub, e)
+	case trace.KindAtomicRMW:
+		x := o.obj(e.Obj)
+		o.acquireAll(t, x.pub, e)
+		o.publish(t, x, &x.pub, e.Seq)
+	case trace.KindOnceDo:
+		x := o.obj(e.Obj)
+		if e.Arg == 1 {
+			o.publish(t, x, &x.pub, e.Seq)
+		} else {
+			o.acquireAll(t, x.pub, e)
+		}
+	case trace.KindFork:
+		c := o.thread(trace.GoID(e.Arg))
+		o.lastG, o.lastI = e.G, t
+		o.th[c].c.join(o.th[t].c)
+	case trace.KindSend:
+		o.send(t, e)
+	case trace.KindRecv:
+		o.recv(t, e)
+	case trace.KindClose:
+		x := o.obj(e.Obj)
+		ch := o.chanOf(x)
+		ch.closed.vc = append(ch.closed.vc[:0], o.th[t].c...)
+		ch.closed.seq, ch.closed.set, ch.closer = e.Seq, true, t
+		o.touch(x)
+	}
+}
+
+// acquire makes goroutine t learn clock k (published by event k.seq of
+// another goroutine) at event e, first checking whether k already depends
+// on t's current transaction.
+func (o *Observed) acquire(t int, k *pubClock, e *trace.Event) {
+	th := &o.th[t]
+	if th.active && !o.found && k.vc.Get(t) >= th.begin {
+		o.report(t, e.Seq, e.Kind, e.Obj, k.seq)
+	}
+	th.c.join(k.vc)
+}
+
+// acquireAll acquires every other goroutine's publication in ps.
+func (o *Observed) acquireAll(t int, ps []pubClock, e *trace.Event) {
+	for u := range ps {
+		if u != t && ps[u].set {
+			o.acquire(t, &ps[u], e)
+		}
+	}
+}
+
+// publish records goroutine t's clock as its publication in *ps.
+func (o *Observed) publish(t int, x *obsObj, ps *[]pubClock, seq uint64) {
+	for len(*ps) <= t {
+		*ps = append(*ps, pubClock{})
+	}
+	p := &(*ps)[t]
+	p.vc = append(p.vc[:0], o.th[t].c...)
+	p.seq, p.set = seq, true
+	o.touch(x)
+}
+
+func (o *Observed) chanOf(x *obsObj) *obsChan {
+	if x.ch == nil {
+		ch := &obsChan{
+			sends:   make(map[uint64]obsMsg),
+			recvs:   make(map[uint64]obsMsg),
+			waiting: make(map[uint64]int),
+			closer:  -1,
+		}
+		if o.opts.Object != nil {
+			if ob := o.opts.Object(x.id); ob.Kind == trace.ObjChan && ob.Cap >= 0 {
+				ch.capKnown, ch.cap = true, uint64(ob.Cap)
+			}
+		}
+		x.ch = ch
+	}
+	return x.ch
+}
+
+// send and recv mirror HB.send and HB.recv, with checks.
+func (o *Observed) send(t int, e *trace.Event) {
+	x := o.obj(e.Obj)
+	ch := o.chanOf(x)
+	k := e.Arg
+	if ch.capKnown && k > ch.cap {
+		r := k - ch.cap
+		if m, ok := ch.recvs[r]; ok {
+			if m.g != t {
+				o.acquire(t, &m.pubClock, e)
+			}
+			delete(ch.recvs, r)
+		} else {
+			ch.waiting[r] = t
+		}
+	}
+	ch.sends[k] = obsMsg{pubClock{vc: o.th[t].c.Clone(), seq: e.Seq, set: true}, t}
+	o.touch(x)
+}
+
+func (o *Observed) recv(t int, e *trace.Event) {
+	x := o.obj(e.Obj)
+	ch := o.chanOf(x)
+	k := e.Arg
+	if k == 0 {
+		if ch.closed.set && ch.closer != t {
+			o.acquire(t, &ch.closed, e)
+		}
+		return
+	}
+	if m, ok := ch.sends[k]; ok {
+		if m.g != t {
+			o.acquire(t, &m.pubClock, e)
+		}
+		delete(ch.sends, k)
+	}
+	if !ch.capKnown {
+		return
+	}
+	if s, ok := ch.waiting[k]; ok {
+		// The send k+cap completes now: its goroutine learns this
+		// receive, inside the transaction it is in.
+		delete(ch.waiting, k)
+		if s != t {
+			pc := pubClock{vc: o.th[t].c, seq: e.Seq, set: true}
+			o.acquire(s, &pc, e)
+		}
+		return
+	}
+	ch.recvs[k] = obsMsg{pubClock{vc: o.th[t].c.Clone(), seq: e.Seq, set: true}, t}
+	o.touch(x)
+}
+
+// end closes goroutine t's transaction: every goroutine and object clock
+// that learned of its beginning learns all of it, and a goroutine that
+// thereby learns of its own current transaction closes a cycle.
+func (o *Observed) end(t int, seq uint64) {
+	th := &o.th[t]
+	th.active = false
+	b, c := th.begin, th.c
+	for u := range o.th {
+		if u == t || o.th[u].c.Get(t) < b {
+			continue
+		}
+		pc := pubClock{vc: c, seq: seq, set: true}
+		uth := &o.th[u]
+		if uth.active && !o.found && c.Get(u) >= uth.begin {
+			o.report(u, seq, trace.KindRegionEnd, 0, seq)
+		}
+		uth.c.join(pc.vc)
+	}
+	// Objects updated since the transaction began, newest first; those
+	// whose clocks learn something are moved to the tail, so stop at the
+	// first object older than the beginning.
+	moved := o.moved[:0]
+	for x := o.tail; x != nil && x.updated >= th.since; x = x.prev {
+		if o.extend(x, t, b, c) {
+			moved = append(moved, x)
+		}
+	}
+	for _, x := range moved {
+		o.touch(x)
+	}
+	clear(moved)
+	o.moved = moved[:0]
+}
+
+// extend joins c into every clock of x that knows of t's transaction begun
+// at b, and reports whether any changed.
+func (o *Observed) extend(x *obsObj, t int, b uint32, c VC) bool {
+	changed := false
+	ext := func(p *pubClock) {
+		if p.set && p.vc.Get(t) >= b && !c.LEQ(p.vc) {
+			p.vc.join(c)
+			changed = true
+		}
+	}
+	ext(&x.w)
+	for i := range x.r {
+		ext(&x.r[i])
+	}
+	for i := range x.pub {
+		ext(&x.pub[i])
+	}
+	for i := range x.rpub {
+		ext(&x.rpub[i])
+	}
+	if ch := x.ch; ch != nil {
+		ext(&ch.closed)
+		for k, m := range ch.sends {
+			ext(&m.pubClock)
+			ch.sends[k] = m
+		}
+		for k, m := range ch.recvs {
+			ext(&m.pubClock)
+			ch.recvs[k] = m
+		}
+	}
+	return changed
+}
+
+func (o *Observed) report(t int, seq uint64, kind trace.Kind, obj trace.ObjID, src uint64) {
+	o.found = true
+	th := &o.th[t]
+	var name string
+	if obj != 0 && o.opts.Object != nil {
+		name = o.opts.Object(obj).Name
+	}
+	o.finding = Finding{
+		Kind:    KindUnserializable,
+		Pattern: "cycle",
+		Level:   LevelPredicted,
+		Var:     name,
+		Accesses: []Access{
+			{Seq: th.beginSeq, G: th.id, Op: trace.KindRegionBegin, Role: "transaction"},
+			{Seq: src, Role: "source"},
+			{Seq: seq, G: th.id, Op: kind, Obj: obj, Role: "closing"},
+		},
+		Count: 1,
+	}
+}
+
+// SerializableByGraph decides observed mode's question by definition: it
+// builds the graph of transactions of t, joined by program order, by the
+// synchronisation edges of hb.go (with lock edges; every earlier release
+// of an object to every later acquire) and by conflicting accesses in trace
+// order, and looks for a cycle after each event (Velodrome's definition).
+// It returns the index of the first event after which the graph of the
+// prefix has a cycle, or -1 if the run is serializable. It takes time and
+// memory quadratic in the trace; it is the reference Observed is tested
+// against, for small traces.
+func SerializableByGraph(t *trace.Trace) int {
+	type gstate struct {
+		depth   int
+		cur     int // open transaction's node, -1 if none
+		last    int // node of the previous event, -1 if none
+		pending []int
+	}
+	type src struct {
+		node int
+		g    trace.GoID
+	}
+	var out [][]int
+	gs := map[trace.GoID]*gstate{}
+	get := func(g trace.GoID) *gstate {
+		s := gs[g]
+		if s == nil {
+			s = &gstate{cur: -1, last: -1}
+			gs[g] = s
+		}
+		return s
+	}
+	reaches := func(from, to int) bool {
+		seen := make([]bool, len(out))
+		stack := []int{from}
+		for len(stack) > 0 {
+			n := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			if n == to {
+				return true
+			}
+			if seen[n] {
+				continue
+			}
+			seen[n] = true
+			stack = append(stack, out[n]...)
+		}
+		return false
+	}
+	cyclic := false
+	edge := func(a, b int) {
+		if a == b || a < 0 {
+			return
+		}
+		for _, x := range out[a] {
+			if x == b {
+				return
+			}
+		}
+		out[a] = append(out[a], b)
+		if reaches(b, a) {
+			cyclic = true
+		}
+	}
+	newNode := func(s *gstate) int {
+		n := len(out)
+		out = append(out, nil)
+		edge(s.last, n)
+		for _, p := range s.pending {
+			edge(p, n)
+		}
+		s.pending = nil
+		return n
+	}
+	writes := map[trace.ObjID][]src{}
+	reads := map[trace.ObjID][]src{}
+	pubs := map[[2]uint64][]int{} // (object, class) -> publishing nodes
+	const (
+		clsRelease = iota
+		clsRRelease
+		clsSignal
+	)
+	sends := map[[2]uint64]int{}        // (chan, k) -> node
+	sendG := map[[2]uint64]trace.GoID{} // (chan, k) -> sender
+	recvs := map[[2]uint64]int{}        // (chan, k) -> node
+	closes := map[trace.ObjID][]int{}
+	caps := func(c trace.ObjID) (uint64, bool) {
+		ob := t.Object(c)
+		return uint64(max(ob.Cap, 0)), ob.Kind == trace.ObjChan && ob.Cap >= 0
+	}
+	for i := range t.Events {
+		e := &t.Events[i]
+		s := get(e.G)
+		var n int
+		switch {
+		case s.depth > 0:
+			n = s.cur
+		default:
+			n = newNode(s)
+			if e.Kind == trace.KindRegionBegin {
+				s.cur = n
+			}
+		}
+		from := func(ns []int) {
+			for _, a := range ns {
+				edge(a, n)
+			}
+		}
+		pubKey := func(cls int) [2]uint64 { return [2]uint64{uint64(e.Obj), uint64(cls)} }
+		switch e.Kind {
+		case trace.KindRegionBegin:
+			s.depth++
+		case trace.KindRegionEnd:
+			if s.depth > 0 {
+				s.depth--
+				if s.depth == 0 {
+					s.cur = -1
+				}
+			}
+		case trace.KindRead, trace.KindWrite:
+			for _, w := range writes[e.Obj] {
+				if w.g != e.G {
+					edge(w.node, n)
+				}
+			}
+			if e.Kind == trace.KindWrite {
+				for _, r := range reads[e.Obj] {
+					if r.g != e.G {
+						edge(r.node, n)
+					}
+				}
+				writes[e.Obj] = append(writes[e.Obj], src{n, e.G})
+			} else {
+				reads[e.Obj] = append(reads[e.Obj], src{n, e.G})
+			}
+		case trace.KindAcquire:
+			from(pubs[pubKey(clsRelease)])
+			from(pubs[pubKey(clsRRelease)])
+		case trace.KindRAcquire:
+			from(pubs[pubKey(clsRelease)])
+		case trace.KindRelease:
+			pubs[pubKey(clsRelease)] = append(pubs[pubKey(clsRelease)], n)
+		case trace.KindRRelease:
+			pubs[pubKey(clsRRelease)] = append(pubs[pubKey(clsRRelease)], n)
+		case trace.KindWGDone, trace.KindCondSignal, trace.KindCondBroadcast, trace.KindAtomicStore:
+			pubs[pubKey(clsSignal)] = append(pubs[pubKey(clsSignal)], n)
+		case trace.KindWGAdd:
+			if int64(e.Arg) < 0 {
+				pubs[pubKey(clsSignal)] = append(pubs[pubKey(clsSignal)], n)
+			}
+		case trace.KindWGWait, trace.KindCondWait, trace.KindAtomicLoad:
+			from(pubs[pubKey(clsSignal)])
+		case trace.KindAtomicRMW:
+			from(pubs[pubKey(clsSignal)])
+			pubs[pubKey(clsSignal)] = append(pubs[pubKey(clsSignal)], n)
+		case trace.KindOnceDo:
+			if e.Arg == 1 {
+				pubs[pubKey(clsSignal)] = append(pubs[pubKey(clsSignal)], n)
+			} else {
+				from(pubs[pubKey(clsSignal)])
+			}
+		case trace.KindFork:
+			c := get(trace.GoID(e.Arg))
+			c.pending = append(c.pending, n)
+		case trace.KindSend:
+			k := [2]uint64{uint64(e.Obj), e.Arg}
+			sends[k], sendG[k] = n, e.G
+			if c, ok := caps(e.Obj); ok && e.Arg > c {
+				if r, ok := recvs[[2]uint64{uint64(e.Obj), e.Arg - c}]; ok {
+					edge(r, n)
+				}
+			}
+		case trace.KindRecv:
+			if e.Arg == 0 {
+				from(closes[e.Obj])
+				break
+			}
+			k := [2]uint64{uint64(e.Obj), e.Arg}
+			if a, ok := sends[k]; ok {
+				edge(a, n)
+			}
+			recvs[k] = n
+			if c, ok := caps(e.Obj); ok {
+				sk := [2]uint64{uint64(e.Obj), e.Arg + c}
+				if _, ok := sends[sk]; ok {
+					// The send was recorded first: its goroutine's next
+					// event, in its open transaction or a later one,
+					// comes after this receive.
+					if sg := get(sendG[sk]); sg.depth > 0 {
+						edge(n, sg.cur)
+					} else {
+						sg.pending = append(sg.pending, n)
+					}
+				}
+			}
+		case trace.KindClose:
+			closes[e.Obj] = append(closes[e.Obj], n)
+		}
+		s.last = n
+		if cyclic {
+			return i
+		}
+	}
+	return -1
+}
