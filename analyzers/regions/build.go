@@ -348,7 +348,7 @@ func (fa *funcAnalysis) collectCallee(call *ssa.Call) {
 		}
 		pos, expr := fa.locate(p, call.Pos())
 		a := &Access{Path: p, Kind: sa.Kind, Atomic: sa.Atomic, Sync: sa.Sync, Pos: pos, Expr: expr,
-			Via: via, Held: hs, Rechecked: sa.Rechecked, Instr: call}
+			Via: via, Held: hs, Rechecked: sa.Rechecked, Refreshed: sa.Refreshed, Instr: call}
 		for _, pi := range sa.Params {
 			if pi < len(c.Args) {
 				a.srcs = append(a.srcs, c.Args[pi])
@@ -386,30 +386,29 @@ func (fa *funcAnalysis) collectCallee(call *ssa.Call) {
 }
 
 // markRechecked marks the writes that a read of the same state in the
-// same critical section decides: the write re-validates what it depends
-// on, as double-checked locking does. A read that only feeds the written
-// value (c.n += d) re-validates nothing a caller checked.
+// same critical section decides (Rechecked: the write re-validates what
+// it depends on, as double-checked locking does) or feeds (Refreshed:
+// c.n += d cannot lose an earlier update).
 func (fa *funcAnalysis) markRechecked() {
 	f := fa.info
 	for _, w := range f.Accesses {
-		if w.Kind != Write || w.Rechecked || len(w.Held) == 0 || w.Via != "" {
+		if w.Kind != Write || len(w.Held) == 0 || w.Via != "" {
 			continue
 		}
 		key := w.Path.Key()
 		for _, r := range f.Accesses {
-			if r.Kind != Read || r.Path.Key() != key || !sameCS(r, w) {
+			if r.Kind != Read || r.Path.Key() != key || !SameCS(r, w) {
 				continue
 			}
-			if _, control := f.Feeds(r, w); control {
-				w.Rechecked = true
-				break
-			}
+			data, control := f.Feeds(r, w)
+			w.Rechecked = w.Rechecked || control
+			w.Refreshed = w.Refreshed || data
 		}
 	}
 }
 
-// sameCS reports whether a and b share a critical section.
-func sameCS(a, b *Access) bool {
+// SameCS reports whether a and b share a critical section.
+func SameCS(a, b *Access) bool {
 	for _, h := range a.Held {
 		if hb, ok := b.HeldLock(h.Lock.Key()); ok && hb.CS == h.CS {
 			return true

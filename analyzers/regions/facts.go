@@ -33,6 +33,7 @@ type SummaryAccess struct {
 	// itself, so each call is its own critical section.
 	Locks     []SummaryLock
 	Rechecked bool
+	Refreshed bool
 	// Params lists, for a write, the parameters whose values flow into
 	// the written value.
 	Params []int

@@ -207,7 +207,7 @@ func (fa *funcAnalysis) transfer(instr ssa.Instruction, st lockState, record boo
 				return out
 			}
 		case opOther:
-			return fa.applyCalleeLocks(instr, st)
+			return fa.applyCalleeLocks(instr, st, record)
 		}
 	case *ssa.Defer:
 		o, _ := classify(instr.Common())
@@ -224,14 +224,19 @@ func (fa *funcAnalysis) transfer(instr ssa.Instruction, st lockState, record boo
 }
 
 // applyCalleeLocks applies the Acquires and Releases of a lock helper.
-func (fa *funcAnalysis) applyCalleeLocks(call *ssa.Call, st lockState) lockState {
+func (fa *funcAnalysis) applyCalleeLocks(call *ssa.Call, st lockState, record bool) lockState {
 	callee, sum := fa.calleeSummary(call.Common())
 	if sum == nil || (len(sum.Acquires) == 0 && len(sum.Releases) == 0) {
 		return st
 	}
 	for _, l := range sum.Releases {
 		if p, ok := fa.mapPath(call.Common(), callee, l); ok {
-			st, _, _ = st.without(p.Key())
+			var h Held
+			var found bool
+			st, h, found = st.without(p.Key())
+			if found && record {
+				fa.releaseAt[h.CS] = append(fa.releaseAt[h.CS], call.Pos())
+			}
 		}
 	}
 	for _, l := range sum.Acquires {

@@ -138,6 +138,10 @@ type Access struct {
 	// read of the same state decides whether it happens: the write
 	// re-validates what it depends on (double-checked locking).
 	Rechecked bool
+	// Refreshed says that, within the write's own critical section, a
+	// read of the same state flows into the written value (c.n += d): the
+	// write cannot lose an update made before its critical section.
+	Refreshed bool
 	// Instr is the SSA instruction of the access or of the call.
 	Instr ssa.Instruction
 	// Params, for a write, lists the parameters of the function whose

@@ -2,6 +2,7 @@ package regions
 
 import (
 	"fmt"
+	"go/types"
 	"slices"
 	"strings"
 
@@ -28,7 +29,7 @@ func (fa *funcAnalysis) summarize() *Summary {
 		default:
 			continue
 		}
-		sa := SummaryAccess{Path: a.Path, Kind: a.Kind, Atomic: a.Atomic, Sync: a.Sync, Rechecked: a.Rechecked}
+		sa := SummaryAccess{Path: a.Path, Kind: a.Kind, Atomic: a.Atomic, Sync: a.Sync, Rechecked: a.Rechecked, Refreshed: a.Refreshed}
 		for _, h := range a.Held {
 			if h.Lock.Root.Kind == RootLocal {
 				continue
@@ -47,8 +48,13 @@ func (fa *funcAnalysis) summarize() *Summary {
 		}
 		var resultsOf []int
 		if a.Kind == Read {
+			results := fa.fn.Signature.Results()
 			for r := range f.flowOf(a).results {
-				resultsOf = append(resultsOf, r)
+				// An error reports how the call went, not the state it
+				// read: "if err != nil { return }" checks no state.
+				if !isError(results.At(r).Type()) {
+					resultsOf = append(resultsOf, r)
+				}
 			}
 			slices.Sort(resultsOf)
 		}
@@ -78,7 +84,7 @@ func (fa *funcAnalysis) summarize() *Summary {
 
 func summaryKey(sa SummaryAccess) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d %s %s %v %v %v", sa.Kind, sa.Path.Key(), sa.Atomic, sa.Sync, sa.Rechecked, sa.Params)
+	fmt.Fprintf(&b, "%d %s %s %v %v %v %v", sa.Kind, sa.Path.Key(), sa.Atomic, sa.Sync, sa.Rechecked, sa.Refreshed, sa.Params)
 	for _, l := range sa.Locks {
 		fmt.Fprintf(&b, " %s/%v", l.Lock.Key(), l.Read)
 	}
@@ -115,4 +121,8 @@ func (fa *funcAnalysis) heldAtExit() []Path {
 		}
 	}
 	return out
+}
+
+func isError(t types.Type) bool {
+	return types.Identical(t, types.Universe.Lookup("error").Type())
 }

@@ -36,41 +36,67 @@ func run(pass *analysis.Pass) (any, error) {
 	return nil, nil
 }
 
+// maxRelated bounds the later writes listed under one finding.
+const maxRelated = 3
+
 func check(pass *analysis.Pass, ann *annotation.Set, f *regions.Func) {
-	reported := map[[2]token.Pos]bool{}
+	reported := map[token.Pos]bool{}
 	for _, r := range f.Accesses {
-		if r.Kind != regions.Read || r.Atomic != "" || r.Sync || len(r.Held) == 0 {
+		if r.Kind != regions.Read || r.Atomic != "" || r.Sync || len(r.Held) == 0 || reported[r.Pos] {
 			continue
 		}
 		key := r.Path.Key()
+		if updatedWith(f, r) {
+			continue
+		}
+		var related []diag.Related
+		var lock string
+		anyData := false
 		for _, w := range f.Accesses {
 			if w.Kind != regions.Write || w.Atomic != "" || w.Rechecked || w.Path.Key() != key || w.Instr == r.Instr {
 				continue
 			}
-			lock, ok := splitBy(r, w)
+			l, ok := splitBy(r, w)
 			if !ok {
 				continue
 			}
 			data, control := f.Feeds(r, w)
+			data = data && !w.Refreshed
 			if !data && !control {
 				continue
 			}
-			pair := [2]token.Pos{r.Pos, w.Pos}
-			if reported[pair] {
-				continue
+			if lock == "" {
+				lock = l
 			}
-			reported[pair] = true
-			state := r.Path.String()
-			related := []diag.Related{{Pos: w.Pos, Message: fmt.Sprintf("%s written%s in a later critical section of %s", state, via(w), lock)}}
-			if data {
-				diag.Report(pass, ann, Category, r.Pos, related,
-					"%s is read%s and written in two critical sections of %s; the update can be lost", state, via(r), lock)
-			} else {
-				diag.Report(pass, ann, Category, r.Pos, related,
-					"%s is checked%s in one critical section of %s and written in another; the check can be stale by the time of the write", state, via(r), lock)
+			anyData = anyData || data
+			if len(related) < maxRelated && (len(related) == 0 || related[len(related)-1].Pos != w.Pos) {
+				related = append(related, diag.Related{Pos: w.Pos, Message: fmt.Sprintf("%s written%s in a later critical section of %s", r.Path, via(w), l)})
 			}
 		}
+		if lock == "" {
+			continue
+		}
+		reported[r.Pos] = true
+		if anyData {
+			diag.Report(pass, ann, Category, r.Pos, related,
+				"%s is read%s and written in two critical sections of %s; the update can be lost", r.Path, via(r), lock)
+		} else {
+			diag.Report(pass, ann, Category, r.Pos, related,
+				"%s is checked%s in one critical section of %s and written in another; the check can be stale by the time of the write", r.Path, via(r), lock)
+		}
 	}
+}
+
+// updatedWith reports whether r's own critical section also writes the
+// state r reads: the check and its act were atomic, and a write in a
+// later critical section follows that update, not the check.
+func updatedWith(f *regions.Func, r *regions.Access) bool {
+	for _, w := range f.Accesses {
+		if w.Kind == regions.Write && w.Path.Key() == r.Path.Key() && w.Pos > r.Pos && regions.SameCS(r, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // splitBy returns the lock that r and w both hold, in two different

@@ -4,13 +4,20 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/avcheck/avcheck/analyzers/annotation"
+	"github.com/avcheck/avcheck/analyzers/regions"
+	"github.com/avcheck/avcheck/analyzers/splitlock"
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/analysis/multichecker"
 )
 
 // analyzers is the static suite, in the order help lists them.
 func analyzers() []*analysis.Analyzer {
-	return []*analysis.Analyzer{}
+	return []*analysis.Analyzer{
+		annotation.Analyzer,
+		regions.Analyzer,
+		splitlock.Analyzer,
+	}
 }
 
 // runSuite runs the static suite: standalone on package patterns, or as
