@@ -104,12 +104,24 @@ type window struct {
 	op    trace.Kind
 	start int // interval of e1
 	seq   uint64
+	sums  []windowSum
 }
 
-// pendingF records that an f matched some witness e of interval j or
-// earlier of a transaction: a violation waiting for its e2.
+// windowSum remembers which summary a window feeds for one e2 site and
+// kind, and how many of its intervals (all closed) are already in it, so
+// that each interval is summarised once per e2 site.
+type windowSum struct {
+	site trace.SiteID
+	op   trace.Kind
+	sum  int32
+	done int
+}
+
+// pendingF records that an access f of group grp matched some witness e
+// of interval j or earlier of a transaction: a violation waiting for its
+// e2.
 type pendingF struct {
-	fc  int32
+	grp int32
 	j   int32
 	seq uint64
 }
@@ -120,15 +132,23 @@ type txVar struct {
 	g       int
 	windows []window
 	pending []pendingF
+	pos     []int32 // per group of v: 1 + its index in pending, 0 if none
 	openIdx int // position in v.open
 }
 
-// fclass summarises the accesses f of one goroutine to one variable with
-// one site, kind and lock state: only the latest matters (largest epoch).
-type fclass struct {
-	g     int
-	site  trace.SiteID
-	op    trace.Kind
+// fgroup summarises the accesses f of one goroutine to one variable at one
+// site with one kind: a findings' interleaved access. Its lock states are
+// kept apart, each with its latest access (the largest epoch, the best
+// candidate against happens-before).
+type fgroup struct {
+	g      int
+	site   trace.SiteID
+	op     trace.Kind
+	latest uint32 // epoch of the group's latest access
+	states []fstate
+}
+
+type fstate struct {
 	state HistoryID
 	epoch uint32
 	seq   uint64
@@ -141,6 +161,9 @@ type fkey struct {
 	state HistoryID
 }
 
+// fref locates one lock state of one group.
+type fref struct{ grp, st int32 }
+
 // summary is the Phase I record of closed windows: for one goroutine, one
 // e1 site and one e2 site, the lock states of the witnesses between them,
 // each with the largest epoch of a witness's successor.
@@ -150,6 +173,9 @@ type summary struct {
 	op1, op2   trace.Kind
 	seq1, seq2 uint64
 	states     []stateSucc
+	idx        map[HistoryID]int32 // index into states, once they are many
+	maxSucc    uint32              // the largest succ of states
+	done       []int32             // f groups whose triple with this summary is reported
 }
 
 type stateSucc struct {
@@ -165,8 +191,9 @@ type sumKey struct {
 
 type metaVar struct {
 	obj      trace.ObjID
-	fclasses []fclass
-	fidx     map[fkey]int32
+	groups   []fgroup
+	gidx     map[fkey]int32 // with state 0
+	fidx     map[fkey]fref
 	sums     []summary
 	sumIdx   map[sumKey]int32
 	open     []*txVar // windows of open transactions on this variable
@@ -219,7 +246,7 @@ func (m *Meta) variable(x trace.ObjID) *metaVar {
 	}
 	v := m.vars[x]
 	if v == nil {
-		v = &metaVar{obj: x, fidx: make(map[fkey]int32), sumIdx: make(map[sumKey]int32)}
+		v = &metaVar{obj: x, fidx: make(map[fkey]fref), gidx: make(map[fkey]int32), sumIdx: make(map[sumKey]int32)}
 		m.vars[x] = v
 	}
 	m.lastObj, m.lastVar = x, v
@@ -316,17 +343,25 @@ func (m *Meta) access(e *trace.Event, gi int, vc VC, ep Epoch) {
 	// Role f: update its class and check it against the witnesses that
 	// precede it in the trace.
 	key := fkey{gi, e.Site, e.Kind, state}
-	fi, ok := v.fidx[key]
+	ref, ok := v.fidx[key]
 	if !ok {
-		fi = int32(len(v.fclasses))
-		v.fidx[key] = fi
-		v.fclasses = append(v.fclasses, fclass{g: gi, site: e.Site, op: e.Kind, state: state})
+		gk := fkey{gi, e.Site, e.Kind, 0}
+		grp, ok := v.gidx[gk]
+		if !ok {
+			grp = int32(len(v.groups))
+			v.gidx[gk] = grp
+			v.groups = append(v.groups, fgroup{g: gi, site: e.Site, op: e.Kind})
+		}
+		ref = fref{grp, int32(len(v.groups[grp].states))}
+		v.groups[grp].states = append(v.groups[grp].states, fstate{state: state})
+		v.fidx[key] = ref
 	}
-	fc := &v.fclasses[fi]
-	fc.epoch, fc.seq = ep.C, e.Seq
+	fs := &v.groups[ref.grp].states[ref.st]
+	fs.epoch, fs.seq = ep.C, e.Seq
+	v.groups[ref.grp].latest = ep.C
 	for _, tv := range v.open {
 		if tv.g != gi {
-			m.caseA(tv, fi, vc)
+			m.caseA(tv, ref.grp, state, e.Seq, vc)
 		}
 	}
 	for si := range v.sums {
@@ -334,13 +369,19 @@ func (m *Meta) access(e *trace.Event, gi int, vc VC, ep Epoch) {
 		if s.g == gi || !dependent(s.op1, e.Kind) || !dependent(e.Kind, s.op2) {
 			continue
 		}
+		seen := vc.Get(s.g)
+		if s.maxSucc <= seen || slices.Contains(s.done, ref.grp) {
+			continue
+		}
 		k := tripleKey{s.s1, e.Site, s.s2, s.op1, e.Kind, s.op2}
 		if _, ok := m.reported[k]; ok {
+			s.done = append(s.done, ref.grp)
 			continue
 		}
 		for _, st := range s.states {
-			if st.succ > vc.Get(s.g) && m.locks.Compatible(st.state, state) {
+			if st.succ > seen && m.locks.Compatible(st.state, state) {
 				m.report(k, v, s.g, s.seq1, gi, e.Seq, s.seq2)
+				s.done = append(s.done, ref.grp)
 				break
 			}
 		}
@@ -357,11 +398,13 @@ func (m *Meta) access(e *trace.Event, gi int, vc VC, ep Epoch) {
 	cur := len(g.intervals) - 1
 	for wi := range tv.windows {
 		w := &tv.windows[wi]
+		ws := m.windowSum(v, gi, w, e)
+		s := &v.sums[ws.sum]
 		for _, p := range tv.pending {
-			if int(p.j) < w.start {
+			if int(p.j) < w.start || slices.Contains(s.done, p.grp) {
 				continue
 			}
-			f := &v.fclasses[p.fc]
+			f := &v.groups[p.grp]
 			if !dependent(w.op, f.op) || !dependent(f.op, e.Kind) {
 				continue
 			}
@@ -369,8 +412,9 @@ func (m *Meta) access(e *trace.Event, gi int, vc VC, ep Epoch) {
 			if _, ok := m.reported[k]; !ok {
 				m.report(k, v, gi, w.seq, f.g, p.seq, e.Seq)
 			}
+			s.done = append(s.done, p.grp)
 		}
-		m.summarise(v, gi, w, e, g.intervals[w.start:], ep.C, cur-w.start)
+		m.summarise(v, ws, w, e, g.intervals, ep.C)
 	}
 
 	// Role e1: open a window for a new site, and check it against the f
@@ -406,6 +450,9 @@ func (m *Meta) txVarOf(g *metaG, gi int, v *metaVar) *txVar {
 	if n := len(m.free); n > 0 {
 		tv = m.free[n-1]
 		m.free = m.free[:n-1]
+		for _, p := range tv.pending {
+			tv.pos[p.grp] = 0
+		}
 		tv.windows, tv.pending = tv.windows[:0], tv.pending[:0]
 	} else {
 		tv = &txVar{}
@@ -432,19 +479,23 @@ func (m *Meta) closeTx(g *metaG) {
 	g.intervals = g.intervals[:0]
 }
 
-// caseA checks the access f (class fi, clock vc) against the witnesses of
+// caseA checks the access f (group grp, lock state, clock vc) against the witnesses of
 // tv's open transaction, all of which precede f in the trace, so f cannot
 // happen before them. A witness of interval j qualifies if its lock state
 // is compatible with f's and the event after it does not happen before f;
 // the latest qualifying interval serves every window that starts no later.
-func (m *Meta) caseA(tv *txVar, fi int32, vc VC) {
+func (m *Meta) caseA(tv *txVar, grp int32, state HistoryID, seq uint64, vc VC) {
 	if len(tv.windows) == 0 {
 		return
 	}
 	g := &m.gs[tv.g]
-	f := &tv.v.fclasses[fi]
 	seen := vc.Get(tv.g)
-	first := tv.windows[0].start
+	// Only a match after the group's pending interval serves a window
+	// that does not have it yet.
+	first := max(tv.windows[0].start, int(tv.pendingAt(grp))+1)
+	if first > tv.windows[len(tv.windows)-1].start {
+		return
+	}
 	for j := len(g.intervals) - 1; j >= first; j-- {
 		in := &g.intervals[j]
 		if in.succ != 0 && in.succ <= seen {
@@ -452,8 +503,8 @@ func (m *Meta) caseA(tv *txVar, fi int32, vc VC) {
 			// successors of all earlier intervals.
 			return
 		}
-		if m.locks.Compatible(in.state, f.state) {
-			m.addPending(tv, fi, j, f.seq)
+		if m.locks.Compatible(in.state, state) {
+			m.addPending(tv, grp, j, seq)
 			return
 		}
 	}
@@ -465,35 +516,88 @@ func (m *Meta) caseA(tv *txVar, fi int32, vc VC) {
 // latest f of a class is the best candidate) and their lock states are
 // compatible.
 func (m *Meta) caseB(tv *txVar, j int) {
+	if len(tv.windows) == 0 {
+		return
+	}
 	in := &m.gs[tv.g].intervals[j]
-	for fi := range tv.v.fclasses {
-		f := &tv.v.fclasses[fi]
-		if f.g == tv.g || f.epoch <= in.vc.Get(f.g) {
+	// A match at j only serves windows starting after the group's
+	// current pending interval; windows start in increasing order.
+	last := int32(min(tv.windows[len(tv.windows)-1].start, j))
+	for gi := range tv.v.groups {
+		f := &tv.v.groups[gi]
+		if f.g == tv.g || tv.pendingAt(int32(gi)) >= last {
 			continue
 		}
-		if m.locks.Compatible(in.state, f.state) {
-			m.addPending(tv, int32(fi), j, f.seq)
+		seen := in.vc.Get(f.g)
+		if f.latest <= seen {
+			continue // every access of the group happens before the witness
+		}
+		// Newest states first: they are the likeliest to be in use.
+		for k := len(f.states) - 1; k >= 0; k-- {
+			st := &f.states[k]
+			if st.epoch > seen && m.locks.Compatible(in.state, st.state) {
+				m.addPending(tv, int32(gi), j, st.seq)
+				break
+			}
 		}
 	}
 }
 
-func (m *Meta) addPending(tv *txVar, fi int32, j int, seq uint64) {
-	for k := range tv.pending {
-		if p := &tv.pending[k]; p.fc == fi {
-			if int32(j) > p.j {
+// pendingAt returns the interval at which group grp is pending in tv, or
+// -1.
+func (tv *txVar) pendingAt(grp int32) int32 {
+	if int(grp) < len(tv.pos) {
+		if k := tv.pos[grp]; k > 0 {
+			return tv.pending[k-1].j
+		}
+	}
+	return -1
+}
+
+func (m *Meta) addPending(tv *txVar, grp int32, j int, seq uint64) {
+	if int(grp) < len(tv.pos) {
+		if k := tv.pos[grp]; k > 0 {
+			if p := &tv.pending[k-1]; int32(j) > p.j {
 				p.j, p.seq = int32(j), seq
 			}
 			return
 		}
 	}
-	tv.pending = append(tv.pending, pendingF{fc: fi, j: int32(j), seq: seq})
+	for len(tv.pos) <= int(grp) {
+		tv.pos = append(tv.pos, 0)
+	}
+	tv.pending = append(tv.pending, pendingF{grp: grp, j: int32(j), seq: seq})
+	tv.pos[grp] = int32(len(tv.pending))
 }
 
 // summarise records, for the closed window (w, e2), the lock states of its
 // witnesses with the epoch of each one's successor: Phase I's WW and AA
-// sets (seed 004, section 4) with happens-before information. ins are the
-// window's intervals; the last, ins[cur], is followed by e2 itself.
-func (m *Meta) summarise(v *metaVar, gi int, w *window, e2 *trace.Event, ins []interval, e2Epoch uint32, cur int) {
+// sets (seed 004, section 4) with happens-before information. The last of
+// the transaction's intervals ins is followed by e2 itself; the earlier
+// ones are closed and were summarised by an earlier e2 with the same site
+// if there was one.
+func (m *Meta) summarise(v *metaVar, ws *windowSum, w *window, e2 *trace.Event, ins []interval, e2Epoch uint32) {
+	s := &v.sums[ws.sum]
+	s.seq1, s.seq2 = w.seq, e2.Seq
+	cur := len(ins) - 1
+	for j := ws.done; j <= cur; j++ {
+		succ := ins[j].succ
+		if j == cur {
+			succ = e2Epoch
+		}
+		s.add(ins[j].state, succ)
+	}
+	ws.done = cur
+}
+
+// windowSum returns the record of window w for the e2 site of e2, creating
+// it and its summary on first use.
+func (m *Meta) windowSum(v *metaVar, gi int, w *window, e2 *trace.Event) *windowSum {
+	for k := range w.sums {
+		if w.sums[k].site == e2.Site && w.sums[k].op == e2.Kind {
+			return &w.sums[k]
+		}
+	}
 	key := sumKey{gi, w.site, e2.Site, w.op, e2.Kind}
 	si, ok := v.sumIdx[key]
 	if !ok {
@@ -501,23 +605,34 @@ func (m *Meta) summarise(v *metaVar, gi int, w *window, e2 *trace.Event, ins []i
 		v.sumIdx[key] = si
 		v.sums = append(v.sums, summary{g: gi, s1: w.site, s2: e2.Site, op1: w.op, op2: e2.Kind})
 	}
-	s := &v.sums[si]
-	s.seq1, s.seq2 = w.seq, e2.Seq
-	for j := range ins {
-		succ := ins[j].succ
-		if j == cur {
-			succ = e2Epoch
+	w.sums = append(w.sums, windowSum{site: e2.Site, op: e2.Kind, sum: si, done: w.start})
+	return &w.sums[len(w.sums)-1]
+}
+
+// add merges a witness lock state with the epoch of its successor.
+func (s *summary) add(state HistoryID, succ uint32) {
+	s.maxSucc = max(s.maxSucc, succ)
+	if s.idx != nil {
+		if k, ok := s.idx[state]; ok {
+			st := &s.states[k]
+			st.succ = max(st.succ, succ)
+			return
 		}
-		found := false
-		for k := range s.states {
-			if st := &s.states[k]; st.state == ins[j].state {
-				st.succ = max(st.succ, succ)
-				found = true
-				break
-			}
+		s.idx[state] = int32(len(s.states))
+		s.states = append(s.states, stateSucc{state, succ})
+		return
+	}
+	for k := range s.states {
+		if st := &s.states[k]; st.state == state {
+			st.succ = max(st.succ, succ)
+			return
 		}
-		if !found {
-			s.states = append(s.states, stateSucc{ins[j].state, succ})
+	}
+	s.states = append(s.states, stateSucc{state, succ})
+	if len(s.states) > 16 {
+		s.idx = make(map[HistoryID]int32, 2*len(s.states))
+		for k, st := range s.states {
+			s.idx[st.state] = int32(k)
 		}
 	}
 }
@@ -572,7 +687,9 @@ func (m *Meta) Findings() []Finding {
 // debugging: lock states, f classes and closed-window summaries.
 func (m *Meta) Stats() (lockStates, fClasses, summaries int) {
 	for _, v := range m.vars {
-		fClasses += len(v.fclasses)
+		for _, g := range v.groups {
+			fClasses += len(g.states)
+		}
 		summaries += len(v.sums)
 	}
 	return m.locks.States(), fClasses, summaries
