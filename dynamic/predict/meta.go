@@ -133,7 +133,7 @@ type txVar struct {
 	windows []window
 	pending []pendingF
 	pos     []int32 // per group of v: 1 + its index in pending, 0 if none
-	openIdx int // position in v.open
+	openIdx int     // position in v.open
 }
 
 // fgroup summarises the accesses f of one goroutine to one variable at one
@@ -190,13 +190,13 @@ type sumKey struct {
 }
 
 type metaVar struct {
-	obj      trace.ObjID
-	groups   []fgroup
-	gidx     map[fkey]int32 // with state 0
-	fidx     map[fkey]fref
-	sums     []summary
-	sumIdx   map[sumKey]int32
-	open     []*txVar // windows of open transactions on this variable
+	obj    trace.ObjID
+	groups []fgroup
+	gidx   map[fkey]int32 // with state 0
+	fidx   map[fkey]fref
+	sums   []summary
+	sumIdx map[sumKey]int32
+	open   []*txVar // windows of open transactions on this variable
 }
 
 type tripleKey struct {
