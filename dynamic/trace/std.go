@@ -175,34 +175,47 @@ func (r *STDReader) Next() (Event, error) {
 }
 
 func (r *STDReader) parse(line []byte) (Event, error) {
-	bar1 := bytes.IndexByte(line, '|')
-	if bar1 < 0 {
+	// One pass over the line finds both bars and the parenthesis: lines
+	// are short, and this is faster than three IndexByte calls.
+	bar1 := 0
+	for bar1 < len(line) && line[bar1] != '|' {
+		bar1++
+	}
+	if bar1 == len(line) {
 		return Event{}, r.errorf("want THREAD|OP(OPERAND)|LOCATION, found %q", line)
 	}
-	rest := line[bar1+1:]
-	bar2 := bytes.IndexByte(rest, '|')
-	if bar2 < 0 {
+	paren, nparens := -1, 0
+	bar2 := bar1 + 1
+	for ; bar2 < len(line) && line[bar2] != '|'; bar2++ {
+		if c := line[bar2]; c == '(' || c == ')' {
+			nparens++
+			if c == '(' && paren < 0 {
+				paren = bar2
+			}
+		}
+	}
+	if bar2 == len(line) {
 		return Event{}, r.errorf("want three fields separated by |, found %q", line)
 	}
-	thread, op, loc := line[:bar1], rest[:bar2], rest[bar2+1:]
-	if bytes.IndexByte(loc, '|') >= 0 {
-		return Event{}, r.errorf("want exactly three fields separated by |, found %q", line)
-	}
+	thread, op, loc := line[:bar1], line[bar1+1:bar2], line[bar2+1:]
 	var e Event
-	var ok bool
-	if e.G, ok = r.goroutine(thread); !ok {
-		return Event{}, r.errorf("bad thread %q", thread)
-	}
 	n, ok := parseUint(loc)
 	if !ok || n > 1<<32-1 {
+		if bytes.IndexByte(loc, '|') >= 0 {
+			return Event{}, r.errorf("want exactly three fields separated by |, found %q", line)
+		}
 		return Event{}, r.errorf("location must be a non-negative integer, found %q", loc)
 	}
 	e.Site = SiteID(n)
+	if e.G, ok = r.goroutine(thread); !ok {
+		return Event{}, r.errorf("bad thread %q", thread)
+	}
 	name, operand := op, []byte(nil)
-	if p := bytes.IndexByte(op, '('); p >= 0 {
+	if paren >= 0 {
 		if op[len(op)-1] != ')' {
 			return Event{}, r.errorf("missing ) in %q", op)
 		}
+		p := paren - (bar1 + 1)
 		name, operand = op[:p], op[p+1:len(op)-1]
 	}
 	switch string(name) {
@@ -233,7 +246,8 @@ func (r *STDReader) parse(line []byte) (Event, error) {
 		if len(operand) == 0 {
 			return Event{}, r.errorf("%s needs an operand in parentheses", name)
 		}
-		if bytes.IndexByte(operand, '(') >= 0 || bytes.IndexByte(operand, ')') >= 0 {
+		if nparens != 2 { // the operand's own, so none inside it
+
 			return Event{}, r.errorf("bad operand %q", operand)
 		}
 	}
