@@ -1,8 +1,10 @@
 // Package tracegen generates synthetic, valid avcheck traces: goroutines
-// that lock (nested), read and write shared and unshared variables, pass
-// messages on channels, join through a WaitGroup, use a Once and atomics,
-// and enter atomic regions. The same Config and seed always give the same
-// trace.
+// that lock (nested, and read-lock), read and write shared and unshared
+// variables (with values and branch counts), pass messages on channels
+// that main closes at the end, signal and wait on a Cond, use a Once and
+// atomics, enter atomic regions, and are joined through a WaitGroup. The
+// same Config and seed always give the same trace; every trace passes
+// trace.Validate.
 //
 // It serves two purposes: benchmarks, which need millions of events
 // without holding them (a Generator is a trace.Reader), and differential
@@ -29,7 +31,7 @@ type Config struct {
 	Chans      int     // channels, capacity 0 to 2 (default 1)
 	Regions    int     // static atomic regions (default 4)
 	MaxNesting int     // deepest lock nesting (default 2)
-	SyncProb   float64 // probability of a channel, atomic or Once operation per step (default 0.05)
+	SyncProb   float64 // probability of a channel, atomic, Cond or Once operation per step (default 0.05)
 	LockProb   float64 // probability of trying to acquire a lock per step (default 0.15)
 	RegionProb float64 // probability of entering a region per step (default 0.05)
 	Switch     float64 // probability of switching goroutine per step (default 0.3)
@@ -70,6 +72,7 @@ const (
 	wgID       = 0x4000
 	onceID     = 0x5000
 	atomicID   = 0x6000
+	condID     = 0x7000
 	localBase  = 0x100000
 	localSpace = 0x100
 )
@@ -88,6 +91,8 @@ const (
 	siteOnce
 	siteAtomic
 	siteRegion
+	siteCond
+	siteClose
 	numSites
 )
 
@@ -107,6 +112,8 @@ func sites() []trace.Site {
 		siteOnce:   {File: "gen.go", Line: 100, Col: 2, Func: "gen.init"},
 		siteAtomic: {File: "gen.go", Line: 110, Col: 2, Func: "gen.count"},
 		siteRegion: {File: "gen.go", Line: 120, Col: 2, Func: "gen.atomic"},
+		siteCond:   {File: "gen.go", Line: 130, Col: 2, Func: "gen.wake"},
+		siteClose:  {File: "gen.go", Line: 140, Col: 2, Func: "gen.main"},
 	}
 }
 
@@ -157,6 +164,8 @@ type Generator struct {
 	atomic  uint64
 	inst    uint64
 	onceRan bool
+	signals int // Cond signals not yet matched by a Wait
+	closed  int // channels closed while winding down
 	phase   int // 0 start, 1 run, 2 wind down, 3 finished
 	objs    map[trace.ObjID]trace.Object
 }
@@ -201,6 +210,7 @@ func (g *Generator) declare() {
 	g.objs[wgID] = trace.Object{Kind: trace.ObjWaitGroup, Name: "wg"}
 	g.objs[onceID] = trace.Object{Kind: trace.ObjOnce, Name: "once"}
 	g.objs[atomicID] = trace.Object{Kind: trace.ObjVar, Name: "hits"}
+	g.objs[condID] = trace.Object{Kind: trace.ObjCond, Name: "cond"}
 	for gi := 0; gi < g.cfg.Goroutines; gi++ {
 		for i := 0; i < g.cfg.LocalVars; i++ {
 			g.objs[g.localID(gi, i)] = trace.Object{Kind: trace.ObjVar, Name: fmt.Sprintf("g%d.l%d", gi+1, i)}
@@ -299,7 +309,7 @@ func (g *Generator) step() {
 
 // reserve is how many events winding down may take.
 func (g *Generator) reserve() int {
-	return len(g.gs)*(g.cfg.MaxNesting+4) + 2
+	return len(g.gs)*(g.cfg.MaxNesting+6) + 2*len(g.chans) + 2
 }
 
 // windDown releases every lock, closes every region, ends the workers
@@ -326,6 +336,25 @@ func (g *Generator) windDown() {
 		}
 	}
 	main := g.gs[0]
+	// main closes each channel and, on the last, sees the close.
+	if g.closed < len(g.chans) {
+		id := chanBase + trace.ObjID(g.closed*8)
+		g.closed++
+		g.emit(main, trace.KindClose, id, 0, siteClose)
+		return
+	}
+	if g.closed == len(g.chans) && len(g.chans) > 0 {
+		g.closed++
+		c := &g.chans[len(g.chans)-1]
+		id := chanBase + trace.ObjID((len(g.chans)-1)*8)
+		arg := uint64(0) // buffered messages are received before the close is seen
+		if c.received < c.sent {
+			c.received++
+			arg = c.received
+		}
+		g.emit(main, trace.KindRecv, id, arg, siteRecv)
+		return
+	}
 	if !main.done {
 		main.done = true
 		if len(g.gs) > 1 {
@@ -432,7 +461,7 @@ func (g *Generator) acquire(s *gstate) bool {
 
 // sync does a channel, atomic or Once operation, if one can proceed.
 func (g *Generator) sync(s *gstate) bool {
-	switch g.rng.IntN(4) {
+	switch g.rng.IntN(5) {
 	case 0, 1:
 		i := g.rng.IntN(len(g.chans))
 		c := &g.chans[i]
@@ -457,6 +486,21 @@ func (g *Generator) sync(s *gstate) bool {
 		}
 		e := g.emit(s, k, atomicID, 0, siteAtomic)
 		e.Value, e.Flags = g.atomic, trace.HasValue
+		return true
+	case 4:
+		// A Wait returns only after a Signal or Broadcast woke it; each
+		// signal here wakes one waiter, a broadcast all that are counted.
+		if g.signals > 0 && g.rng.IntN(2) == 0 {
+			g.signals--
+			g.emit(s, trace.KindCondWait, condID, 0, siteCond)
+			return true
+		}
+		k := trace.KindCondSignal
+		if g.rng.IntN(4) == 0 {
+			k = trace.KindCondBroadcast
+		}
+		g.signals++
+		g.emit(s, k, condID, 0, siteCond)
 		return true
 	case 3:
 		if !s.onced {

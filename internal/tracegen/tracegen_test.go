@@ -65,7 +65,8 @@ func TestShape(t *testing.T) {
 	for _, k := range []trace.Kind{trace.KindRead, trace.KindWrite, trace.KindAcquire, trace.KindRelease,
 		trace.KindRAcquire, trace.KindRRelease, trace.KindFork, trace.KindEnd, trace.KindSend, trace.KindRecv,
 		trace.KindWGAdd, trace.KindWGDone, trace.KindWGWait, trace.KindOnceDo, trace.KindAtomicLoad,
-		trace.KindAtomicStore, trace.KindAtomicRMW, trace.KindRegionBegin, trace.KindRegionEnd} {
+		trace.KindAtomicStore, trace.KindAtomicRMW, trace.KindRegionBegin, trace.KindRegionEnd,
+		trace.KindClose, trace.KindCondSignal, trace.KindCondBroadcast, trace.KindCondWait} {
 		if kinds[k] == 0 {
 			t.Errorf("no %s event", k)
 		}
