@@ -167,6 +167,9 @@ func (r *STDReader) Next() (Event, error) {
 				line = line[:n-2]
 			}
 		}
+		for len(line) > 0 && (line[len(line)-1] == ' ' || line[len(line)-1] == '\t') {
+			line = line[:len(line)-1] // editors leave these
+		}
 		if len(line) == 0 || line[0] == '#' {
 			continue
 		}

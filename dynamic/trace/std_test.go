@@ -32,7 +32,7 @@ T1|rel(L1)|6
 T0|begin|7
 T0|r(V2)|8
 T0|end|9
-T0|join(T1)|4
+T0|join(T1)|4 	
 `
 	tr, err := readSTD(t, src)
 	if err != nil {
