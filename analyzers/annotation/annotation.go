@@ -78,6 +78,10 @@ func parseDirective(c *ast.Comment) (directive, bool) {
 	if !ok {
 		return directive{}, false
 	}
+	// A trailing comment may follow: //avcheck:guardedby mu // the cache
+	if i := strings.Index(rest, "//"); i >= 0 {
+		rest = rest[:i]
+	}
 	fields := strings.Fields(rest)
 	d := directive{comment: c}
 	if len(fields) > 0 && !strings.HasPrefix(rest, " ") {

@@ -206,7 +206,7 @@ func (fa *funcAnalysis) collectInstr(instr ssa.Instruction) {
 			if p, ok := fa.pathOf(in.X); ok && p.Shared() {
 				pos, expr := fa.locate(p, in.Pos(), in.X.Pos())
 				fa.addAccess(&Access{Path: p, Kind: Read, Sync: isSyncType(in.Type()), Pos: pos, Expr: expr,
-					Held: fa.held(in), Instr: in, seeds: []ssa.Value{in}})
+					Var: varOf(in.X), Held: fa.held(in), Instr: in, seeds: []ssa.Value{in}})
 			}
 		case token.ARROW:
 			fa.syncOp(in.Pos(), "channel receive")
@@ -215,13 +215,13 @@ func (fa *funcAnalysis) collectInstr(instr ssa.Instruction) {
 		if p, ok := fa.pathOf(in.Addr); ok && p.Shared() {
 			pos, expr := fa.locate(p, in.Addr.Pos(), in.Pos())
 			fa.addAccess(&Access{Path: p, Kind: Write, Sync: isSyncType(in.Val.Type()), Pos: pos, Expr: expr,
-				Held: fa.held(in), Instr: in, srcs: []ssa.Value{in.Val}})
+				Var: varOf(in.Addr), Held: fa.held(in), Instr: in, srcs: []ssa.Value{in.Val}})
 		}
 	case *ssa.MapUpdate:
 		if p, ok := fa.pathOf(in.Map); ok && p.Shared() {
 			p = p.with(elem)
 			pos, expr := fa.locate(p, in.Pos())
-			fa.addAccess(&Access{Path: p, Kind: Write, Pos: pos, Expr: expr,
+			fa.addAccess(&Access{Path: p, Kind: Write, Pos: pos, Expr: expr, Var: containerVar(in.Map),
 				Held: fa.held(in), Instr: in, srcs: []ssa.Value{in.Key, in.Value}})
 		}
 	case *ssa.Lookup:
@@ -229,7 +229,7 @@ func (fa *funcAnalysis) collectInstr(instr ssa.Instruction) {
 			if p, ok := fa.pathOf(in.X); ok && p.Shared() {
 				p = p.with(elem)
 				pos, expr := fa.locate(p, in.Pos())
-				fa.addAccess(&Access{Path: p, Kind: Read, Pos: pos, Expr: expr,
+				fa.addAccess(&Access{Path: p, Kind: Read, Pos: pos, Expr: expr, Var: containerVar(in.X),
 					Held: fa.held(in), Instr: in, seeds: []ssa.Value{in}})
 			}
 		}
@@ -286,13 +286,14 @@ func (fa *funcAnalysis) collectCall(call *ssa.Call) {
 				kind = Read
 			}
 			a := access(p, kind)
-			a.Atomic, a.Sync = atomicOp, true
+			a.Atomic, a.Sync, a.Var = atomicOp, true, varOf(c.Args[0])
 			a.seeds = []ssa.Value{call}
 			a.srcs = c.Args[1:]
 		}
 	case opDelete:
 		if p, ok := arg(0); ok {
-			access(p.with(elem), Write).srcs = c.Args[1:]
+			a := access(p.with(elem), Write)
+			a.srcs, a.Var = c.Args[1:], containerVar(c.Args[0])
 		}
 	case opLen:
 		if _, isMap := c.Args[0].Type().Underlying().(*types.Map); isMap {

@@ -2,6 +2,7 @@ package regions
 
 import (
 	"go/token"
+	"go/types"
 	"strconv"
 	"strings"
 
@@ -142,6 +143,9 @@ type Access struct {
 	// read of the same state flows into the written value (c.n += d): the
 	// write cannot lose an update made before its critical section.
 	Refreshed bool
+	// Var is the struct field or package-level variable accessed, for a
+	// direct access to one; nil for elements and accesses through calls.
+	Var *types.Var
 	// Instr is the SSA instruction of the access or of the call.
 	Instr ssa.Instruction
 	// Params, for a write, lists the parameters of the function whose

@@ -1,6 +1,7 @@
 package regions
 
 import (
+	"go/token"
 	"go/types"
 
 	"golang.org/x/tools/go/ssa"
@@ -149,4 +150,30 @@ func isSyncType(t types.Type) bool {
 		}
 	}
 	return false
+}
+
+// varOf returns the field or package-level variable that the address v
+// designates, if it designates one.
+func varOf(v ssa.Value) *types.Var {
+	switch v := v.(type) {
+	case *ssa.FieldAddr:
+		if st, ok := deref(v.X.Type()).Underlying().(*types.Struct); ok && v.Field < st.NumFields() {
+			return st.Field(v.Field)
+		}
+	case *ssa.Global:
+		obj, _ := v.Object().(*types.Var)
+		return obj
+	case *ssa.IndexAddr:
+		return containerVar(v.X)
+	}
+	return nil
+}
+
+// containerVar returns the field or package-level variable that holds
+// the map, slice or array v, whose elements an access reaches.
+func containerVar(v ssa.Value) *types.Var {
+	if load, ok := v.(*ssa.UnOp); ok && load.Op == token.MUL {
+		return varOf(load.X)
+	}
+	return varOf(v)
 }

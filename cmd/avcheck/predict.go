@@ -159,7 +159,13 @@ func workDir() string {
 	return d
 }
 
-// observedFindings checks the recorded run itself.
+// observedFindings checks the recorded run itself: is it conflict
+// serializable (predict.CheckObservedTrace)? It reports at most the first
+// cycle found.
 func observedFindings(t *trace.Trace) []predict.Finding {
-	return nil
+	f := predict.CheckObservedTrace(t)
+	if f == nil {
+		return nil
+	}
+	return []predict.Finding{*f}
 }

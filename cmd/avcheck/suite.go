@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/avcheck/avcheck/analyzers/annotation"
+	"github.com/avcheck/avcheck/analyzers/atomicact"
+	"github.com/avcheck/avcheck/analyzers/guardedby"
 	"github.com/avcheck/avcheck/analyzers/regions"
 	"github.com/avcheck/avcheck/analyzers/splitlock"
 	"golang.org/x/tools/go/analysis"
@@ -17,6 +19,8 @@ func analyzers() []*analysis.Analyzer {
 		annotation.Analyzer,
 		regions.Analyzer,
 		splitlock.Analyzer,
+		atomicact.Analyzer,
+		guardedby.Analyzer,
 	}
 }
 

@@ -1,0 +1,153 @@
+package atomicact
+
+import (
+	_ "embed"
+	"fmt"
+	"go/token"
+	"go/types"
+	"path/filepath"
+	"sort"
+
+	"github.com/avcheck/avcheck/analyzers/annotation"
+	"github.com/avcheck/avcheck/analyzers/regions"
+	"github.com/avcheck/avcheck/internal/analyzerdoc"
+	"github.com/avcheck/avcheck/internal/diag"
+	"golang.org/x/tools/go/analysis"
+)
+
+//go:embed doc.go
+var doc string
+
+// The diagnostic categories of atomicact's two kinds of finding.
+const (
+	CategoryCheckThenAct = "atomic-check-then-act"
+	CategoryMixed        = "mixed-atomic-access"
+)
+
+// Analyzer reports atomic check-then-act and mixed atomic/plain access.
+var Analyzer = &analysis.Analyzer{
+	Name:      "atomicact",
+	Doc:       analyzerdoc.Extract(doc, "atomicact"),
+	URL:       "https://pkg.go.dev/github.com/avcheck/avcheck/analyzers/atomicact",
+	Requires:  []*analysis.Analyzer{regions.Analyzer, annotation.Analyzer},
+	FactTypes: []analysis.Fact{new(AtomicVar)},
+	Run:       run,
+}
+
+// AtomicVar is the Fact of a field or package-level variable that its
+// package accesses through sync/atomic functions, so that plain accesses
+// in other packages are reported too.
+type AtomicVar struct {
+	// Where is the first atomic access, as "atomic.Add at file.go:12".
+	Where string
+}
+
+// AFact marks AtomicVar as an analysis Fact.
+func (*AtomicVar) AFact() {}
+
+func (f *AtomicVar) String() string { return "atomic(" + f.Where + ")" }
+
+func run(pass *analysis.Pass) (any, error) {
+	res := pass.ResultOf[regions.Analyzer].(*regions.Result)
+	ann := pass.ResultOf[annotation.Analyzer].(*annotation.Set)
+	for _, f := range res.Funcs {
+		checkThenAct(pass, ann, f)
+	}
+	mixed(pass, ann, res)
+	return nil, nil
+}
+
+func checkThenAct(pass *analysis.Pass, ann *annotation.Set, f *regions.Func) {
+	for _, l := range f.Accesses {
+		if l.Atomic != "Load" {
+			continue
+		}
+		for _, w := range f.Accesses {
+			if w.Atomic == "" || w.Atomic == "Load" || w.Atomic == "CompareAndSwap" ||
+				w.Path.Key() != l.Path.Key() || w.Rechecked || regions.SameCS(l, w) {
+				continue
+			}
+			data, control := f.Feeds(l, w)
+			if !data && !control {
+				continue
+			}
+			how := "decides"
+			if data {
+				how = "computes"
+			}
+			diag.Report(pass, ann, CategoryCheckThenAct, l.Pos,
+				[]diag.Related{{Pos: w.Pos, Message: fmt.Sprintf("atomic %s of %s here", w.Atomic, w.Path)}},
+				"the atomic load of %s %s a later atomic %s of it; another goroutine can change it in between: use CompareAndSwap",
+				l.Path, how, w.Atomic)
+			break
+		}
+	}
+}
+
+// mixed reports the plain accesses of variables that are accessed
+// atomically, in this package or, by their Fact, in another.
+func mixed(pass *analysis.Pass, ann *annotation.Set, res *regions.Result) {
+	first := map[*types.Var]*regions.Access{}
+	for _, f := range res.Funcs {
+		for _, a := range f.Accesses {
+			if a.Atomic != "" && a.Var != nil && a.Via == "" && !atomicType(a.Var.Type()) {
+				if prev, ok := first[a.Var]; !ok || a.Pos < prev.Pos {
+					first[a.Var] = a
+				}
+			}
+		}
+	}
+	vars := make([]*types.Var, 0, len(first))
+	for v := range first {
+		vars = append(vars, v)
+	}
+	sort.Slice(vars, func(i, j int) bool { return vars[i].Pos() < vars[j].Pos() })
+	for _, v := range vars {
+		if v.Pkg() == pass.Pkg {
+			a := first[v]
+			pass.ExportObjectFact(v, &AtomicVar{Where: where(pass.Fset, a)})
+		}
+	}
+	for _, f := range res.Funcs {
+		for _, a := range f.Accesses {
+			if a.Atomic != "" || a.Var == nil || a.Via != "" || a.Sync {
+				continue
+			}
+			if a.Kind == regions.Read && len(a.Held) > 0 {
+				continue // writers are assumed to hold the lock too
+			}
+			var related []diag.Related
+			var elsewhere string
+			if at, ok := first[a.Var]; ok {
+				related = []diag.Related{{Pos: at.Pos, Message: fmt.Sprintf("atomic %s of %s here", at.Atomic, at.Path)}}
+				elsewhere = where(pass.Fset, at)
+			} else {
+				var fact AtomicVar
+				if !pass.ImportObjectFact(a.Var, &fact) {
+					continue
+				}
+				elsewhere = fact.Where
+			}
+			verb := "read"
+			if a.Kind == regions.Write {
+				verb = "written"
+			}
+			diag.Report(pass, ann, CategoryMixed, a.Pos, related,
+				"%s is %s plainly here but accessed atomically elsewhere (%s); the plain access races with the atomic ones",
+				a.Expr, verb, elsewhere)
+		}
+	}
+}
+
+// where describes an atomic access for a message: "atomic.Add at s.go:12".
+func where(fset *token.FileSet, a *regions.Access) string {
+	p := fset.Position(a.Pos)
+	return fmt.Sprintf("atomic.%s at %s:%d", a.Atomic, filepath.Base(p.Filename), p.Line)
+}
+
+// atomicType reports whether t is one of sync/atomic's types, whose
+// values cannot be accessed plainly.
+func atomicType(t types.Type) bool {
+	n, ok := types.Unalias(t).(*types.Named)
+	return ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == "sync/atomic"
+}

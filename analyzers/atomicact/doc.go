@@ -1,0 +1,28 @@
+// Package atomicact defines an Analyzer that reports check-then-act on
+// sync/atomic values and variables accessed both atomically and plainly.
+//
+// # Analyzer atomicact
+//
+// atomicact: report atomic loads that decide a later atomic write, and mixed atomic and plain access
+//
+// Each sync/atomic operation is atomic; two of them are not. A load whose
+// result decides a later Store, Add, Swap, And or Or of the same variable
+// leaves a window in which another goroutine can change it:
+//
+//	if atomic.LoadInt32(&s.state) == idle {
+//		atomic.StoreInt32(&s.state, running) // two goroutines can both start
+//	}
+//
+// The fix is one CompareAndSwap (if !s.state.CompareAndSwap(idle, running)
+// { return }), or a CompareAndSwap loop for a computed update. A write that
+// a load in the same critical section of a mutex re-checks is not reported
+// (the double-checked fast path of sync.Once).
+//
+// The analyzer also reports a struct field or package-level variable that
+// is accessed through sync/atomic functions in one place and plainly in
+// another: the plain access races with the atomic ones. A plain read made
+// with a lock held is not reported, nor are accesses to a value that is
+// still being built in the function that allocated it. Prefer the types of
+// sync/atomic (atomic.Int64, atomic.Pointer), which cannot be accessed
+// plainly.
+package atomicact

@@ -1,0 +1,101 @@
+package atom
+
+import (
+	"sync"
+	"sync/atomic"
+)
+
+const (
+	idle int32 = iota
+	running
+)
+
+type Server struct {
+	state int32 // want state:`atomic\(atomic.Load at atom.go:\d+\)`
+	n     atomic.Int64
+	hits  int64 // want hits:`atomic\(atomic.Add at atom.go:\d+\)`
+	Count int64 // want Count:`atomic\(atomic.Add at atom.go:\d+\)`
+}
+
+func (s *Server) Start() {
+	if atomic.LoadInt32(&s.state) == idle { // want `the atomic load of s.state decides a later atomic Store of it; another goroutine can change it in between: use CompareAndSwap`
+		atomic.StoreInt32(&s.state, running)
+	}
+}
+
+// StartCAS is the fix.
+func (s *Server) StartCAS() bool {
+	return atomic.CompareAndSwapInt32(&s.state, idle, running)
+}
+
+func (s *Server) Bump() {
+	v := s.n.Load() // want `the atomic load of s.n computes a later atomic Store of it`
+	s.n.Store(v + 1)
+}
+
+// BumpCAS is the CompareAndSwap loop.
+func (s *Server) BumpCAS() {
+	for {
+		v := s.n.Load()
+		if s.n.CompareAndSwap(v, v+1) {
+			return
+		}
+	}
+}
+
+// Unrelated: the load does not decide the store.
+func (s *Server) Unrelated() int64 {
+	v := s.n.Load()
+	s.n.Store(0)
+	return v
+}
+
+type Once struct {
+	done atomic.Uint32
+	m    sync.Mutex
+}
+
+// Do is double-checked: the store is re-checked under the mutex.
+func (o *Once) Do(f func()) {
+	if o.done.Load() == 0 {
+		o.doSlow(f)
+	}
+}
+
+func (o *Once) doSlow(f func()) {
+	o.m.Lock()
+	defer o.m.Unlock()
+	if o.done.Load() == 0 {
+		defer o.done.Store(1)
+		f()
+	}
+}
+
+func (s *Server) Hit() {
+	atomic.AddInt64(&s.hits, 1)
+	atomic.AddInt64(&s.Count, 1)
+}
+
+func (s *Server) Hits() int64 {
+	return s.hits // want `s.hits is read plainly here but accessed atomically elsewhere \(atomic.Add at atom.go:\d+\); the plain access races with the atomic ones`
+}
+
+func (s *Server) Reset() {
+	s.hits = 0 // want `s.hits is written plainly here but accessed atomically elsewhere`
+}
+
+// NewServer builds the value before it is shared.
+func NewServer() *Server {
+	s := &Server{}
+	s.hits = 1
+	return s
+}
+
+var mu sync.Mutex
+
+// LockedRead reads under a lock that the writers are assumed to hold.
+func (s *Server) LockedRead() int64 {
+	mu.Lock()
+	defer mu.Unlock()
+	return s.hits
+}

@@ -1,0 +1,29 @@
+// Package guardedby defines an Analyzer that reports accesses to a field
+// or variable without the mutex that guards it.
+//
+// # Analyzer guardedby
+//
+// guardedby: report accesses without the lock that guards a field
+//
+// The guard of a struct field is the sibling sync.Mutex or sync.RWMutex
+// field named by a //avcheck:guardedby annotation on the field, or else
+// the one held at most of the field's accesses in its package: at least
+// -threshold of them (0.65 by default) and at least two. An access is a
+// source position: c.n++ counts once. Likewise for a
+// package-level variable and a package-level mutex.
+//
+//	type Cache struct {
+//		mu sync.Mutex
+//		m  map[string]int //avcheck:guardedby mu
+//	}
+//
+//	func (c *Cache) Len() int { return len(c.m) } // reported: c.mu is not held
+//
+// Each access without the guard is reported, and so is a write made with
+// only the read lock of an RWMutex guard held. Accesses to a value that is
+// still being built in the function that allocated it are not counted or
+// reported, nor are those in init functions, nor those in functions whose
+// name ends in "Locked" or "locked", which by convention are called with
+// the guard held. The guards of exported fields travel as Facts, so other
+// packages' accesses are checked too.
+package guardedby

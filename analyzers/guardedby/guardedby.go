@@ -1,0 +1,277 @@
+package guardedby
+
+import (
+	_ "embed"
+	"fmt"
+	"go/token"
+	"go/types"
+	"reflect"
+	"sort"
+	"strings"
+
+	"github.com/avcheck/avcheck/analyzers/annotation"
+	"github.com/avcheck/avcheck/analyzers/regions"
+	"github.com/avcheck/avcheck/internal/analyzerdoc"
+	"github.com/avcheck/avcheck/internal/diag"
+	"golang.org/x/tools/go/analysis"
+)
+
+//go:embed doc.go
+var doc string
+
+// The diagnostic categories of guardedby's findings.
+const (
+	CategoryUnguarded = "unguarded-access"
+	CategoryReadLock  = "write-under-read-lock"
+)
+
+// Config holds the analyzer's options.
+type Config struct {
+	// Threshold is the share of a field's accesses that must hold a lock
+	// for the lock to be inferred as its guard.
+	Threshold float64
+}
+
+// DefaultConfig returns the options avcheck uses unless told otherwise.
+func DefaultConfig() *Config { return &Config{Threshold: 0.65} }
+
+// Analyzer is the guardedby analyzer with the default options; its flag
+// -threshold sets Config.Threshold.
+var Analyzer = New(DefaultConfig())
+
+// New returns a guardedby analyzer with the given options, which its
+// flags then set.
+func New(cfg *Config) *analysis.Analyzer {
+	a := &analysis.Analyzer{
+		Name:       "guardedby",
+		Doc:        analyzerdoc.Extract(doc, "guardedby"),
+		URL:        "https://pkg.go.dev/github.com/avcheck/avcheck/analyzers/guardedby",
+		Requires:   []*analysis.Analyzer{regions.Analyzer, annotation.Analyzer},
+		FactTypes:  []analysis.Fact{new(Guard)},
+		ResultType: reflect.TypeFor[map[*types.Var]Guard](),
+		Run:        func(pass *analysis.Pass) (any, error) { return run(pass, cfg) },
+	}
+	a.Flags.Float64Var(&cfg.Threshold, "threshold", cfg.Threshold, "share of a field's accesses that must hold a mutex for it to be inferred as the guard")
+	return a
+}
+
+// Guard is the Fact, and the Result entry, of a guarded field or
+// package-level variable.
+type Guard struct {
+	// Lock is the sibling field's name for a field, the variable's
+	// "pkgpath.Name" for a package-level variable.
+	Lock string
+	// Annotated says a //avcheck:guardedby names it; otherwise Held of
+	// Total accesses in its package hold it.
+	Annotated   bool
+	Held, Total int
+}
+
+// AFact marks Guard as an analysis Fact.
+func (*Guard) AFact() {}
+
+func (g *Guard) String() string {
+	if g.Annotated {
+		return "guardedby(" + g.Lock + ")"
+	}
+	return fmt.Sprintf("guardedby(%s, %d/%d)", g.Lock, g.Held, g.Total)
+}
+
+// access is a direct access with the guards it holds.
+type access struct {
+	a      *regions.Access
+	guards map[string]bool // lock key (see guardKey) → held for writing
+}
+
+func run(pass *analysis.Pass, cfg *Config) (any, error) {
+	res := pass.ResultOf[regions.Analyzer].(*regions.Result)
+	ann := pass.ResultOf[annotation.Analyzer].(*annotation.Set)
+
+	// Accesses are counted by source position: c.n++ is one access,
+	// although it reads and writes.
+	byVar := map[*types.Var][]access{}
+	type varPos struct {
+		v   *types.Var
+		pos token.Pos
+	}
+	index := map[varPos]int{}
+	for _, f := range res.Funcs {
+		if exempt(f) {
+			continue
+		}
+		for _, a := range f.Accesses {
+			if a.Var == nil || a.Via != "" || a.Atomic != "" || a.Sync || annotation.IsMutex(a.Var.Type()) {
+				continue
+			}
+			k := varPos{a.Var, a.Pos}
+			if i, ok := index[k]; ok {
+				if a.Kind == regions.Write { // a write needs the write lock
+					byVar[a.Var][i] = access{a, guardsOf(a)}
+				}
+				continue
+			}
+			index[k] = len(byVar[a.Var])
+			byVar[a.Var] = append(byVar[a.Var], access{a, guardsOf(a)})
+		}
+	}
+	vars := make([]*types.Var, 0, len(byVar))
+	for v := range byVar {
+		vars = append(vars, v)
+	}
+	sort.Slice(vars, func(i, j int) bool { return vars[i].Pos() < vars[j].Pos() })
+
+	guards := map[*types.Var]Guard{}
+	for v, lock := range ann.Guards {
+		guards[v] = Guard{Lock: lockName(lock), Annotated: true}
+	}
+	for _, v := range vars {
+		if _, ok := guards[v]; ok || v.Pkg() != pass.Pkg {
+			continue
+		}
+		if g, ok := infer(byVar[v], cfg.Threshold); ok {
+			guards[v] = g
+		}
+	}
+	for v, g := range guards {
+		if v.Pkg() == pass.Pkg && v.Exported() {
+			pass.ExportObjectFact(v, &g)
+		}
+	}
+	for _, v := range vars {
+		g, ok := guards[v]
+		if !ok {
+			var fact Guard
+			if v.Pkg() == pass.Pkg || !pass.ImportObjectFact(v, &fact) {
+				continue
+			}
+			g = fact
+		}
+		report(pass, ann, byVar[v], g)
+	}
+	return guards, nil
+}
+
+// exempt says whether a function's accesses are made before the value
+// can be shared, or with the guard held by convention.
+func exempt(f *regions.Func) bool {
+	name := f.Fn.Name()
+	for fn := f.Fn; fn.Parent() != nil; fn = fn.Parent() {
+		name = fn.Parent().Name()
+	}
+	return name == "init" || strings.HasPrefix(name, "init#") ||
+		strings.HasSuffix(f.Fn.Name(), "Locked") || strings.HasSuffix(f.Fn.Name(), "locked")
+}
+
+// lockName is how a Guard names its lock.
+func lockName(lock *types.Var) string {
+	if lock.IsField() {
+		return lock.Name()
+	}
+	return lock.Pkg().Path() + "." + lock.Name()
+}
+
+// guardsOf returns the locks held at a that can guard what it accesses:
+// a sibling of the field in the same struct value, or a package-level
+// mutex for a package-level variable.
+func guardsOf(a *regions.Access) map[string]bool {
+	target := a.Path
+	for len(target.Fields) > 0 && target.Fields[len(target.Fields)-1] == "[]" {
+		target.Fields = target.Fields[:len(target.Fields)-1]
+	}
+	out := map[string]bool{}
+	for _, h := range a.Held {
+		l := h.Lock
+		switch {
+		case l.Root.Kind == regions.RootGlobal && len(l.Fields) == 0:
+			out[l.Root.ID] = out[l.Root.ID] || !h.Read
+		case len(target.Fields) > 0 && len(l.Fields) == len(target.Fields) && l.Root.Kind == target.Root.Kind &&
+			l.Root.Index == target.Root.Index && l.Root.ID == target.Root.ID &&
+			equal(l.Fields[:len(l.Fields)-1], target.Fields[:len(target.Fields)-1]):
+			name := l.Fields[len(l.Fields)-1]
+			out[name] = out[name] || !h.Read
+		}
+	}
+	return out
+}
+
+func equal(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// infer returns the lock held at the largest share of the accesses, if
+// that share reaches the threshold and at least two accesses hold it.
+func infer(accs []access, threshold float64) (Guard, bool) {
+	count := map[string]int{}
+	for _, a := range accs {
+		for l := range a.guards {
+			count[l]++
+		}
+	}
+	var best Guard
+	for l, n := range count {
+		if n > best.Held || n == best.Held && l < best.Lock {
+			best = Guard{Lock: l, Held: n, Total: len(accs)}
+		}
+	}
+	if best.Held < 2 || float64(best.Held) < threshold*float64(len(accs)) {
+		return Guard{}, false
+	}
+	return best, true
+}
+
+func report(pass *analysis.Pass, ann *annotation.Set, accs []access, g Guard) {
+	var example token.Pos
+	for _, a := range accs {
+		if _, ok := a.guards[g.Lock]; ok {
+			example = a.a.Pos
+			break
+		}
+	}
+	lock := func(a *regions.Access) string {
+		if strings.Contains(g.Lock, ".") || strings.Contains(g.Lock, "/") {
+			_, name := splitLast(g.Lock)
+			return name
+		}
+		p := a.Path
+		for len(p.Fields) > 0 && p.Fields[len(p.Fields)-1] == "[]" {
+			p.Fields = p.Fields[:len(p.Fields)-1]
+		}
+		if len(p.Fields) == 0 {
+			return g.Lock
+		}
+		p.Fields = append(append([]string(nil), p.Fields[:len(p.Fields)-1]...), g.Lock)
+		return p.String()
+	}
+	why := "(//avcheck:guardedby)"
+	if !g.Annotated {
+		why = fmt.Sprintf("(held at %d of its %d accesses)", g.Held, g.Total)
+	}
+	for _, a := range accs {
+		forWrite, held := a.guards[g.Lock]
+		var related []diag.Related
+		if example.IsValid() && example != a.a.Pos {
+			related = []diag.Related{{Pos: example, Message: lock(a.a) + " held here"}}
+		}
+		switch {
+		case !held:
+			diag.Report(pass, ann, CategoryUnguarded, a.a.Pos, related,
+				"%s is accessed without %s, which guards it %s", a.a.Expr, lock(a.a), why)
+		case a.a.Kind == regions.Write && !forWrite:
+			diag.Report(pass, ann, CategoryReadLock, a.a.Pos, related,
+				"%s is written with only the read lock of %s held", a.a.Expr, lock(a.a))
+		}
+	}
+}
+
+func splitLast(id string) (string, string) {
+	i := strings.LastIndex(id, ".")
+	return id[:i], id[i+1:]
+}

@@ -1,0 +1,102 @@
+package guard
+
+import "sync"
+
+type Cache struct {
+	mu sync.Mutex
+	m  map[string]int //avcheck:guardedby mu
+	n  int
+}
+
+func NewCache() *Cache {
+	c := &Cache{m: map[string]int{}}
+	c.n = 0 // before the value is shared: not reported
+	return c
+}
+
+func (c *Cache) Put(k string, v int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.m[k] = v
+	c.n++
+}
+
+func (c *Cache) Get(k string) int {
+	c.mu.Lock()
+	v := c.m[k]
+	c.mu.Unlock()
+	return v
+}
+
+func (c *Cache) Len() int {
+	return len(c.m) // want `c.m is accessed without c.mu, which guards it \(//avcheck:guardedby\)`
+}
+
+func (c *Cache) Count() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.n
+}
+
+func (c *Cache) Reset() {
+	c.mu.Lock()
+	c.n = 0
+	c.mu.Unlock()
+}
+
+func (c *Cache) Peek() int {
+	return c.n // want `c.n is accessed without c.mu, which guards it \(held at 3 of its 4 accesses\)`
+}
+
+// putLocked is called with c.mu held.
+func (c *Cache) putLocked(k string) { c.m[k] = 1 }
+
+type Stats struct {
+	mu    sync.RWMutex
+	Hits  int // want Hits:`guardedby\(mu, 3/4\)`
+	other int
+}
+
+func (s *Stats) Hit() {
+	s.mu.Lock()
+	s.Hits++
+	s.mu.Unlock()
+}
+
+func (s *Stats) Read() int {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.Hits
+}
+
+func (s *Stats) BadHit() {
+	s.mu.RLock()
+	s.Hits++ // want `s.Hits is written with only the read lock of s.mu held`
+	s.mu.RUnlock()
+}
+
+func (s *Stats) Racy() int {
+	return s.Hits // want `s.Hits is accessed without s.mu`
+}
+
+// other is never guarded: no guard is inferred, nothing is reported.
+func (s *Stats) Other() int {
+	s.other++
+	return s.other
+}
+
+var (
+	regMu    sync.Mutex
+	registry = map[string]int{}
+)
+
+func Register(name string) {
+	regMu.Lock()
+	registry[name] = len(registry)
+	regMu.Unlock()
+}
+
+func Lookup(name string) int {
+	return registry[name] // want `registry is accessed without regMu, which guards it \(held at 2 of its 3 accesses\)`
+}
+
