@@ -23,7 +23,11 @@ type ValidationError struct {
 
 // Error returns "event SEQ (EVENT): MSG".
 func (e *ValidationError) Error() string {
-	return fmt.Sprintf("event %d (%s): %s", e.Event.Seq, e.text, e.Msg)
+	text := e.text
+	if text == "" {
+		text = e.Event.String()
+	}
+	return fmt.Sprintf("event %d (%s): %s", e.Event.Seq, text, e.Msg)
 }
 
 // Validator checks, one event at a time, that a trace is a possible
@@ -137,13 +141,12 @@ func ValidateReader(r Reader) (int64, error) {
 }
 
 func (v *Validator) fail(e Event, format string, args ...any) error {
-	var b []byte
+	var names interface{ Object(ObjID) Object }
 	if v.names != nil {
-		b = AppendEvent(b, e, v.names)
-	} else {
-		b = AppendEvent(b, e, nil)
+		names = v.names
 	}
-	v.err = &ValidationError{Event: e, Msg: fmt.Sprintf(format, args...), text: string(b)}
+	text := string(AppendEvent(nil, e, names))
+	v.err = &ValidationError{Event: e, Msg: fmt.Sprintf(format, args...), text: text}
 	return v.err
 }
 
