@@ -175,6 +175,7 @@ type summary struct {
 	states     []stateSucc
 	idx        map[HistoryID]int32 // index into states, once they are many
 	maxSucc    uint32              // the largest succ of states
+	last       int32               // index of the state last added, a cache for idx
 	done       []int32             // f groups whose triple with this summary is reported
 }
 
@@ -192,6 +193,7 @@ type sumKey struct {
 type metaVar struct {
 	obj    trace.ObjID
 	groups []fgroup
+	only   int            // the one goroutine that has accessed the variable, -1 if several
 	gidx   map[fkey]int32 // with state 0
 	fidx   map[fkey]fref
 	sums   []summary
@@ -246,7 +248,7 @@ func (m *Meta) variable(x trace.ObjID) *metaVar {
 	}
 	v := m.vars[x]
 	if v == nil {
-		v = &metaVar{obj: x, fidx: make(map[fkey]fref), gidx: make(map[fkey]int32), sumIdx: make(map[sumKey]int32)}
+		v = &metaVar{obj: x, only: -1, fidx: make(map[fkey]fref), gidx: make(map[fkey]int32), sumIdx: make(map[sumKey]int32)}
 		m.vars[x] = v
 	}
 	m.lastObj, m.lastVar = x, v
@@ -350,6 +352,12 @@ func (m *Meta) access(e *trace.Event, gi int, vc VC, ep Epoch) {
 		if !ok {
 			grp = int32(len(v.groups))
 			v.gidx[gk] = grp
+			switch {
+			case grp == 0:
+				v.only = gi
+			case v.only != gi:
+				v.only = -1
+			}
 			v.groups = append(v.groups, fgroup{g: gi, site: e.Site, op: e.Kind})
 		}
 		ref = fref{grp, int32(len(v.groups[grp].states))}
@@ -516,8 +524,8 @@ func (m *Meta) caseA(tv *txVar, grp int32, state HistoryID, seq uint64, vc VC) {
 // latest f of a class is the best candidate) and their lock states are
 // compatible.
 func (m *Meta) caseB(tv *txVar, j int) {
-	if len(tv.windows) == 0 {
-		return
+	if len(tv.windows) == 0 || tv.v.only == tv.g {
+		return // no other goroutine has accessed the variable
 	}
 	in := &m.gs[tv.g].intervals[j]
 	// A match at j only serves windows starting after the group's
@@ -612,8 +620,14 @@ func (m *Meta) windowSum(v *metaVar, gi int, w *window, e2 *trace.Event) *window
 // add merges a witness lock state with the epoch of its successor.
 func (s *summary) add(state HistoryID, succ uint32) {
 	s.maxSucc = max(s.maxSucc, succ)
+	if int(s.last) < len(s.states) && s.states[s.last].state == state {
+		st := &s.states[s.last]
+		st.succ = max(st.succ, succ)
+		return
+	}
 	if s.idx != nil {
 		if k, ok := s.idx[state]; ok {
+			s.last = k
 			st := &s.states[k]
 			st.succ = max(st.succ, succ)
 			return
