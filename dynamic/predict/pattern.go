@@ -50,6 +50,7 @@ type patAccess struct {
 	inst  uint32    // dense region instance, 0 if outside every region
 	st    uint32    // index into the goroutine's lock-state log at the event
 	v     uint32    // dense variable index
+	key   uint32    // dense accKey
 }
 
 // index is PECAN's compact encoding of a trace (section 5.1).
@@ -67,6 +68,57 @@ type patIndex struct {
 	snaps   []uint32
 
 	glog [][]HistoryID // per goroutine, the lock states it went through
+
+	keys    []accKey // dense accKey index to key
+	lsMask  []lsBits // per LocksetID, its locks as bit sets, computed lazily
+	lockBit map[trace.ObjID]uint
+}
+
+// lsBits is a lockset as bit sets over the first 64 locks of a trace, so
+// that the search's lockset checks are two AND operations.
+type lsBits struct {
+	known      bool
+	big        bool // holds a lock beyond the first 64: use Locks.Conflict
+	write, any uint64
+}
+
+// conflict reports whether two locksets exclude each other
+// (Locks.Conflict, through bit sets).
+func (ix *patIndex) conflict(a, b LocksetID) bool {
+	if a == 0 || b == 0 {
+		return false
+	}
+	ma, mb := ix.mask(a), ix.mask(b)
+	if ma.big || mb.big {
+		return ix.locks.Conflict(a, b)
+	}
+	return ma.write&mb.any|ma.any&mb.write != 0
+}
+
+func (ix *patIndex) mask(id LocksetID) lsBits {
+	for int(id) >= len(ix.lsMask) {
+		ix.lsMask = append(ix.lsMask, lsBits{})
+	}
+	m := &ix.lsMask[id]
+	if !m.known {
+		m.known = true
+		for _, h := range ix.locks.Locks(id) {
+			bit, ok := ix.lockBit[h.Obj]
+			if !ok {
+				bit = uint(len(ix.lockBit))
+				ix.lockBit[h.Obj] = bit
+			}
+			if bit >= 64 {
+				m.big = true
+				continue
+			}
+			m.any |= 1 << bit
+			if h.Mode == ModeWrite {
+				m.write |= 1 << bit
+			}
+		}
+	}
+	return *m
 }
 
 // clk returns component gi of snapshot s.
@@ -103,8 +155,9 @@ type instKey struct {
 // buildIndex makes one pass over the trace with the happens-before and
 // lockset engines of hb.go and locks.go.
 func buildIndex(t *trace.Trace) *patIndex {
-	ix := &patIndex{t: t, locks: NewLocks()}
+	ix := &patIndex{t: t, locks: NewLocks(), lockBit: make(map[trace.ObjID]uint)}
 	h := NewHB(HBOptions{Object: t.Object})
+	keyIdx := make(map[accKey]uint32)
 	varIdx := make(map[trace.ObjID]uint32)
 	instIdx := make(map[instKey]uint32)
 	type gstate struct {
@@ -185,13 +238,22 @@ func buildIndex(t *trace.Trace) *patIndex {
 			lastObj, lastVar = e.Obj, vi
 		}
 		varCount[vi]++
+		hist := ix.locks.History(e.G)
+		k := accKey{g: uint16(gi), site: e.Site, write: e.Kind == trace.KindWrite}
+		ki, ok := keyIdx[k]
+		if !ok {
+			ki = uint32(len(ix.keys))
+			keyIdx[k] = ki
+			ix.keys = append(ix.keys, k)
+		}
 		ix.acc = append(ix.acc, patAccess{
+			key:   ki,
 			ev:    uint32(i),
 			g:     uint16(gi),
 			write: e.Kind == trace.KindWrite,
 			ep:    h.Epoch().C,
 			snap:  s.snap,
-			hist:  ix.locks.History(e.G),
+			hist:  hist,
 			inst:  inst,
 			st:    uint32(len(ix.glog[gi]) - 1),
 			v:     vi,
@@ -220,11 +282,48 @@ func (ix *patIndex) gapStates(gi uint16, a, b *patAccess) []HistoryID {
 	return ix.glog[gi][a.st : b.st+1]
 }
 
+// gapLocksets returns the distinct locksets goroutine gi holds from access
+// a up to access b, sorted, in a slice the caller owns.
+func (ix *patIndex) gapLocksets(gi uint16, a, b *patAccess) []LocksetID {
+	var out []LocksetID
+	for _, h := range ix.gapStates(gi, a, b) {
+		ls := ix.locks.HistoryLockset(h)
+		if !slices.Contains(out, ls) {
+			out = append(out, ls)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// disjointAny reports whether lockset ls excludes none of some lockset in
+// sets: the necessary condition the grouped search checks.
+func (ix *patIndex) disjointAny(sets []LocksetID, ls LocksetID) bool {
+	for _, s := range sets {
+		if !ix.conflict(s, ls) {
+			return true
+		}
+	}
+	return false
+}
+
+// compat is Locks.Compatible with the lockset test done on bit sets first,
+// since most pairs the search tries fail it.
+func (ix *patIndex) compat(a, b HistoryID) bool {
+	if a == 0 || b == 0 {
+		return true
+	}
+	if ix.conflict(ix.locks.HistoryLockset(a), ix.locks.HistoryLockset(b)) {
+		return false
+	}
+	return ix.locks.Compatible(a, b)
+}
+
 // compatibleAny reports whether lock state h can coexist with some state
 // in states.
 func (ix *patIndex) compatibleAny(states []HistoryID, h HistoryID) bool {
 	for _, s := range states {
-		if ix.locks.Compatible(s, h) {
+		if ix.compat(s, h) {
 			return true
 		}
 	}
@@ -232,29 +331,20 @@ func (ix *patIndex) compatibleAny(states []HistoryID, h HistoryID) bool {
 }
 
 // accKey groups accesses of one variable that are interchangeable for the
-// search: same goroutine, site, operation and lock state.
+// search: same goroutine, site and operation. Lock states are checked per
+// pair when representatives are chosen: keying on them too multiplies the
+// groups by the locking patterns of the run, and the pairs of groups with
+// them.
 type accKey struct {
 	g     uint16
 	site  trace.SiteID
 	write bool
-	hist  HistoryID
 }
 
 // accGroup is the accesses of one accKey, in program order.
 type accGroup struct {
 	key  accKey
 	accs []uint32
-}
-
-// shape is the signature of a region instance's accesses of one variable:
-// what a triplet drawn from the instance is made of.
-type shape struct {
-	g      uint16
-	region trace.RegionID
-	sites  []trace.SiteID
-	writes []bool
-	gaps   [][]HistoryID // gaps[i]: lock states between access i and i+1
-	insts  [][]uint32    // the instances with this shape, each as its accesses, in program order
 }
 
 // patCand is a predicted finding with the events that realise it, best
@@ -336,11 +426,14 @@ func newSearch(ix *patIndex) *patSearch {
 
 func (s *patSearch) run() []*patCand {
 	ix := s.ix
+	slot := make([]int32, len(ix.keys))
+	for i := range slot {
+		slot[i] = -1
+	}
 	for v := range ix.vars {
-		groups := ix.groupAccesses(ix.byVar[v])
+		groups := ix.groupAccesses(ix.byVar[v], slot)
 		s.races(v, groups)
-		shapes := ix.shapes(ix.byVar[v])
-		s.triplets(v, groups, shapes)
+		s.triplets(v, groups, ix.slots(ix.byVar[v]))
 	}
 	s.atomicSets()
 	out := make([]*patCand, 0, len(s.order))
@@ -353,88 +446,22 @@ func (s *patSearch) run() []*patCand {
 }
 
 // groupAccesses groups one variable's accesses by accKey, keeping the
-// groups in order of first appearance.
-func (ix *patIndex) groupAccesses(accs []uint32) []accGroup {
-	byKey := make(map[accKey]int)
+// groups in order of first appearance. slot is scratch indexed by key id,
+// all -1 on entry and on return.
+func (ix *patIndex) groupAccesses(accs []uint32, slot []int32) []accGroup {
 	var groups []accGroup
 	for _, ai := range accs {
-		a := &ix.acc[ai]
-		k := accKey{a.g, ix.t.Events[a.ev].Site, a.write, a.hist}
-		gi, ok := byKey[k]
-		if !ok {
-			gi = len(groups)
-			byKey[k] = gi
-			groups = append(groups, accGroup{key: k})
+		k := ix.acc[ai].key
+		if slot[k] < 0 {
+			slot[k] = int32(len(groups))
+			groups = append(groups, accGroup{key: ix.keys[k]})
 		}
-		groups[gi].accs = append(groups[gi].accs, ai)
+		groups[slot[k]].accs = append(groups[slot[k]].accs, ai)
+	}
+	for _, ai := range accs {
+		slot[ix.acc[ai].key] = -1
 	}
 	return groups
-}
-
-// shapes groups the region instances that access one variable at least
-// twice by their shape.
-func (ix *patIndex) shapes(accs []uint32) []*shape {
-	// Gather each instance's accesses of the variable, in program order.
-	perInst := make(map[uint32][]uint32)
-	var instOrder []uint32
-	for _, ai := range accs {
-		a := &ix.acc[ai]
-		if a.inst == 0 {
-			continue
-		}
-		l, ok := perInst[a.inst]
-		if !ok {
-			instOrder = append(instOrder, a.inst)
-		}
-		perInst[a.inst] = append(l, ai)
-	}
-	byKey := make(map[string]*shape)
-	var out []*shape
-	var key []byte
-	for _, in := range instOrder {
-		l := perInst[in]
-		if len(l) < 2 {
-			continue
-		}
-		first := &ix.acc[l[0]]
-		key = key[:0]
-		key = binary.AppendUvarint(key, uint64(first.g))
-		key = binary.AppendUvarint(key, uint64(ix.t.Events[first.ev].Region))
-		for i, ai := range l {
-			a := &ix.acc[ai]
-			key = binary.AppendUvarint(key, uint64(ix.t.Events[a.ev].Site))
-			if a.write {
-				key = append(key, 'w')
-			} else {
-				key = append(key, 'r')
-			}
-			if i+1 < len(l) {
-				gap := ix.gapStates(a.g, a, &ix.acc[l[i+1]])
-				key = binary.AppendUvarint(key, uint64(len(gap)))
-				for _, h := range gap {
-					key = binary.AppendUvarint(key, uint64(h))
-				}
-			}
-		}
-		sh, ok := byKey[string(key)]
-		if !ok {
-			sh = &shape{g: first.g, region: ix.t.Events[first.ev].Region}
-			for i, ai := range l {
-				a := &ix.acc[ai]
-				sh.sites = append(sh.sites, ix.t.Events[a.ev].Site)
-				sh.writes = append(sh.writes, a.write)
-				if i+1 < len(l) {
-					gap := slices.Clone(ix.gapStates(a.g, a, &ix.acc[l[i+1]]))
-					slices.Sort(gap)
-					sh.gaps = append(sh.gaps, slices.Compact(gap))
-				}
-			}
-			byKey[string(key)] = sh
-			out = append(out, sh)
-		}
-		sh.insts = append(sh.insts, l)
-	}
-	return out
 }
 
 func opLetter(write bool) string {
@@ -449,14 +476,10 @@ func opLetter(write bool) string {
 // coexist, so that some interleaving runs them back to back (section 3,
 // "Data race"; Algorithm 1's condition with acquisition histories added).
 func (s *patSearch) races(v int, groups []accGroup) {
-	ix := s.ix
 	for i := range groups {
 		for j := i + 1; j < len(groups); j++ {
 			g1, g2 := &groups[i], &groups[j]
 			if g1.key.g == g2.key.g || !(g1.key.write || g2.key.write) {
-				continue
-			}
-			if !ix.locks.Compatible(g1.key.hist, g2.key.hist) {
 				continue
 			}
 			s.racePairs(v, g1, g2)
@@ -468,12 +491,16 @@ func (s *patSearch) races(v int, groups []accGroup) {
 // access b of the second group, the accesses a of the first with "a does
 // not happen before b" are a suffix (a's epoch above b's clock), and those
 // with "b does not happen before a" a prefix; both bounds only move
-// forward as b does.
+// forward as b does. Within the bounds, the members nearest to b in the
+// trace whose lock states can coexist with b's become representatives.
 func (s *patSearch) racePairs(v int, g1, g2 *accGroup) {
 	ix := s.ix
 	lo, hi := 0, 0
 	var c *patCand
 	for _, bi := range g2.accs {
+		if c != nil && c.f.Count >= maxInstances && len(c.reps) == maxReps {
+			return
+		}
 		b := &ix.acc[bi]
 		for lo < len(g1.accs) && ix.hb(&ix.acc[g1.accs[lo]], b) {
 			lo++
@@ -487,39 +514,70 @@ func (s *patSearch) racePairs(v int, g1, g2 *accGroup) {
 		if lo >= hi {
 			continue
 		}
-		// Offer the members of [lo, hi) on either side of b in the trace:
-		// the closest pair makes the shortest witness.
 		k := lo + sortSearch(hi-lo, func(k int) bool { return ix.acc[g1.accs[lo+k]].ev > b.ev })
-		for _, m := range [2]int{k - 1, k} {
-			if m < lo || m >= hi {
-				continue
-			}
+		found := 0
+		nearest(lo, hi, k, func(m int) bool {
 			a := &ix.acc[g1.accs[m]]
+			if !ix.compat(a.hist, b.hist) {
+				return false
+			}
 			first, second := a, b
 			if first.ev > second.ev {
 				first, second = second, first
 			}
 			if c == nil {
-				s.key = s.key[:0]
-				s.key = append(s.key, 'r')
-				s1, s2 := ix.t.Events[first.ev].Site, ix.t.Events[second.ev].Site
-				w1, w2 := first.write, second.write
-				if s1 > s2 || s1 == s2 && w1 && !w2 {
-					s1, s2, w1, w2 = s2, s1, w2, w1
-				}
-				s.key = binary.AppendUvarint(s.key, uint64(s1))
-				s.key = append(s.key, opLetter(w1)[0])
-				s.key = binary.AppendUvarint(s.key, uint64(s2))
-				s.key = append(s.key, opLetter(w2)[0])
-				c = s.get(s.key, func() Finding {
-					return Finding{Kind: KindRace, Level: LevelPredicted,
-						Pattern: opLetter(first.write) + "-" + opLetter(second.write)}
-				})
+				c = s.raceCand(first, second)
 			}
 			c.offer([]uint32{first.ev, second.ev})
+			found++
+			return found == 2
+		})
+		if found > 0 {
+			c.f.Count++
 		}
-		c.f.Count += hi - lo
 	}
+}
+
+// maxNearest bounds how many members of a group around the closest one
+// are tried as representatives of one instance.
+const maxNearest = 16
+
+// nearest calls try on the indices of [lo, hi) from k outwards (k-1, k,
+// k-2, k+1, ...), at most maxNearest of them, until try returns true.
+func nearest(lo, hi, k int, try func(int) bool) {
+	l, r := k-1, k
+	for n := 0; n < maxNearest && (l >= lo || r < hi); n++ {
+		if l >= lo && (r >= hi || n%2 == 0) {
+			if try(l) {
+				return
+			}
+			l--
+			continue
+		}
+		if try(r) {
+			return
+		}
+		r++
+	}
+}
+
+func (s *patSearch) raceCand(first, second *patAccess) *patCand {
+	ix := s.ix
+	s.key = s.key[:0]
+	s.key = append(s.key, 'r')
+	s1, s2 := ix.t.Events[first.ev].Site, ix.t.Events[second.ev].Site
+	w1, w2 := first.write, second.write
+	if s1 > s2 || s1 == s2 && w1 && !w2 {
+		s1, s2, w1, w2 = s2, s1, w2, w1
+	}
+	s.key = binary.AppendUvarint(s.key, uint64(s1))
+	s.key = append(s.key, opLetter(w1)[0])
+	s.key = binary.AppendUvarint(s.key, uint64(s2))
+	s.key = append(s.key, opLetter(w2)[0])
+	return s.get(s.key, func() Finding {
+		return Finding{Kind: KindRace, Level: LevelPredicted,
+			Pattern: opLetter(first.write) + "-" + opLetter(second.write)}
+	})
 }
 
 // sortSearch is sort.Search without the import, for the sweeps.
@@ -536,42 +594,61 @@ func sortSearch(n int, f func(int) bool) int {
 	return i
 }
 
-// tripletUnserializable reports whether e1-f-e2 is one of the five
-// unserializable triplets (Fusion, shared/seeds/001_af4533d3de4635d8.txt,
-// section 3): f conflicts with both accesses around it.
-func tripletUnserializable(w1, wf, w2 bool) bool {
-	return (w1 || wf) && (wf || w2)
+// slot is one way to place an access f of another goroutine inside a
+// region instance: between the instance's accesses i and i+1 of a
+// variable, for f a write or a read. The triplet it gives is canonical:
+// e1 is the last access at or before i that conflicts with f and e2 the
+// first at or after i+1. Any unserializable e1'-f-e2' around that
+// placement has these between its accesses, so nothing is lost, and the
+// report names the accesses that actually conflict.
+type slotKey struct {
+	g              uint16
+	s1, s2         trace.SiteID
+	w1, w2, fWrite bool
 }
 
-// triplets finds the unserializable triplets on one variable: two accesses
-// e1, e2 of one region instance and an access f of another goroutine that
-// can run between them (section 3, "Atomicity violation"; the mutation
-// condition of Algorithm 2 with lock states in place of locksets).
-//
-// The triplet reported for a placement of f between the instance's
-// accesses i and i+1 is canonical: e1 is the last access at or before i
-// that conflicts with f and e2 the first at or after i+1. Any
-// unserializable e1'-f-e2' around that placement has these between its
-// accesses, so nothing is lost, and the report names the accesses that
-// actually conflict.
-func (s *patSearch) triplets(v int, groups []accGroup, shapes []*shape) {
-	for _, sh := range shapes {
-		for gi := range groups {
-			fg := &groups[gi]
-			if fg.key.g == sh.g {
-				continue
-			}
-			for i := range sh.gaps {
-				e1 := -1
+// slotEntry is one instance of a slot: the accesses around the placement
+// (for the happens-before checks) and the triplet's e1 and e2.
+type slotEntry struct {
+	ai, aj, e1, e2 uint32
+}
+
+type slotGroup struct {
+	key     slotKey
+	entries []slotEntry // in program order
+}
+
+// slots groups the placements of one variable's region instances.
+func (ix *patIndex) slots(accs []uint32) []*slotGroup {
+	perInst := make(map[uint32][]uint32)
+	var instOrder []uint32
+	for _, ai := range accs {
+		a := &ix.acc[ai]
+		if a.inst == 0 {
+			continue
+		}
+		l, ok := perInst[a.inst]
+		if !ok {
+			instOrder = append(instOrder, a.inst)
+		}
+		perInst[a.inst] = append(l, ai)
+	}
+	byKey := make(map[slotKey]*slotGroup)
+	var out []*slotGroup
+	for _, in := range instOrder {
+		l := perInst[in]
+		for i := 0; i+1 < len(l); i++ {
+			ai := &ix.acc[l[i]]
+			for _, fw := range [2]bool{true, false} {
+				e1, e2 := -1, -1
 				for k := i; k >= 0; k-- {
-					if sh.writes[k] || fg.key.write {
+					if fw || ix.acc[l[k]].write {
 						e1 = k
 						break
 					}
 				}
-				e2 := -1
-				for k := i + 1; k < len(sh.writes); k++ {
-					if sh.writes[k] || fg.key.write {
+				for k := i + 1; k < len(l); k++ {
+					if fw || ix.acc[l[k]].write {
 						e2 = k
 						break
 					}
@@ -579,66 +656,107 @@ func (s *patSearch) triplets(v int, groups []accGroup, shapes []*shape) {
 				if e1 < 0 || e2 < 0 {
 					continue
 				}
-				if !s.ix.compatibleAny(sh.gaps[i], fg.key.hist) {
-					continue
+				a1, a2 := &ix.acc[l[e1]], &ix.acc[l[e2]]
+				k := slotKey{g: ai.g, s1: ix.t.Events[a1.ev].Site, s2: ix.t.Events[a2.ev].Site,
+					w1: a1.write, w2: a2.write, fWrite: fw}
+				sg, ok := byKey[k]
+				if !ok {
+					sg = &slotGroup{key: k}
+					byKey[k] = sg
+					out = append(out, sg)
 				}
-				s.tripletPairs(v, sh, i, e1, e2, fg)
+				sg.entries = append(sg.entries, slotEntry{l[i], l[i+1], l[e1], l[e2]})
 			}
+		}
+	}
+	return out
+}
+
+// maxInstances caps the instances counted per pair of groups: past it,
+// and once the finding has its representatives, the search of the pair
+// stops, so a pattern repeated through a long trace costs no more than a
+// rare one. Finding.Count is then a lower bound.
+const maxInstances = 1000
+
+// triplets finds the unserializable triplets on one variable: two accesses
+// e1, e2 of one region instance and an access f of another goroutine that
+// can run between them (section 3, "Atomicity violation"; the mutation
+// condition of Algorithm 2, with lock states in place of locksets).
+func (s *patSearch) triplets(v int, groups []accGroup, slots []*slotGroup) {
+	for _, sg := range slots {
+		for gi := range groups {
+			fg := &groups[gi]
+			if fg.key.g == sg.key.g || fg.key.write != sg.key.fWrite {
+				continue
+			}
+			s.tripletPairs(sg, fg)
 		}
 	}
 }
 
-// tripletPairs sweeps the instances of a shape against a group of f
-// accesses for gap i. For an instance, the f that are not after its access
-// i+1 form a prefix of the group and those not before its access i a
-// suffix; both bounds move forward with the instance.
-func (s *patSearch) tripletPairs(v int, sh *shape, i, e1, e2 int, fg *accGroup) {
+// tripletPairs matches the entries of a slot group against a group of f
+// accesses. For an entry, the f that are not after its access i+1 form a
+// prefix of the group and those not before its access i a suffix; both
+// bounds only move forward along the entries, which are in program order,
+// so one sweep of both lists finds them.
+func (s *patSearch) tripletPairs(sg *slotGroup, fg *accGroup) {
 	ix := s.ix
-	lo, hi := 0, 0
 	var c *patCand
-	for _, in := range sh.insts {
-		ai, aj := &ix.acc[in[i]], &ix.acc[in[i+1]]
+	n := len(fg.accs)
+	lo, hi := 0, 0
+	for _, en := range sg.entries {
+		if c != nil && c.f.Count >= maxInstances && len(c.reps) == maxReps {
+			return
+		}
+		ai, aj := &ix.acc[en.ai], &ix.acc[en.aj]
 		// f must not happen before access i...
-		for lo < len(fg.accs) && ix.hb(&ix.acc[fg.accs[lo]], ai) {
+		for lo < n && ix.hb(&ix.acc[fg.accs[lo]], ai) {
 			lo++
 		}
 		if hi < lo {
 			hi = lo
 		}
 		// ...and access i+1 must not happen before f.
-		for hi < len(fg.accs) && !ix.hb(aj, &ix.acc[fg.accs[hi]]) {
+		for hi < n && !ix.hb(aj, &ix.acc[fg.accs[hi]]) {
 			hi++
 		}
 		if lo >= hi {
 			continue
 		}
-		if c == nil {
-			s.key = s.key[:0]
-			s.key = append(s.key, 't')
-			s.key = binary.AppendUvarint(s.key, uint64(sh.sites[e1]))
-			s.key = append(s.key, opLetter(sh.writes[e1])[0])
-			s.key = binary.AppendUvarint(s.key, uint64(fg.key.site))
-			s.key = append(s.key, opLetter(fg.key.write)[0])
-			s.key = binary.AppendUvarint(s.key, uint64(sh.sites[e2]))
-			s.key = append(s.key, opLetter(sh.writes[e2])[0])
-			c = s.get(s.key, func() Finding {
-				return Finding{Kind: KindAtomicity, Level: LevelPredicted,
-					Pattern: opLetter(sh.writes[e1]) + "-" + opLetter(fg.key.write) + "-" + opLetter(sh.writes[e2])}
-			})
-		}
-		c.f.Count += hi - lo
-		// Offer the members of [lo, hi) on either side of access i in the
-		// trace: the closest make the shortest witness.
+		gap := ix.gapStates(ai.g, ai, aj)
 		k := lo + sortSearch(hi-lo, func(k int) bool { return ix.acc[fg.accs[lo+k]].ev > ai.ev })
-		for _, m := range [2]int{k - 1, k} {
-			if m >= lo && m < hi {
-				c.offer([]uint32{ix.acc[in[e1]].ev, ix.acc[fg.accs[m]].ev, ix.acc[in[e2]].ev})
+		found := 0
+		nearest(lo, hi, k, func(m int) bool {
+			f := &ix.acc[fg.accs[m]]
+			if !ix.compatibleAny(gap, f.hist) {
+				return false
 			}
+			if c == nil {
+				key := &sg.key
+				s.key = s.key[:0]
+				s.key = append(s.key, 't')
+				s.key = binary.AppendUvarint(s.key, uint64(key.s1))
+				s.key = append(s.key, opLetter(key.w1)[0])
+				s.key = binary.AppendUvarint(s.key, uint64(fg.key.site))
+				s.key = append(s.key, opLetter(fg.key.write)[0])
+				s.key = binary.AppendUvarint(s.key, uint64(key.s2))
+				s.key = append(s.key, opLetter(key.w2)[0])
+				c = s.get(s.key, func() Finding {
+					return Finding{Kind: KindAtomicity, Level: LevelPredicted,
+						Pattern: opLetter(key.w1) + "-" + opLetter(fg.key.write) + "-" + opLetter(key.w2)}
+				})
+			}
+			c.offer([]uint32{ix.acc[en.e1].ev, f.ev, ix.acc[en.e2].ev})
+			found++
+			return found == 2
+		})
+		if found > 0 {
+			c.f.Count++
 		}
 	}
 }
 
-// fill sets a patCand's Var and Accesses from its closest instance.
+// fill sets a candidate's Var and Accesses from its closest instance.
 func (s *patSearch) fill(c *patCand) {
 	setAccesses(s.ix.t, &c.f, c.reps[0])
 	if c.f.Kind == KindRace {

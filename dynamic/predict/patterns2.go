@@ -2,7 +2,8 @@ package predict
 
 import (
 	"encoding/binary"
-	"slices"
+
+	"github.com/avcheck/avcheck/dynamic/trace"
 )
 
 // This file searches atomic-set serializability violations (PECAN,
@@ -42,21 +43,36 @@ import (
 const maxASVAccesses = 16
 
 // ushape is the signature of a whole region instance: its accesses of all
-// variables, with the lock states between them.
+// variables. Lock states are checked per pair of instances.
 type ushape struct {
 	g      uint16
 	vars   []uint32
-	sites  []uint32
+	sites  []trace.SiteID
 	writes []bool
-	hists  []HistoryID
-	gaps   [][]HistoryID // gaps[i]: lock states from access i to access i+1
-	varset []uint32      // sorted distinct vars
-	insts  [][]uint32    // instances with this shape, each as its accesses
+	insts  [][]uint32 // instances with this shape, each as its accesses
 }
 
-// unitShapes groups region instances that access at least two variables
-// (and at most maxASVAccesses times) by shape.
-func (ix *patIndex) unitShapes() []*ushape {
+// innerKey describes two accesses of one region instance, on x and on y,
+// as the inside of a nested pattern.
+type innerKey struct {
+	g      uint16
+	x, y   uint32
+	sx, sy trace.SiteID
+	wx, wy bool
+	xFirst bool
+}
+
+// innerGroup is the instances with the same innerKey, in program order,
+// each as its access on x and its access on y.
+type innerGroup struct {
+	key   innerKey
+	pairs [][2]uint32
+}
+
+// unitInstances returns the region instances that access at least two
+// variables and at most maxASVAccesses times, each as its accesses, in
+// program order per goroutine.
+func (ix *patIndex) unitInstances() [][]uint32 {
 	perInst := make(map[uint32][]uint32)
 	var order []uint32
 	for ai := range ix.acc {
@@ -73,54 +89,46 @@ func (ix *patIndex) unitShapes() []*ushape {
 		}
 		perInst[a.inst] = append(l, uint32(ai))
 	}
-	byKey := make(map[string]*ushape)
-	var out []*ushape
-	var key []byte
+	var out [][]uint32
 	for _, in := range order {
 		l := perInst[in]
 		if len(l) < 2 || len(l) > maxASVAccesses {
 			continue
 		}
-		v0 := ix.acc[l[0]].v
-		multi := false
-		for _, ai := range l {
-			if ix.acc[ai].v != v0 {
-				multi = true
+		for _, ai := range l[1:] {
+			if ix.acc[ai].v != ix.acc[l[0]].v {
+				out = append(out, l)
 				break
 			}
 		}
-		if !multi {
-			continue
-		}
+	}
+	return out
+}
+
+// unitShapes groups unit instances by shape.
+func (ix *patIndex) unitShapes(units [][]uint32) []*ushape {
+	byKey := make(map[string]*ushape)
+	var out []*ushape
+	var key []byte
+	for _, l := range units {
 		first := &ix.acc[l[0]]
 		key = key[:0]
 		key = binary.AppendUvarint(key, uint64(first.g))
-		for i, ai := range l {
+		for _, ai := range l {
 			a := &ix.acc[ai]
 			key = binary.AppendUvarint(key, uint64(a.v))
 			key = binary.AppendUvarint(key, uint64(ix.t.Events[a.ev].Site))
 			key = append(key, opLetter(a.write)[0])
-			if i+1 < len(l) {
-				for _, h := range ix.gapStates(a.g, a, &ix.acc[l[i+1]]) {
-					key = binary.AppendUvarint(key, uint64(h)+1)
-				}
-				key = append(key, 0)
-			}
 		}
 		sh, ok := byKey[string(key)]
 		if !ok {
 			sh = &ushape{g: first.g}
-			for i, ai := range l {
+			for _, ai := range l {
 				a := &ix.acc[ai]
 				sh.vars = append(sh.vars, a.v)
-				sh.sites = append(sh.sites, uint32(ix.t.Events[a.ev].Site))
+				sh.sites = append(sh.sites, ix.t.Events[a.ev].Site)
 				sh.writes = append(sh.writes, a.write)
-				sh.hists = append(sh.hists, a.hist)
-				if i+1 < len(l) {
-					sh.gaps = append(sh.gaps, ix.gapStates(a.g, a, &ix.acc[l[i+1]]))
-				}
 			}
-			sh.varset = slices.Compact(slices.Sorted(slices.Values(sh.vars)))
 			byKey[string(key)] = sh
 			out = append(out, sh)
 		}
@@ -129,46 +137,59 @@ func (ix *patIndex) unitShapes() []*ushape {
 	return out
 }
 
-// shareTwo reports whether two sorted variable sets have two members in
-// common.
-func shareTwo(a, b []uint32) bool {
-	n := 0
-	for i, j := 0, 0; i < len(a) && j < len(b); {
-		switch {
-		case a[i] < b[j]:
-			i++
-		case a[i] > b[j]:
-			j++
-		default:
-			n++
-			if n == 2 {
-				return true
+// innerGroups indexes every pair of accesses to two variables of the unit
+// instances, by (x, y), for the outer accesses to look up.
+func (ix *patIndex) innerGroups(units [][]uint32) map[[2]uint32][]*innerGroup {
+	byKey := make(map[innerKey]*innerGroup)
+	out := make(map[[2]uint32][]*innerGroup)
+	for _, l := range units {
+		for p := range l {
+			for q := p + 1; q < len(l); q++ {
+				if ix.acc[l[p]].v == ix.acc[l[q]].v {
+					continue
+				}
+				for _, o := range [2][2]uint32{{l[p], l[q]}, {l[q], l[p]}} {
+					bx, by := &ix.acc[o[0]], &ix.acc[o[1]]
+					k := innerKey{
+						g: bx.g, x: bx.v, y: by.v,
+						sx: ix.t.Events[bx.ev].Site, sy: ix.t.Events[by.ev].Site,
+						wx: bx.write, wy: by.write, xFirst: o[0] == l[p],
+					}
+					gr, ok := byKey[k]
+					if !ok {
+						gr = &innerGroup{key: k}
+						byKey[k] = gr
+						out[[2]uint32{k.x, k.y}] = append(out[[2]uint32{k.x, k.y}], gr)
+					}
+					pair := o
+					if n := len(gr.pairs); n == 0 || gr.pairs[n-1] != pair {
+						gr.pairs = append(gr.pairs, pair)
+					}
+				}
 			}
-			i++
-			j++
 		}
 	}
-	return false
+	return out
 }
 
 // atomicSets finds the nested atomic-set violations.
 func (s *patSearch) atomicSets() {
-	shapes := s.ix.unitShapes()
-	for _, u := range shapes {
-		for _, w := range shapes {
-			if u.g == w.g || !shareTwo(u.varset, w.varset) {
-				continue
-			}
-			s.atomicSetPair(u, w)
-		}
+	ix := s.ix
+	units := ix.unitInstances()
+	if len(units) == 0 {
+		return
+	}
+	inner := ix.innerGroups(units)
+	for _, u := range ix.unitShapes(units) {
+		s.atomicSetOuter(u, inner)
 	}
 }
 
-// atomicSetPair enumerates the patterns of unit shape u (outside) and w
-// (inside). The pair a1, a2 of u is tight: no access of u between them
-// touches x or y, so each violation is reported once, by the accesses that
-// frame the interleaved ones.
-func (s *patSearch) atomicSetPair(u, w *ushape) {
+// atomicSetOuter enumerates the patterns with unit shape u outside. The
+// pair a1, a2 of u is tight: no access of u between them touches x or y,
+// so each violation is reported once, by the accesses that frame the
+// interleaved ones.
+func (s *patSearch) atomicSetOuter(u *ushape, inner map[[2]uint32][]*innerGroup) {
 	for i := range u.vars {
 		for j := i + 1; j < len(u.vars); j++ {
 			x, y := u.vars[i], u.vars[j]
@@ -185,75 +206,71 @@ func (s *patSearch) atomicSetPair(u, w *ushape) {
 			if !tight {
 				continue
 			}
-			var gap []HistoryID
-			for k := i; k < j; k++ {
-				gap = append(gap, u.gaps[k]...)
+			groups := inner[[2]uint32{x, y}]
+			if len(groups) == 0 {
+				continue
 			}
-			for bx := range w.vars {
-				if w.vars[bx] != x || !(u.writes[i] || w.writes[bx]) {
+			for _, gr := range groups {
+				k := &gr.key
+				if k.g == u.g || !(u.writes[i] || k.wx) || !(k.wy || u.writes[j]) {
 					continue
 				}
-				if !s.ix.compatibleAny(gap, w.hists[bx]) {
-					continue
-				}
-				for by := range w.vars {
-					if w.vars[by] != y || !(u.writes[j] || w.writes[by]) {
-						continue
-					}
-					if !s.ix.compatibleAny(gap, w.hists[by]) {
-						continue
-					}
-					s.atomicSetPairs(u, w, i, j, bx, by)
-				}
+				s.atomicSetMatch(u, i, j, gr)
 			}
 		}
 	}
 }
 
-// atomicSetPairs sweeps the instances of w against those of u. For an
-// instance of w, the instances of u whose a1 its first access need not
-// follow form a prefix (b does not happen before a1), and those whose a2
-// need not precede its last access a suffix (a2 does not happen before b);
-// both bounds move forward with w's instance.
-func (s *patSearch) atomicSetPairs(u, w *ushape, i, j, bx, by int) {
+// atomicSetMatch matches the instances of u against an inner group. For
+// an instance of u, the inner instances whose first access need not
+// precede a1 form a suffix (by program order) and those whose last access
+// need not follow a2 a prefix: two binary searches bound them.
+func (s *patSearch) atomicSetMatch(u *ushape, i, j int, gr *innerGroup) {
 	ix := s.ix
-	bf, bl := min(bx, by), max(bx, by)
-	lo, hi := 0, 0
+	k := &gr.key
+	fi, li := 1, 0 // index in a pair of the inner instance's first and last access
+	if k.xFirst {
+		fi, li = 0, 1
+	}
+	n := len(gr.pairs)
 	var c *patCand
-	for _, win := range w.insts {
-		first, last := &ix.acc[win[bf]], &ix.acc[win[bl]]
-		for hi < len(u.insts) && !ix.hb(first, &ix.acc[u.insts[hi][i]]) {
-			hi++
-		}
-		for lo < hi && ix.hb(&ix.acc[u.insts[lo][j]], last) {
-			lo++
-		}
+	for _, in := range u.insts {
+		a1, a2 := &ix.acc[in[i]], &ix.acc[in[j]]
+		lo := sortSearch(n, func(m int) bool { return !ix.hb(&ix.acc[gr.pairs[m][fi]], a1) })
+		hi := sortSearch(n, func(m int) bool { return ix.hb(a2, &ix.acc[gr.pairs[m][li]]) })
 		if lo >= hi {
 			continue
 		}
-		if c == nil {
-			s.key = s.key[:0]
-			s.key = append(s.key, 'a')
-			for _, x := range []struct {
-				site  uint32
-				write bool
-			}{{u.sites[i], u.writes[i]}, {w.sites[bf], w.writes[bf]}, {w.sites[bl], w.writes[bl]}, {u.sites[j], u.writes[j]}} {
-				s.key = binary.AppendUvarint(s.key, uint64(x.site))
-				s.key = append(s.key, opLetter(x.write)[0])
+		gapStates := ix.gapStates(a1.g, a1, a2)
+		m0 := lo + sortSearch(hi-lo, func(m int) bool { return ix.acc[gr.pairs[lo+m][fi]].ev > a1.ev })
+		found := 0
+		nearest(lo, hi, m0, func(m int) bool {
+			bf, bl := &ix.acc[gr.pairs[m][fi]], &ix.acc[gr.pairs[m][li]]
+			if !ix.compatibleAny(gapStates, bf.hist) || !ix.compatibleAny(gapStates, bl.hist) {
+				return false
 			}
-			pat := opLetter(u.writes[i]) + "u(x)-" + opLetter(w.writes[bf]) + "u'(" + xy(bf == bx) + ")-" +
-				opLetter(w.writes[bl]) + "u'(" + xy(bl == bx) + ")-" + opLetter(u.writes[j]) + "u(y)"
-			c = s.get(s.key, func() Finding {
-				return Finding{Kind: KindAtomicSet, Level: LevelPredicted, Pattern: pat}
-			})
-		}
-		c.f.Count += hi - lo
-		// The instance of u just before w's in the trace is the closest.
-		k := lo + sortSearch(hi-lo, func(k int) bool { return ix.acc[u.insts[lo+k][i]].ev > first.ev })
-		for _, m := range [2]int{k - 1, k} {
-			if m >= lo && m < hi {
-				c.offer([]uint32{ix.acc[u.insts[m][i]].ev, first.ev, last.ev, ix.acc[u.insts[m][j]].ev})
+			if c == nil {
+				s.key = s.key[:0]
+				s.key = append(s.key, 'a')
+				for _, x := range []struct {
+					site  trace.SiteID
+					write bool
+				}{{u.sites[i], u.writes[i]}, {ix.t.Events[bf.ev].Site, bf.write}, {ix.t.Events[bl.ev].Site, bl.write}, {u.sites[j], u.writes[j]}} {
+					s.key = binary.AppendUvarint(s.key, uint64(x.site))
+					s.key = append(s.key, opLetter(x.write)[0])
+				}
+				pat := opLetter(u.writes[i]) + "u(x)-" + opLetter(bf.write) + "u'(" + xy(k.xFirst) + ")-" +
+					opLetter(bl.write) + "u'(" + xy(!k.xFirst) + ")-" + opLetter(u.writes[j]) + "u(y)"
+				c = s.get(s.key, func() Finding {
+					return Finding{Kind: KindAtomicSet, Level: LevelPredicted, Pattern: pat}
+				})
 			}
+			c.offer([]uint32{a1.ev, bf.ev, bl.ev, a2.ev})
+			found++
+			return found == 2
+		})
+		if found > 0 {
+			c.f.Count++
 		}
 	}
 }
