@@ -168,6 +168,16 @@ func (fa *funcAnalysis) locate(p Path, candidates ...token.Pos) (token.Pos, stri
 	return fa.fn.Pos(), p.String()
 }
 
+// addrPos is the position of an address for locating an access: that of
+// a field or element selection, but not a package-level variable's, which
+// is its declaration.
+func addrPos(v ssa.Value) token.Pos {
+	if _, ok := v.(*ssa.Global); ok {
+		return token.NoPos
+	}
+	return v.Pos()
+}
+
 func exprString(e ast.Expr) string {
 	s := types.ExprString(e)
 	if len(s) > 60 {
@@ -204,7 +214,7 @@ func (fa *funcAnalysis) collectInstr(instr ssa.Instruction) {
 		switch in.Op {
 		case token.MUL:
 			if p, ok := fa.pathOf(in.X); ok && p.Shared() {
-				pos, expr := fa.locate(p, in.Pos(), in.X.Pos())
+				pos, expr := fa.locate(p, in.Pos(), addrPos(in.X))
 				fa.addAccess(&Access{Path: p, Kind: Read, Sync: isSyncType(in.Type()), Pos: pos, Expr: expr,
 					Var: varOf(in.X), Held: fa.held(in), Instr: in, seeds: []ssa.Value{in}})
 			}
@@ -213,7 +223,7 @@ func (fa *funcAnalysis) collectInstr(instr ssa.Instruction) {
 		}
 	case *ssa.Store:
 		if p, ok := fa.pathOf(in.Addr); ok && p.Shared() {
-			pos, expr := fa.locate(p, in.Addr.Pos(), in.Pos())
+			pos, expr := fa.locate(p, in.Pos(), addrPos(in.Addr))
 			fa.addAccess(&Access{Path: p, Kind: Write, Sync: isSyncType(in.Val.Type()), Pos: pos, Expr: expr,
 				Var: varOf(in.Addr), Held: fa.held(in), Instr: in, srcs: []ssa.Value{in.Val}})
 		}
@@ -237,7 +247,7 @@ func (fa *funcAnalysis) collectInstr(instr ssa.Instruction) {
 		if _, isMap := in.X.Type().Underlying().(*types.Map); isMap {
 			if p, ok := fa.pathOf(in.X); ok && p.Shared() {
 				p = p.with(elem)
-				pos, expr := fa.locate(p, in.X.Pos(), in.Pos())
+				pos, expr := fa.locate(p, in.Pos(), addrPos(in.X))
 				fa.addAccess(&Access{Path: p, Kind: Read, Pos: pos, Expr: expr,
 					Held: fa.held(in), Instr: in, seeds: []ssa.Value{in}})
 			}

@@ -17,7 +17,10 @@ type flow struct {
 	results map[int]bool // results of the function that carry data
 }
 
-func (fa *funcAnalysis) flowFrom(seeds []ssa.Value) *flow {
+// flowFrom follows what the seeds carry. With values set, it follows
+// the seeds' own values only, not what they point to: a parameter c
+// flows into c.n = v's v only if v is made from c itself, not from c.n.
+func (fa *funcAnalysis) flowFrom(seeds []ssa.Value, values bool) *flow {
 	fl := &flow{
 		vals:    map[ssa.Value]bool{},
 		mem:     map[ssa.Value]bool{},
@@ -92,6 +95,14 @@ func (fa *funcAnalysis) flowFrom(seeds []ssa.Value) *flow {
 					if r == v {
 						fl.results[i] = true
 					}
+				}
+			case *ssa.FieldAddr, *ssa.IndexAddr, *ssa.Lookup:
+				if !values {
+					add(in.(ssa.Value))
+				}
+			case *ssa.UnOp:
+				if !values || in.Op != token.MUL {
+					add(in)
 				}
 			case ssa.Value:
 				add(in)
@@ -172,7 +183,7 @@ func (f *Func) flowOf(a *Access) *flow {
 	if fl, ok := f.flows.byRead[a]; ok {
 		return fl
 	}
-	fl := f.flows.fa.flowFrom(a.seeds)
+	fl := f.flows.fa.flowFrom(a.seeds, false)
 	f.flows.byRead[a] = fl
 	return fl
 }

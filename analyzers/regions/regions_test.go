@@ -41,9 +41,71 @@ func dump(fset *token.FileSet, res *regions.Result) string {
 	return b.String()
 }
 
-func TestDumpHelpers(t *testing.T) {
-	results := analysistest.Run(t, analysistest.TestData(), regions.Analyzer, "helpers")
-	for _, r := range results {
-		t.Log("\n" + dump(r.Pass.Fset, r.Result.(*regions.Result)))
+// TestFacts checks the Summary facts of every function (the "want fn:"
+// comments) and that the analyzer reports nothing.
+func TestFacts(t *testing.T) {
+	analysistest.Run(t, analysistest.TestData(), regions.Analyzer, "reg")
+}
+
+func TestResult(t *testing.T) {
+	results := analysistest.Run(t, analysistest.TestData(), regions.Analyzer, "reg")
+	got := dump(results[0].Pass.Fset, results[0].Result.(*regions.Result))
+	if got != wantReg {
+		t.Errorf("result:\n%s\nwant:\n%s", got, wantReg)
 	}
 }
+
+const wantReg = `func Inc
+  15 read c.n [c.mu#1]
+  15 write c.n [c.mu#1]
+  region lock 13-16: c.n@15 c.n@15
+func Get
+  22 read c.n [c.mu#1]
+  region lock 20-23: c.n@22
+func Set
+  28 write c.n [c.mu#1]
+  region lock 27-29: c.n@28
+func Double
+  34 read c.n via c.Get() [c.mu#1]
+  35 write c.n via c.Set(v * 2) [c.mu#2]
+  region proximity 34-35: c.n@34 c.n@35
+func lock
+  region lock 39-39:
+func unlock
+func Helpers
+  45 read c.n [c.mu#1]
+  45 write c.n [c.mu#1]
+  region lock 44-46: c.n@45 c.n@45
+func Nested
+  58 read p.a [p.outer#1] [p.inner#2]
+  60 write p.b [p.outer#1]
+  region lock 56-61: p.a@58 p.b@60
+  region proximity 58-60: p.a@58 p.b@60
+func Try
+  67 write c.n [c.mu#1]
+  region lock 66-68: c.n@67
+func Split
+  78 read total
+  78 write total
+  79 read count
+  79 write count
+  80 read c.ch
+  81 read total
+  81 write total
+  region proximity 78-79: total@78 total@78 count@79 count@79
+func Annotated
+  86 read total
+  86 write c.n
+  region annotated 85-87: c.n@86 total@86
+  region proximity 86-86: c.n@86 total@86
+func Block
+  90 write total
+  93 write c.n
+  94 write count
+  region proximity 90-94: total@90 c.n@93 count@94
+  region annotated 92-95: c.n@93 count@94
+func Closure
+func Closure$1
+  101 read c
+  101 write c.n
+`

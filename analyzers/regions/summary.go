@@ -39,7 +39,7 @@ func (fa *funcAnalysis) summarize() *Summary {
 		if a.Kind == Write {
 			for i, p := range fa.fn.Params {
 				if paramFlows[i] == nil {
-					paramFlows[i] = fa.flowFrom([]ssa.Value{p})
+					paramFlows[i] = fa.flowFrom([]ssa.Value{p}, true)
 				}
 				if data, _ := paramFlows[i].feeds(a); data {
 					sa.Params = append(sa.Params, i)

@@ -99,4 +99,3 @@ func Register(name string) {
 func Lookup(name string) int {
 	return registry[name] // want `registry is accessed without regMu, which guards it \(held at 2 of its 3 accesses\)`
 }
-

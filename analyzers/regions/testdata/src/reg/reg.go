@@ -1,0 +1,103 @@
+package reg
+
+import "sync"
+
+type Counter struct {
+	mu sync.Mutex
+	n  int
+	ch chan int
+}
+
+// Inc: a lock scope to the deferred unlock, with a summary.
+func (c *Counter) Inc() { // want Inc:`summary\(read c.n \[lock c.mu\]; write c.n \[lock c.mu\]\)`
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.n++
+}
+
+// Get returns a value read under its own lock.
+func (c *Counter) Get() int { // want Get:`summary\(read c.n \[lock c.mu\] ->result0\)`
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.n
+}
+
+// Set writes its parameter under its own lock.
+func (c *Counter) Set(v int) { // want Set:`summary\(write c.n \[lock c.mu\] <-params\[1\]\)`
+	c.mu.Lock()
+	c.n = v
+	c.mu.Unlock()
+}
+
+// Double: two calls, each its own critical section; a proximity region.
+func Double(c *Counter) { // want Double:`summary\(read c.n \[lock c.mu\]; write c.n \[lock c.mu\] <-params\[0\]\)`
+	v := c.Get()
+	c.Set(v * 2)
+}
+
+// lock and unlock are lock helpers.
+func (c *Counter) lock() { c.mu.Lock() } // want lock:`summary\(acquires c.mu\)`
+
+func (c *Counter) unlock() { c.mu.Unlock() } // want unlock:`summary\(releases c.mu\)`
+
+func (c *Counter) Helpers() { // want Helpers:`summary\(read c.n \[lock c.mu\]; write c.n \[lock c.mu\]\)`
+	c.lock()
+	c.n += 2
+	c.unlock()
+}
+
+type Pair struct {
+	outer, inner sync.RWMutex
+	a, b         int
+}
+
+// Nested: the inner scope belongs to the outer region.
+func (p *Pair) Nested() { // want Nested:`summary\(read p.a \[lock p.outer\] \[rlock p.inner\]; write p.b \[lock p.outer\]\)`
+	p.outer.Lock()
+	p.inner.RLock()
+	x := p.a
+	p.inner.RUnlock()
+	p.b = x
+	p.outer.Unlock()
+}
+
+// Try holds the lock only where TryLock succeeded.
+func (c *Counter) Try() bool { // want Try:`summary\(write c.n \[lock c.mu\]\)`
+	if c.mu.TryLock() {
+		c.n = 1
+		c.mu.Unlock()
+		return true
+	}
+	return false
+}
+
+var total, count int
+
+// Split: a channel send ends the first proximity region.
+func (c *Counter) Split(v int) { // want Split:`summary\(read total; write total <-params\[1\]; read count; write count; read c.ch\)`
+	total += v
+	count++
+	c.ch <- v
+	total -= v
+}
+
+//avcheck:atomic
+func Annotated(c *Counter) { // want Annotated:`summary\(read total; write c.n\)`
+	c.n = total
+}
+
+func Block(c *Counter) { // want Block:`summary\(write total; write c.n; write count\)`
+	total = 0
+	//avcheck:atomic
+	{
+		c.n = 1
+		count = 2
+	}
+}
+
+// Closure: the literal's accesses are its own function's.
+func Closure(c *Counter) func() {
+	return func() {
+		c.n = 3
+	}
+}
