@@ -84,3 +84,30 @@ func TestValidateNoNames(t *testing.T) {
 		t.Errorf("second Step = %v, want the first error again", err2)
 	}
 }
+
+func TestValidateIgnoreSeq(t *testing.T) {
+	// A witness schedule: the trace's events reordered, Seq kept.
+	events := []Event{
+		{Seq: 0, G: 1, Kind: KindFork, Arg: 2},
+		{Seq: 3, G: 2, Kind: KindWrite, Obj: 1},
+		{Seq: 1, G: 1, Kind: KindRead, Obj: 1},
+	}
+	v := NewValidator(nil)
+	v.IgnoreSeq = true
+	for _, e := range events {
+		if err := v.Step(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	v = NewValidator(nil)
+	var err error
+	for _, e := range events {
+		if err = v.Step(e); err != nil {
+			break
+		}
+	}
+	want := "event 1 (g1 rd 0x1): sequence number 1 does not follow 3"
+	if err == nil || err.Error() != want {
+		t.Errorf("got %v, want %s", err, want)
+	}
+}
