@@ -28,23 +28,59 @@ import "github.com/avcheck/avcheck/dynamic/trace"
 //     for r = a_i the check also needs a branch of thread 1 in (a_i, a_k],
 //     as case 2 of Lemma 2 does.
 
-// avDrop runs Algorithm 1 on the triplet (e1, f, e2), given as indices into
-// t.Events, and returns the reason to drop it, or "" to keep it.
-func avDrop(t *trace.Trace, ai, aj, ak uint32) string {
-	ev := t.Events
+// avIndex holds the writes of a trace per variable and per variable and
+// goroutine, so that Algorithm 1's "the last write before r" and "the
+// first write of thread 2 after r" are binary searches rather than scans.
+type avIndex struct {
+	t        *trace.Trace
+	writes   map[trace.ObjID][]uint32
+	writesBy map[avKey][]uint32
+}
+
+type avKey struct {
+	obj trace.ObjID
+	g   trace.GoID
+}
+
+func newAVIndex(t *trace.Trace) *avIndex {
+	av := &avIndex{t: t, writes: make(map[trace.ObjID][]uint32), writesBy: make(map[avKey][]uint32)}
+	for i := range t.Events {
+		e := &t.Events[i]
+		if e.Kind == trace.KindWrite {
+			av.writes[e.Obj] = append(av.writes[e.Obj], uint32(i))
+			k := avKey{e.Obj, e.G}
+			av.writesBy[k] = append(av.writesBy[k], uint32(i))
+		}
+	}
+	return av
+}
+
+// before returns the last element of l below i, or -1.
+func before(l []uint32, i uint32) int64 {
+	k := sortSearch(len(l), func(k int) bool { return l[k] >= i })
+	if k == 0 {
+		return -1
+	}
+	return int64(l[k-1])
+}
+
+// after returns the first element of l above i, or -1.
+func after(l []uint32, i uint32) int64 {
+	k := sortSearch(len(l), func(k int) bool { return l[k] > i })
+	if k == len(l) {
+		return -1
+	}
+	return int64(l[k])
+}
+
+// drop runs Algorithm 1 on the triplet (e1, f, e2), given as indices into
+// the trace's events, and returns the reason to drop it, or "" to keep it.
+func (av *avIndex) drop(ai, aj, ak uint32) string {
+	ev := av.t.Events
 	t1, t2 := ev[ai].G, ev[aj].G
 	x := ev[aj].Obj
 	isRead := func(i uint32) bool { return ev[i].Kind == trace.KindRead }
-	isWrite := func(i uint32) bool { return ev[i].Kind == trace.KindWrite }
-	// lastWrite returns the last write to obj before i, or -1.
-	lastWrite := func(obj trace.ObjID, i uint32) int64 {
-		for k := int64(i) - 1; k >= 0; k-- {
-			if ev[k].Obj == obj && isWrite(uint32(k)) {
-				return k
-			}
-		}
-		return -1
-	}
+	lastWrite := func(obj trace.ObjID, i uint32) int64 { return before(av.writes[obj], i) }
 	// branchIn reports a branch of thread 1 in (r, ak].
 	branchIn := func(r uint32) bool {
 		for k := r + 1; k <= ak; k++ {
@@ -57,7 +93,7 @@ func avDrop(t *trace.Trace, ai, aj, ak uint32) string {
 	if aj > ai {
 		// Lines 2-17: a_j was recorded after a_i and is moved before a_k.
 		prev := int64(-1) // thread 2's access of x before a_j
-		for k := int64(aj) - 1; k >= 0; k-- {
+		for k := int64(aj) - 1; k > int64(ai); k-- {
 			if ev[k].G == t2 && ev[k].Obj == x && ev[k].Kind.IsAccess() {
 				prev = k
 				break
@@ -80,18 +116,12 @@ func avDrop(t *trace.Trace, ai, aj, ak uint32) string {
 				return "a read of the interleaving goroutine moved before the region's last access would miss the write it read (AVFilter Lemma 1, case 1)"
 			}
 		}
-		for r := ai; r < ak; r++ {
+		for r := ai; r < ak && prev >= 0; r++ {
 			if !isRead(r) || ev[r].G != t1 {
 				continue
 			}
 			// The first write of thread 2 to r's variable after r.
-			w := int64(-1)
-			for k := r + 1; k < uint32(len(ev)); k++ {
-				if ev[k].G == t2 && ev[k].Obj == ev[r].Obj && isWrite(k) {
-					w = int64(k)
-					break
-				}
-			}
+			w := after(av.writesBy[avKey{ev[r].Obj, t2}], r)
 			if w >= 0 && w <= prev && branchIn(r) {
 				return "a write of the interleaving goroutine moved before the region changes a value the region branches on (AVFilter Lemma 1, case 3)"
 			}
@@ -109,7 +139,7 @@ func avDrop(t *trace.Trace, ai, aj, ak uint32) string {
 			}
 		}
 		next := int64(len(ev)) // thread 2's access of x after a_j
-		for k := aj + 1; k < uint32(len(ev)); k++ {
+		for k := aj + 1; k < ak; k++ {
 			if ev[k].G == t2 && ev[k].Obj == x && ev[k].Kind.IsAccess() {
 				next = int64(k)
 				break
@@ -119,13 +149,8 @@ func avDrop(t *trace.Trace, ai, aj, ak uint32) string {
 			if !isRead(r) || ev[r].G != t1 {
 				continue
 			}
-			w := int64(-1) // the last write of thread 2 to r's variable before r
-			for k := int64(r) - 1; k >= 0; k-- {
-				if ev[k].G == t2 && ev[k].Obj == ev[r].Obj && isWrite(uint32(k)) {
-					w = k
-					break
-				}
-			}
+			// The last write of thread 2 to r's variable before r.
+			w := before(av.writesBy[avKey{ev[r].Obj, t2}], r)
 			if w > next && branchIn(r) {
 				return "a read of the region would miss a later write of the interleaving goroutine it branches on (AVFilter Lemma 2, case 2)"
 			}

@@ -48,12 +48,20 @@ func (r *Result) Reported() []Finding {
 
 // Predict runs the prediction pipeline over a trace in memory.
 func Predict(t *trace.Trace, opts Options) *Result {
+	// The meta-analysis is independent of the pattern search and about as
+	// costly, so it runs alongside it.
+	var meta chan []Finding
+	if !opts.NoMeta {
+		meta = make(chan []Finding, 1)
+		go func() { meta <- MetaAnalysisTrace(t) }()
+	}
 	ix := buildIndex(t)
 	res := &Result{Events: len(t.Events), Goroutines: len(ix.gids), Variables: len(ix.vars)}
 	cands := newSearch(ix).run()
-	if !opts.NoMeta {
-		cands = addMeta(t, cands)
+	if meta != nil {
+		cands = addMeta(t, cands, <-meta)
 	}
+	av := newAVIndex(t)
 
 	m := newSyncMeta(t)
 	// Witness windows are replayed from a shared prefix state, so visit the
@@ -68,7 +76,7 @@ func Predict(t *trace.Trace, opts Options) *Result {
 			var kept [][]uint32
 			reason := ""
 			for _, r := range reps {
-				if why := avDrop(t, r[0], r[1], r[2]); why != "" {
+				if why := av.drop(r[0], r[1], r[2]); why != "" {
 					if reason == "" {
 						reason = why
 					}
@@ -130,7 +138,7 @@ func Predict(t *trace.Trace, opts Options) *Result {
 
 // addMeta adds the meta-analysis's triplets that the pattern search did not
 // find under the same sites.
-func addMeta(t *trace.Trace, cands []*patCand) []*patCand {
+func addMeta(t *trace.Trace, cands []*patCand, meta []Finding) []*patCand {
 	have := make(map[string]bool, len(cands))
 	for _, c := range cands {
 		have[DedupeKey(&c.f)] = true
@@ -142,7 +150,7 @@ func addMeta(t *trace.Trace, cands []*patCand) []*patCand {
 		i, ok := slices.BinarySearchFunc(t.Events, seq, func(e trace.Event, s uint64) int { return cmp.Compare(e.Seq, s) })
 		return uint32(i), ok
 	}
-	for _, f := range MetaAnalysisTrace(t) {
+	for _, f := range meta {
 		if have[DedupeKey(&f)] || len(f.Accesses) != 3 {
 			continue
 		}
