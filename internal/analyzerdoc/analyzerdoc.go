@@ -38,5 +38,10 @@ func extract(content, name string) (string, error) {
 	if i := strings.Index(rest, "\n# "); i >= 0 {
 		rest = rest[:i]
 	}
-	return strings.TrimSpace(rest), nil
+	// The section opens with "name: title"; the Doc opens with the title.
+	title, ok := strings.CutPrefix(strings.TrimSpace(rest), name+": ")
+	if !ok {
+		return "", fmt.Errorf("analyzerdoc: the %q section must begin with %q", heading, name+": ")
+	}
+	return strings.TrimSpace(title), nil
 }
