@@ -133,7 +133,14 @@ type txVar struct {
 	windows []window
 	pending []pendingF
 	pos     []int32 // per group of v: 1 + its index in pending, 0 if none
-	openIdx int     // position in v.open
+	pj      []int32 // per group of v: 1 + its pending interval, 0 if none
+	// fullAt and fullGroups say that when the last window started at
+	// fullAt and v had fullGroups groups, every group of another
+	// goroutine was pending there or had only accesses that happen
+	// before the transaction's witnesses: caseB has nothing to add.
+	fullAt     int32
+	fullGroups int
+	openIdx    int // position in v.open
 }
 
 // fgroup summarises the accesses f of one goroutine to one variable at one
@@ -146,12 +153,40 @@ type fgroup struct {
 	op     trace.Kind
 	latest uint32 // epoch of the group's latest access
 	states []fstate
+	cand   []int32 // summaries of other goroutines it may still form a new triple with
+	head   int32   // most recently used state; states follow in decreasing epoch
+	used   bool    // head is valid
+}
+
+// use records an access in state k with the given epoch, moving the state
+// to the front of the list. Epochs of one goroutine only grow, so the list
+// is in decreasing epoch order and a scan for "epoch > seen" stops early.
+func (f *fgroup) use(k int32, epoch uint32, seq uint64) {
+	st := &f.states[k]
+	st.epoch, st.seq = epoch, seq
+	f.latest = epoch
+	if f.used && f.head == k {
+		return
+	}
+	if st.prev >= 0 {
+		f.states[st.prev].next = st.next
+	}
+	if st.next >= 0 {
+		f.states[st.next].prev = st.prev
+	}
+	st.prev, st.next = -1, -1
+	if f.used {
+		st.next = f.head
+		f.states[f.head].prev = k
+	}
+	f.head, f.used = k, true
 }
 
 type fstate struct {
-	state HistoryID
-	epoch uint32
-	seq   uint64
+	state      HistoryID
+	epoch      uint32
+	seq        uint64
+	prev, next int32 // the group's list of states, most recently used first; -1 ends it
 }
 
 type fkey struct {
@@ -173,10 +208,10 @@ type summary struct {
 	op1, op2   trace.Kind
 	seq1, seq2 uint64
 	states     []stateSucc
-	idx        map[HistoryID]int32 // index into states, once they are many
-	maxSucc    uint32              // the largest succ of states
-	last       int32               // index of the state last added, a cache for idx
-	done       []int32             // f groups whose triple with this summary is reported
+	idx        stateIndex // positions in states
+	maxSucc    uint32     // the largest succ of states
+	last       int32      // index of the state last added, a cache for idx
+	done       []int32    // f groups whose triple with this summary is reported
 }
 
 type stateSucc struct {
@@ -193,6 +228,8 @@ type sumKey struct {
 type metaVar struct {
 	obj    trace.ObjID
 	groups []fgroup
+	gor    []int32        // per group: its goroutine (a dense column for caseB)
+	lat    []uint32       // per group: its latest epoch
 	only   int            // the one goroutine that has accessed the variable, -1 if several
 	gidx   map[fkey]int32 // with state 0
 	fidx   map[fkey]fref
@@ -359,37 +396,46 @@ func (m *Meta) access(e *trace.Event, gi int, vc VC, ep Epoch) {
 				v.only = -1
 			}
 			v.groups = append(v.groups, fgroup{g: gi, site: e.Site, op: e.Kind})
+			v.gor = append(v.gor, int32(gi))
+			v.lat = append(v.lat, 0)
+			for si := range v.sums {
+				if s := &v.sums[si]; s.g != gi && dependent(s.op1, e.Kind) && dependent(e.Kind, s.op2) {
+					v.groups[grp].cand = append(v.groups[grp].cand, int32(si))
+				}
+			}
 		}
 		ref = fref{grp, int32(len(v.groups[grp].states))}
-		v.groups[grp].states = append(v.groups[grp].states, fstate{state: state})
+		v.groups[grp].states = append(v.groups[grp].states, fstate{state: state, prev: -1, next: -1})
 		v.fidx[key] = ref
 	}
-	fs := &v.groups[ref.grp].states[ref.st]
-	fs.epoch, fs.seq = ep.C, e.Seq
-	v.groups[ref.grp].latest = ep.C
+	grp := &v.groups[ref.grp]
+	grp.use(ref.st, ep.C, e.Seq)
+	v.lat[ref.grp] = ep.C
 	for _, tv := range v.open {
 		if tv.g != gi {
 			m.caseA(tv, ref.grp, state, e.Seq, vc)
 		}
 	}
-	for si := range v.sums {
+	// Closed windows: only the summaries this group can still form a new
+	// triple with.
+	for c := 0; c < len(v.groups[ref.grp].cand); c++ {
+		si := v.groups[ref.grp].cand[c]
 		s := &v.sums[si]
-		if s.g == gi || !dependent(s.op1, e.Kind) || !dependent(e.Kind, s.op2) {
-			continue
-		}
 		seen := vc.Get(s.g)
-		if s.maxSucc <= seen || slices.Contains(s.done, ref.grp) {
+		if s.maxSucc <= seen {
 			continue
 		}
 		k := tripleKey{s.s1, e.Site, s.s2, s.op1, e.Kind, s.op2}
 		if _, ok := m.reported[k]; ok {
-			s.done = append(s.done, ref.grp)
+			m.markDone(v, si, ref.grp)
+			c--
 			continue
 		}
 		for _, st := range s.states {
 			if st.succ > seen && m.locks.Compatible(st.state, state) {
 				m.report(k, v, s.g, s.seq1, gi, e.Seq, s.seq2)
-				s.done = append(s.done, ref.grp)
+				m.markDone(v, si, ref.grp)
+				c--
 				break
 			}
 		}
@@ -420,7 +466,7 @@ func (m *Meta) access(e *trace.Event, gi int, vc VC, ep Epoch) {
 			if _, ok := m.reported[k]; !ok {
 				m.report(k, v, gi, w.seq, f.g, p.seq, e.Seq)
 			}
-			s.done = append(s.done, p.grp)
+			m.markDone(v, ws.sum, p.grp)
 		}
 		m.summarise(v, ws, w, e, g.intervals, ep.C)
 	}
@@ -460,12 +506,14 @@ func (m *Meta) txVarOf(g *metaG, gi int, v *metaVar) *txVar {
 		m.free = m.free[:n-1]
 		for _, p := range tv.pending {
 			tv.pos[p.grp] = 0
+			tv.pj[p.grp] = 0
 		}
 		tv.windows, tv.pending = tv.windows[:0], tv.pending[:0]
 	} else {
 		tv = &txVar{}
 	}
 	tv.v, tv.g = v, gi
+	tv.fullAt, tv.fullGroups = -1, 0
 	tv.openIdx = len(v.open)
 	v.open = append(v.open, tv)
 	g.txVars = append(g.txVars, tv)
@@ -496,6 +544,14 @@ func (m *Meta) caseA(tv *txVar, grp int32, state HistoryID, seq uint64, vc VC) {
 	if len(tv.windows) == 0 {
 		return
 	}
+	m.scanA(tv, grp, state, seq, vc)
+	if tv.pendingAt(grp) < int32(tv.windows[len(tv.windows)-1].start) {
+		// The group has a new access that caseB has not seen.
+		tv.fullAt = -1
+	}
+}
+
+func (m *Meta) scanA(tv *txVar, grp int32, state HistoryID, seq uint64, vc VC) {
 	g := &m.gs[tv.g]
 	seen := vc.Get(tv.g)
 	// Only a match after the group's pending interval serves a window
@@ -531,22 +587,46 @@ func (m *Meta) caseB(tv *txVar, j int) {
 	// A match at j only serves windows starting after the group's
 	// current pending interval; windows start in increasing order.
 	last := int32(min(tv.windows[len(tv.windows)-1].start, j))
-	for gi := range tv.v.groups {
-		f := &tv.v.groups[gi]
-		if f.g == tv.g || tv.pendingAt(int32(gi)) >= last {
-			continue
+	if tv.fullAt == last && tv.fullGroups == len(tv.v.groups) {
+		return // every group already serves every window
+	}
+	full := true
+	defer func() {
+		if full {
+			tv.fullAt, tv.fullGroups = last, len(tv.v.groups)
 		}
-		seen := in.vc.Get(f.g)
-		if f.latest <= seen {
-			continue // every access of the group happens before the witness
+	}()
+	v := tv.v
+	for len(tv.pj) < len(v.groups) {
+		tv.pj = append(tv.pj, 0)
+	}
+	// The loop reads only the dense per-group columns until a group may
+	// match.
+	pj, gor, lat := tv.pj[:len(v.groups)], v.gor, v.lat
+	for gi := range pj {
+		if gor[gi] == int32(tv.g) || pj[gi] > last {
+			continue // pj is the pending interval plus one
 		}
-		// Newest states first: they are the likeliest to be in use.
-		for k := len(f.states) - 1; k >= 0; k-- {
-			st := &f.states[k]
-			if st.epoch > seen && m.locks.Compatible(in.state, st.state) {
-				m.addPending(tv, int32(gi), j, st.seq)
-				break
+		seen := in.vc.Get(int(gor[gi]))
+		matched := false
+		if lat[gi] > seen {
+			// Most recent first, and only while they do not happen
+			// before the witness.
+			f := &v.groups[gi]
+			for k := f.head; k >= 0 && f.states[k].epoch > seen; k = f.states[k].next {
+				if st := &f.states[k]; m.locks.Compatible(in.state, st.state) {
+					m.addPending(tv, int32(gi), j, st.seq)
+					matched = true
+					break
+				}
 			}
+		}
+		if !matched && lat[gi] > seen {
+			// Incompatible for now: another lock state may match. (A
+			// group whose accesses all happen before the witness stays
+			// so until it has a new access, which clears fullAt in
+			// caseA.)
+			full = false
 		}
 	}
 }
@@ -567,6 +647,7 @@ func (m *Meta) addPending(tv *txVar, grp int32, j int, seq uint64) {
 		if k := tv.pos[grp]; k > 0 {
 			if p := &tv.pending[k-1]; int32(j) > p.j {
 				p.j, p.seq = int32(j), seq
+				tv.pj[grp] = int32(j) + 1
 			}
 			return
 		}
@@ -574,6 +655,10 @@ func (m *Meta) addPending(tv *txVar, grp int32, j int, seq uint64) {
 	for len(tv.pos) <= int(grp) {
 		tv.pos = append(tv.pos, 0)
 	}
+	for len(tv.pj) <= int(grp) {
+		tv.pj = append(tv.pj, 0)
+	}
+	tv.pj[grp] = int32(j) + 1
 	tv.pending = append(tv.pending, pendingF{grp: grp, j: int32(j), seq: seq})
 	tv.pos[grp] = int32(len(tv.pending))
 }
@@ -598,6 +683,21 @@ func (m *Meta) summarise(v *metaVar, ws *windowSum, w *window, e2 *trace.Event, 
 	ws.done = cur
 }
 
+// markDone records that the triple of summary si and group grp is
+// reported, so neither is matched against the other again.
+func (m *Meta) markDone(v *metaVar, si, grp int32) {
+	s := &v.sums[si]
+	if slices.Contains(s.done, grp) {
+		return
+	}
+	s.done = append(s.done, grp)
+	f := &v.groups[grp]
+	if k := slices.Index(f.cand, si); k >= 0 {
+		f.cand[k] = f.cand[len(f.cand)-1]
+		f.cand = f.cand[:len(f.cand)-1]
+	}
+}
+
 // windowSum returns the record of window w for the e2 site of e2, creating
 // it and its summary on first use.
 func (m *Meta) windowSum(v *metaVar, gi int, w *window, e2 *trace.Event) *windowSum {
@@ -612,6 +712,11 @@ func (m *Meta) windowSum(v *metaVar, gi int, w *window, e2 *trace.Event) *window
 		si = int32(len(v.sums))
 		v.sumIdx[key] = si
 		v.sums = append(v.sums, summary{g: gi, s1: w.site, s2: e2.Site, op1: w.op, op2: e2.Kind})
+		for grp := range v.groups {
+			if f := &v.groups[grp]; f.g != gi && dependent(w.op, f.op) && dependent(f.op, e2.Kind) {
+				f.cand = append(f.cand, si)
+			}
+		}
 	}
 	w.sums = append(w.sums, windowSum{site: e2.Site, op: e2.Kind, sum: si, done: w.start})
 	return &w.sums[len(w.sums)-1]
@@ -625,31 +730,66 @@ func (s *summary) add(state HistoryID, succ uint32) {
 		st.succ = max(st.succ, succ)
 		return
 	}
-	if s.idx != nil {
-		if k, ok := s.idx[state]; ok {
-			s.last = k
-			st := &s.states[k]
-			st.succ = max(st.succ, succ)
-			return
-		}
-		s.idx[state] = int32(len(s.states))
-		s.states = append(s.states, stateSucc{state, succ})
+	k, ok := s.idx.find(state)
+	if ok {
+		s.last = k
+		st := &s.states[k]
+		st.succ = max(st.succ, succ)
 		return
 	}
-	for k := range s.states {
-		if st := &s.states[k]; st.state == state {
-			st.succ = max(st.succ, succ)
-			return
-		}
-	}
+	s.last = int32(len(s.states))
 	s.states = append(s.states, stateSucc{state, succ})
-	if len(s.states) > 16 {
-		s.idx = make(map[HistoryID]int32, 2*len(s.states))
-		for k, st := range s.states {
-			s.idx[st.state] = int32(k)
+	s.idx.insert(state, s.last, s.states)
+}
+
+// stateIndex maps lock states to positions in a slice: open addressing
+// over int32 keys, several times cheaper than a map on this path (every
+// witness interval of every window passes here).
+type stateIndex struct {
+	keys []int32 // HistoryID+1, 0 for an empty slot
+	vals []int32
+	n    int
+}
+
+func (x *stateIndex) find(h HistoryID) (int32, bool) {
+	if len(x.keys) == 0 {
+		return 0, false
+	}
+	mask := len(x.keys) - 1
+	for i := hashState(h) & mask; ; i = (i + 1) & mask {
+		switch x.keys[i] {
+		case int32(h) + 1:
+			return x.vals[i], true
+		case 0:
+			return 0, false
 		}
 	}
 }
+
+// insert adds h at position v; states is the slice indexed, used to
+// rebuild the table when it grows.
+func (x *stateIndex) insert(h HistoryID, v int32, states []stateSucc) {
+	if 2*(x.n+1) > len(x.keys) {
+		size := max(16, 2*len(x.keys))
+		x.keys, x.vals, x.n = make([]int32, size), make([]int32, size), 0
+		for k := range states[:v] {
+			x.put(states[k].state, int32(k))
+		}
+	}
+	x.put(h, v)
+}
+
+func (x *stateIndex) put(h HistoryID, v int32) {
+	mask := len(x.keys) - 1
+	i := hashState(h) & mask
+	for x.keys[i] != 0 {
+		i = (i + 1) & mask
+	}
+	x.keys[i], x.vals[i] = int32(h)+1, v
+	x.n++
+}
+
+func hashState(h HistoryID) int { return int(uint32(h) * 2654435761 >> 7) }
 
 func (m *Meta) report(k tripleKey, v *metaVar, g1 int, seq1 uint64, gf int, seqf uint64, seq2 uint64) {
 	var name string
