@@ -1,0 +1,151 @@
+package main_test
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// avcheck builds the command once per test binary run.
+func avcheck(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "avcheck")
+	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// run runs a command in the module root and returns its standard error
+// with the module root's path removed, and its exit code.
+func run(t *testing.T, name string, args ...string) (string, string, int) {
+	t.Helper()
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(name, args...)
+	cmd.Dir = root
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err = cmd.Run()
+	code := 0
+	if exit, ok := err.(*exec.ExitError); ok {
+		code = exit.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	clean := strings.ReplaceAll(stderr.String(), root+string(os.PathSeparator), "")
+	return stdout.String(), clean, code
+}
+
+// The findings on the bundled example, as avcheck prints them: each
+// finding, then its related positions indented.
+var bankFindings = []string{
+	"testdata/example/bank/bank.go:36:5: a.balance is checked by a.Balance() in one critical section of a.mu and written in another; the check can be stale by the time of the write",
+	"testdata/example/bank/bank.go:39:2: \ta.balance written by a.Add(-amt) in a later critical section of a.mu",
+	"testdata/example/bank/bank.go:59:7: a.balance is read and written in two critical sections of a.mu; the update can be lost",
+	"testdata/example/bank/bank.go:63:2: \ta.balance written in a later critical section of a.mu",
+	"testdata/example/bank/bank.go:81:5: the atomic load of b.audited decides a later atomic Store of it; another goroutine can change it in between: use CompareAndSwap",
+	"testdata/example/bank/bank.go:82:3: \tatomic Store of b.audited here",
+	"testdata/example/bank/bank.go:91:40: b.open is read plainly here but accessed atomically elsewhere (atomic.Add at bank.go:88); the plain access races with the atomic ones",
+	"testdata/example/bank/bank.go:88:25: \tatomic Add of b.open here",
+	"testdata/example/bank/bank.go:69:13: a.history is accessed without a.mu, which guards it (held at 4 of its 5 accesses)",
+	"testdata/example/bank/bank.go:30:21: \ta.mu held here",
+}
+
+// findings returns the finding lines of the output, sorted by finding
+// with each finding's related lines kept after it.
+func findings(out string) []string {
+	var groups [][]string
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		if !strings.HasPrefix(line, "testdata/") {
+			continue
+		}
+		if _, msg, _ := strings.Cut(line, ": "); strings.HasPrefix(msg, "\t") && len(groups) > 0 {
+			groups[len(groups)-1] = append(groups[len(groups)-1], line)
+			continue
+		}
+		groups = append(groups, []string{line})
+	}
+	var lines []string
+	for _, g := range sortGroups(groups) {
+		lines = append(lines, g...)
+	}
+	return lines
+}
+
+func sortGroups(groups [][]string) [][]string {
+	for i := 1; i < len(groups); i++ {
+		for j := i; j > 0 && groups[j][0] < groups[j-1][0]; j-- {
+			groups[j], groups[j-1] = groups[j-1], groups[j]
+		}
+	}
+	return groups
+}
+
+func TestStandalone(t *testing.T) {
+	bin := avcheck(t)
+	_, stderr, code := run(t, bin, "./testdata/example/bank")
+	if code != 3 {
+		t.Errorf("exit code %d, want 3\n%s", code, stderr)
+	}
+	if got, want := strings.Join(findings(stderr), "\n"), strings.Join(findings(strings.Join(bankFindings, "\n")), "\n"); got != want {
+		t.Errorf("findings:\n%s\nwant:\n%s", got, want)
+	}
+
+	_, stderr, code = run(t, bin, "./testdata/example/fixed")
+	if code != 0 || stderr != "" {
+		t.Errorf("fixed example: exit %d, output:\n%s\nwant exit 0 and no output", code, stderr)
+	}
+}
+
+func TestVetTool(t *testing.T) {
+	bin := avcheck(t)
+	_, stderr, code := run(t, "go", "vet", "-vettool="+bin, "./testdata/example/bank", "./testdata/example/fixed")
+	if code != 1 {
+		t.Errorf("go vet exit code %d, want 1\n%s", code, stderr)
+	}
+	if got, want := strings.Join(findings(stderr), "\n"), strings.Join(findings(strings.Join(bankFindings, "\n")), "\n"); got != want {
+		t.Errorf("findings:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	bin := avcheck(t)
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string // the first line of standard error
+	}{
+		{[]string{"./testdata/broken"}, 1, `testdata/broken/broken.go:3:23: cannot use "x" (untyped string constant) as int value in return statement`},
+		{[]string{"./testdata/nosuchdir"}, 1, "avcheck: stat testdata/nosuchdir: directory not found"},
+		{[]string{"-nosuchflag", "./testdata/example/fixed"}, 2, "flag provided but not defined: -nosuchflag"},
+	} {
+		_, stderr, code := run(t, bin, tc.args...)
+		first, _, _ := strings.Cut(stderr, "\n")
+		if code != tc.code || first != tc.want {
+			t.Errorf("avcheck %s: exit %d, first line %q; want exit %d, %q\n%s", strings.Join(tc.args, " "), code, first, tc.code, tc.want, stderr)
+		}
+		if tc.code == 1 && strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
+			t.Errorf("avcheck %s: want one error line, got:\n%s", strings.Join(tc.args, " "), stderr)
+		}
+	}
+}
+
+func TestHelp(t *testing.T) {
+	bin := avcheck(t)
+	stdout, _, code := run(t, bin, "help")
+	if code != 0 {
+		t.Fatalf("help: exit %d", code)
+	}
+	for _, want := range []string{"avcheck predict", "avcheck run", "splitlock", "atomicact", "guardedby", "regions", "annotation"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("help does not mention %q:\n%s", want, stdout)
+		}
+	}
+}
