@@ -21,6 +21,8 @@ const (
 	exitFindings = 3 // findings reported
 )
 
+const predictUsage = "usage: avcheck predict [-format=auto|native|text|std] [-mode=predict|observed] [-json] [-all] FILE (avcheck predict -h for help)"
+
 const predictHelp = `usage: avcheck predict [flags] FILE
 
 Predict atomicity violations from a saved trace: not only those the recorded
@@ -37,6 +39,16 @@ Examples:
   avcheck predict -mode=observed run.txt  only check the recorded run itself
   avcheck predict -all trace.txt          also show what the filters removed
 
+A trace is what "avcheck run" records, or any file in one of the formats of
+docs/trace-formats.md. The text format is one event per line:
+
+  avtrace 1
+  g1 fork g2
+  g1 acq mu
+  g1 rd c.n @counter.go:12:2 region=1.1   # region 1, instance 1
+  g1 rel mu
+  g2 wr c.n @counter.go:20:2
+
 Exit status: 0 nothing reported, 3 findings reported, 1 the trace could not
 be read, 2 bad usage.
 
@@ -50,24 +62,26 @@ func runPredict(args []string) int {
 
 func predictMain(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("avcheck predict", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	// The flag package's own messages are replaced by one error line and
+	// the usage line; -h prints the full help on stdout.
+	fs.SetOutput(io.Discard)
 	format := fs.String("format", "auto", "trace `format`: auto (detect), native, text or std")
 	mode := fs.String("mode", "predict", "`mode`: predict (other interleavings too) or observed (the recorded run only)")
 	asJSON := fs.Bool("json", false, "write the report as JSON (schema version 1, see docs/predict.md)")
 	all := fs.Bool("all", false, "also show findings removed by AVFilter or without a witness, marked as dropped")
-	fs.Usage = func() {
-		fmt.Fprint(stderr, predictHelp)
-		fs.PrintDefaults()
-	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(stdout, predictHelp)
+			fs.SetOutput(stdout)
+			fs.PrintDefaults()
 			return exitClean
 		}
-		fmt.Fprintln(stderr, "usage: avcheck predict [-format=auto|native|text|std] [-mode=predict|observed] [-json] [-all] FILE")
+		fmt.Fprintf(stderr, "avcheck predict: %v\n", err)
+		fmt.Fprintln(stderr, predictUsage)
 		return exitUsage
 	}
 	if fs.NArg() != 1 {
-		fmt.Fprintln(stderr, "usage: avcheck predict [-format=auto|native|text|std] [-mode=predict|observed] [-json] [-all] FILE")
+		fmt.Fprintln(stderr, predictUsage)
 		return exitUsage
 	}
 	f, err := trace.ParseFormat(*format)

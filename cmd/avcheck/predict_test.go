@@ -1,0 +1,209 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The serial counter run: g1's region reads and writes c.n in two
+// critical sections and g2's write comes after it. The recorded run is
+// serializable; the interleaving with g2's write between g1's sections is
+// not.
+const serialCounter = `avtrace 1
+g1 fork g2
+g1 begin region=1.1
+g1 acq mu region=1.1
+g1 rd c.n @c.go:3:2 region=1.1
+g1 rel mu region=1.1
+g1 acq mu region=1.1
+g1 wr c.n @c.go:4:2 region=1.1
+g1 rel mu region=1.1
+g1 finish region=1.1
+g2 acq mu
+g2 wr c.n @c.go:9:2
+g2 rel mu
+`
+
+const noRace = `avtrace 1
+g1 fork g2
+g1 acq mu
+g1 wr c.n @c.go:3:2
+g1 rel mu
+g2 acq mu
+g2 wr c.n @c.go:9:2
+g2 rel mu
+`
+
+func writeTemp(t *testing.T, name, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func runPredictTest(args ...string) (code int, stdout, stderr string) {
+	var o, e bytes.Buffer
+	code = predictMain(args, &o, &e)
+	return code, o.String(), e.String()
+}
+
+func TestPredictText(t *testing.T) {
+	p := writeTemp(t, "trace.txt", serialCounter)
+	code, out, errOut := runPredictTest(p)
+	if code != exitFindings {
+		t.Fatalf("exit %d, want %d; stderr %q", code, exitFindings, errOut)
+	}
+	want := []string{
+		"c.go:3:2: c.n: g1 reads then writes c.n in one region, and g2's write can run between them (R-W-W); the update can be lost",
+		"\tc.go:9:2: g2 writes c.n (interleaved)",
+		"\tc.go:4:2: g1 writes c.n (last)",
+		"\tlevel: filtered",
+		"\twitness:",
+		"\t\tg2 c.go:9:2 wr c.n",
+	}
+	for _, w := range want {
+		if !strings.Contains(out, w+"\n") {
+			t.Errorf("output lacks %q:\n%s", w, out)
+		}
+	}
+}
+
+func TestPredictJSON(t *testing.T) {
+	p := writeTemp(t, "trace.txt", serialCounter)
+	code, out, _ := runPredictTest("-json", p)
+	if code != exitFindings {
+		t.Fatalf("exit %d", code)
+	}
+	var doc struct {
+		Version  int `json:"version"`
+		Findings []struct {
+			Kind     string `json:"kind"`
+			Pattern  string `json:"pattern"`
+			Level    string `json:"level"`
+			Variable string `json:"variable"`
+			Accesses []struct {
+				File      string `json:"file"`
+				Line      int    `json:"line"`
+				Col       int    `json:"col"`
+				Op        string `json:"op"`
+				Goroutine int    `json:"goroutine"`
+				Role      string `json:"role"`
+			} `json:"accesses"`
+			Witness []struct {
+				Seq       uint64 `json:"seq"`
+				Goroutine int    `json:"goroutine"`
+				Op        string `json:"op"`
+			} `json:"witness"`
+		} `json:"findings"`
+		Stats struct {
+			Events     int     `json:"events"`
+			Goroutines int     `json:"goroutines"`
+			Variables  int     `json:"variables"`
+			Seconds    float64 `json:"seconds"`
+		} `json:"stats"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("bad JSON: %v\n%s", err, out)
+	}
+	if doc.Version != 1 || len(doc.Findings) != 1 {
+		t.Fatalf("version %d, %d findings", doc.Version, len(doc.Findings))
+	}
+	f := doc.Findings[0]
+	if f.Kind != "atomicity" || f.Pattern != "R-W-W" || f.Level != "filtered" || f.Variable != "c.n" {
+		t.Errorf("finding %+v", f)
+	}
+	if len(f.Accesses) != 3 || f.Accesses[0].File != "c.go" || f.Accesses[0].Line != 3 || f.Accesses[0].Col != 2 ||
+		f.Accesses[0].Op != "rd" || f.Accesses[0].Goroutine != 1 || f.Accesses[0].Role != "first" ||
+		f.Accesses[1].Role != "interleaved" || f.Accesses[2].Role != "last" {
+		t.Errorf("accesses %+v", f.Accesses)
+	}
+	if len(f.Witness) == 0 || f.Witness[len(f.Witness)-1].Op != "wr" {
+		t.Errorf("witness %+v", f.Witness)
+	}
+	if doc.Stats.Events != 12 || doc.Stats.Goroutines != 2 || doc.Stats.Variables != 1 {
+		t.Errorf("stats %+v", doc.Stats)
+	}
+}
+
+// The recorded run is serial: observed mode reports nothing, prediction
+// reports the interleaving that loses the update.
+func TestPredictObservedVersusPredict(t *testing.T) {
+	p := writeTemp(t, "trace.txt", serialCounter)
+	if code, out, errOut := runPredictTest("-mode=observed", p); code != exitClean || out != "" {
+		t.Errorf("observed: exit %d, output %q, stderr %q", code, out, errOut)
+	}
+	if code, _, _ := runPredictTest("-mode=predict", p); code != exitFindings {
+		t.Errorf("predict: exit %d, want %d", code, exitFindings)
+	}
+}
+
+func TestPredictNothing(t *testing.T) {
+	p := writeTemp(t, "trace.txt", noRace)
+	code, out, errOut := runPredictTest(p)
+	if code != exitClean || out != "" || errOut != "" {
+		t.Errorf("exit %d, output %q, stderr %q", code, out, errOut)
+	}
+	code, out, _ = runPredictTest("-json", p)
+	if code != exitClean || !strings.Contains(out, `"findings": []`) {
+		t.Errorf("json: exit %d, output %s", code, out)
+	}
+}
+
+func TestPredictBadInput(t *testing.T) {
+	bad := writeTemp(t, "trace.txt", "avtrace 1\ng1 fork g2\ng1 rdd x\n")
+	tests := []struct {
+		name string
+		args []string
+		code int
+		want string // the whole of stderr's first line, or a prefix ending in "*"
+	}{
+		{"malformed", []string{bad}, exitError, `trace.txt:3: unknown event kind "rdd"`},
+		{"missing", []string{filepath.Join(t.TempDir(), "nope.txt")}, exitError, "avcheck predict: *"},
+		{"unknown flag", []string{"-bogus", bad}, exitUsage, "avcheck predict: flag provided but not defined: -bogus"},
+		{"no file", nil, exitUsage, "usage: avcheck predict *"},
+		{"two files", []string{bad, bad}, exitUsage, "usage: avcheck predict *"},
+		{"bad format", []string{"-format=xml", bad}, exitUsage, `avcheck predict: unknown trace format "xml" *`},
+		{"bad mode", []string{"-mode=guess", bad}, exitUsage, `avcheck predict: unknown mode "guess" *`},
+		{"wrong format", []string{"-format=native", bad}, exitError, "trace.txt: *"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, errOut := runPredictTest(tt.args...)
+			if code != tt.code {
+				t.Errorf("exit %d, want %d (stderr %q)", code, tt.code, errOut)
+			}
+			if out != "" {
+				t.Errorf("stdout %q", out)
+			}
+			first, _, _ := strings.Cut(errOut, "\n")
+			if strings.Contains(errOut, "goroutine ") || strings.Contains(errOut, "panic") {
+				t.Errorf("stderr looks like a crash: %q", errOut)
+			}
+			if w, ok := strings.CutSuffix(tt.want, "*"); ok {
+				if !strings.HasPrefix(first, w) {
+					t.Errorf("stderr %q, want prefix %q", first, w)
+				}
+			} else if first != tt.want {
+				t.Errorf("stderr %q, want %q", first, tt.want)
+			}
+		})
+	}
+}
+
+func TestPredictHelp(t *testing.T) {
+	code, out, errOut := runPredictTest("-h")
+	if code != exitClean {
+		t.Errorf("exit %d", code)
+	}
+	for _, w := range []string{"usage: avcheck predict", "-json", "-all", "-mode", "-format", "Exit status"} {
+		if !strings.Contains(out+errOut, w) {
+			t.Errorf("help lacks %q", w)
+		}
+	}
+}
