@@ -13,6 +13,8 @@ import (
 // The fixtures in testdata/predict are txtar archives with a "trace"
 // section in the text format and an "expect" section listing every finding
 // of Predict with All set, one per line (see fixtureLine), or "no finding".
+// An optional "observed" section gives observed mode's finding the same
+// way (CheckObservedTrace reports at most one).
 
 // readFixtureTrace parses a text trace held in memory.
 func readFixtureTrace(t *testing.T, name string, data []byte) *trace.Trace {
@@ -31,8 +33,11 @@ func fixtureLine(t *trace.Trace, f *Finding) string {
 	var b strings.Builder
 	b.WriteString(string(f.Kind) + " " + f.Pattern + " " + strings.ReplaceAll(f.Var, " ", ""))
 	for _, a := range f.Accesses {
-		s := t.Site(a.Site)
-		b.WriteString(" " + "g" + itoa(uint64(a.G)) + "@" + filepath.Base(s.File) + ":" + itoa(uint64(s.Line)))
+		pos := "-"
+		if s := t.Site(a.Site); s.File != "" {
+			pos = filepath.Base(s.File) + ":" + itoa(uint64(s.Line))
+		}
+		b.WriteString(" g" + itoa(uint64(a.G)) + "@" + pos)
 	}
 	b.WriteString(" " + f.Level.String())
 	switch {
@@ -71,17 +76,17 @@ func TestFixtures(t *testing.T) {
 				t.Fatal(err)
 			}
 			var tr *trace.Trace
-			var want []string
+			var want, wantObserved []string
+			haveObserved := false
 			for _, f := range ar.Files {
 				switch f.Name {
 				case "trace":
 					tr = readFixtureTrace(t, file, f.Data)
 				case "expect":
-					for _, l := range strings.Split(string(f.Data), "\n") {
-						if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") && l != "no finding" {
-							want = append(want, l)
-						}
-					}
+					want = expectLines(f.Data)
+				case "observed":
+					haveObserved = true
+					wantObserved = expectLines(f.Data)
 				}
 			}
 			if tr == nil {
@@ -99,8 +104,27 @@ func TestFixtures(t *testing.T) {
 			if strings.Join(got, "\n") != strings.Join(want, "\n") {
 				t.Errorf("findings:\n%s\nwant:\n%s", orNone(got), orNone(want))
 			}
+			if haveObserved {
+				var gotObserved []string
+				if f := CheckObservedTrace(tr); f != nil {
+					gotObserved = append(gotObserved, fixtureLine(tr, f))
+				}
+				if strings.Join(gotObserved, "\n") != strings.Join(wantObserved, "\n") {
+					t.Errorf("observed mode:\n%s\nwant:\n%s", orNone(gotObserved), orNone(wantObserved))
+				}
+			}
 		})
 	}
+}
+
+func expectLines(data []byte) []string {
+	var out []string
+	for _, l := range strings.Split(string(data), "\n") {
+		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") && l != "no finding" {
+			out = append(out, l)
+		}
+	}
+	return out
 }
 
 func orNone(l []string) string {
