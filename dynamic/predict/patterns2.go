@@ -52,16 +52,6 @@ import (
 // infers) would make the pair enumeration quadratic per instance.
 const maxASVAccesses = 16
 
-// ushape is the signature of a whole region instance: its accesses of all
-// variables. Lock states are checked per pair of instances.
-type ushape struct {
-	g      uint16
-	vars   []uint32
-	sites  []trace.SiteID
-	writes []bool
-	insts  [][]uint32 // instances with this shape, each as its accesses
-}
-
 // innerKey describes two accesses of one region instance, on x and on y,
 // as the inside of a nested pattern.
 type innerKey struct {
@@ -115,38 +105,6 @@ func (ix *patIndex) unitInstances() [][]uint32 {
 	return out
 }
 
-// unitShapes groups unit instances by shape.
-func (ix *patIndex) unitShapes(units [][]uint32) []*ushape {
-	byKey := make(map[string]*ushape)
-	var out []*ushape
-	var key []byte
-	for _, l := range units {
-		first := &ix.acc[l[0]]
-		key = key[:0]
-		key = binary.AppendUvarint(key, uint64(first.g))
-		for _, ai := range l {
-			a := &ix.acc[ai]
-			key = binary.AppendUvarint(key, uint64(a.v))
-			key = binary.AppendUvarint(key, uint64(ix.t.Events[a.ev].Site))
-			key = append(key, opLetter(a.write)[0])
-		}
-		sh, ok := byKey[string(key)]
-		if !ok {
-			sh = &ushape{g: first.g}
-			for _, ai := range l {
-				a := &ix.acc[ai]
-				sh.vars = append(sh.vars, a.v)
-				sh.sites = append(sh.sites, ix.t.Events[a.ev].Site)
-				sh.writes = append(sh.writes, a.write)
-			}
-			byKey[string(key)] = sh
-			out = append(out, sh)
-		}
-		sh.insts = append(sh.insts, l)
-	}
-	return out
-}
-
 // innerGroups indexes every pair of accesses to two variables of the unit
 // instances, by (x, y), for the outer accesses to look up.
 func (ix *patIndex) innerGroups(units [][]uint32) map[[2]uint32][]*innerGroup {
@@ -182,7 +140,56 @@ func (ix *patIndex) innerGroups(units [][]uint32) map[[2]uint32][]*innerGroup {
 	return out
 }
 
-// atomicSets finds the nested atomic-set violations.
+// outerKey describes the frame of a nested pattern: two accesses of one
+// region instance, a1 on x and a2 on y, with no access of the instance to
+// x or y between them (tight, so that each violation is reported once, by
+// the accesses that frame the interleaved ones).
+type outerKey struct {
+	g      uint16
+	x, y   uint32
+	s1, s2 trace.SiteID
+	w1, w2 bool
+}
+
+// outerGroups indexes the tight pairs of the unit instances by outerKey,
+// each group's pairs in program order.
+func (ix *patIndex) outerGroups(units [][]uint32) []*innerGroup {
+	byKey := make(map[outerKey]*innerGroup)
+	var out []*innerGroup
+	for _, l := range units {
+		for i := range l {
+			for j := i + 1; j < len(l); j++ {
+				a1, a2 := &ix.acc[l[i]], &ix.acc[l[j]]
+				x, y := a1.v, a2.v
+				if x == y {
+					continue
+				}
+				tight := true
+				for k := i + 1; k < j; k++ {
+					if v := ix.acc[l[k]].v; v == x || v == y {
+						tight = false
+						break
+					}
+				}
+				if !tight {
+					continue
+				}
+				k := outerKey{g: a1.g, x: x, y: y, s1: ix.t.Events[a1.ev].Site, s2: ix.t.Events[a2.ev].Site, w1: a1.write, w2: a2.write}
+				gr, ok := byKey[k]
+				if !ok {
+					gr = &innerGroup{key: innerKey{g: k.g, x: x, y: y, sx: k.s1, sy: k.s2, wx: k.w1, wy: k.w2, xFirst: true}}
+					byKey[k] = gr
+					out = append(out, gr)
+				}
+				gr.pairs = append(gr.pairs, [2]uint32{l[i], l[j]})
+			}
+		}
+	}
+	return out
+}
+
+// atomicSets finds the nested atomic-set violations: for every group of
+// frames, the groups of inner pairs on the same two variables.
 func (s *patSearch) atomicSets() {
 	ix := s.ix
 	units := ix.unitInstances()
@@ -190,52 +197,23 @@ func (s *patSearch) atomicSets() {
 		return
 	}
 	inner := ix.innerGroups(units)
-	for _, u := range ix.unitShapes(units) {
-		s.atomicSetOuter(u, inner)
-	}
-}
-
-// atomicSetOuter enumerates the patterns with unit shape u outside. The
-// pair a1, a2 of u is tight: no access of u between them touches x or y,
-// so each violation is reported once, by the accesses that frame the
-// interleaved ones.
-func (s *patSearch) atomicSetOuter(u *ushape, inner map[[2]uint32][]*innerGroup) {
-	for i := range u.vars {
-		for j := i + 1; j < len(u.vars); j++ {
-			x, y := u.vars[i], u.vars[j]
-			if x == y {
+	for _, og := range ix.outerGroups(units) {
+		ok := &og.key
+		for _, gr := range inner[[2]uint32{ok.x, ok.y}] {
+			k := &gr.key
+			if k.g == ok.g || !(ok.wx || k.wx) || !(k.wy || ok.wy) {
 				continue
 			}
-			tight := true
-			for k := i + 1; k < j; k++ {
-				if u.vars[k] == x || u.vars[k] == y {
-					tight = false
-					break
-				}
-			}
-			if !tight {
-				continue
-			}
-			groups := inner[[2]uint32{x, y}]
-			if len(groups) == 0 {
-				continue
-			}
-			for _, gr := range groups {
-				k := &gr.key
-				if k.g == u.g || !(u.writes[i] || k.wx) || !(k.wy || u.writes[j]) {
-					continue
-				}
-				s.atomicSetMatch(u, i, j, gr)
-			}
+			s.atomicSetMatch(og, gr)
 		}
 	}
 }
 
-// atomicSetMatch matches the instances of u against an inner group. For
-// an instance of u, the inner instances whose first access need not
-// precede a1 form a suffix (by program order) and those whose last access
-// need not follow a2 a prefix: two binary searches bound them.
-func (s *patSearch) atomicSetMatch(u *ushape, i, j int, gr *innerGroup) {
+// atomicSetMatch matches the frames of og against the inner pairs of gr.
+// For a frame, the inner pairs whose first access need not precede a1
+// form a suffix (by program order) and those whose last access need not
+// follow a2 a prefix: two binary searches bound them.
+func (s *patSearch) atomicSetMatch(og, gr *innerGroup) {
 	ix := s.ix
 	k := &gr.key
 	fi, li := 1, 0 // index in a pair of the inner instance's first and last access
@@ -244,8 +222,11 @@ func (s *patSearch) atomicSetMatch(u *ushape, i, j int, gr *innerGroup) {
 	}
 	n := len(gr.pairs)
 	var c *patCand
-	for _, in := range u.insts {
-		a1, a2 := &ix.acc[in[i]], &ix.acc[in[j]]
+	for _, fr := range og.pairs {
+		if c != nil && c.f.Count >= maxInstances && len(c.reps) == maxReps {
+			return
+		}
+		a1, a2 := &ix.acc[fr[0]], &ix.acc[fr[1]]
 		lo := sortSearch(n, func(m int) bool { return !ix.hb(&ix.acc[gr.pairs[m][fi]], a1) })
 		hi := sortSearch(n, func(m int) bool { return ix.hb(a2, &ix.acc[gr.pairs[m][li]]) })
 		if lo >= hi {
@@ -260,17 +241,18 @@ func (s *patSearch) atomicSetMatch(u *ushape, i, j int, gr *innerGroup) {
 				return false
 			}
 			if c == nil {
+				ok := &og.key
 				s.key = s.key[:0]
 				s.key = append(s.key, 'a')
 				for _, x := range []struct {
 					site  trace.SiteID
 					write bool
-				}{{u.sites[i], u.writes[i]}, {ix.t.Events[bf.ev].Site, bf.write}, {ix.t.Events[bl.ev].Site, bl.write}, {u.sites[j], u.writes[j]}} {
+				}{{ok.sx, ok.wx}, {ix.t.Events[bf.ev].Site, bf.write}, {ix.t.Events[bl.ev].Site, bl.write}, {ok.sy, ok.wy}} {
 					s.key = binary.AppendUvarint(s.key, uint64(x.site))
 					s.key = append(s.key, opLetter(x.write)[0])
 				}
-				pat := opLetter(u.writes[i]) + "u(x)-" + opLetter(bf.write) + "u'(" + xy(k.xFirst) + ")-" +
-					opLetter(bl.write) + "u'(" + xy(!k.xFirst) + ")-" + opLetter(u.writes[j]) + "u(y)"
+				pat := opLetter(ok.wx) + "u(x)-" + opLetter(bf.write) + "u'(" + xy(k.xFirst) + ")-" +
+					opLetter(bl.write) + "u'(" + xy(!k.xFirst) + ")-" + opLetter(ok.wy) + "u(y)"
 				c = s.get(s.key, func() Finding {
 					return Finding{Kind: KindAtomicSet, Level: LevelPredicted, Pattern: pat}
 				})
