@@ -145,7 +145,15 @@ func readTrace(path string, f trace.Format) (*trace.Trace, error) {
 	defer file.Close()
 	t, err := trace.ReadAll(file)
 	if err != nil {
-		return nil, err
+		var fe *trace.FormatError
+		if errors.As(err, &fe) {
+			return nil, err // already "file:line: what was expected"
+		}
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, fmt.Errorf("avcheck predict: %s: %v", path, err)
 	}
 	if err := trace.Validate(t); err != nil {
 		return nil, fmt.Errorf("%s: %v", path, err)

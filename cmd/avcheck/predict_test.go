@@ -171,6 +171,7 @@ func TestPredictBadInput(t *testing.T) {
 		{"bad format", []string{"-format=xml", bad}, exitUsage, `avcheck predict: unknown trace format "xml" *`},
 		{"bad mode", []string{"-mode=guess", bad}, exitUsage, `avcheck predict: unknown mode "guess" *`},
 		{"wrong format", []string{"-format=native", bad}, exitError, "trace.txt: *"},
+		{"directory", []string{t.TempDir()}, exitError, "avcheck predict: *"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -51,12 +51,20 @@ func noun(k trace.Kind) string {
 
 // consequence says what goes wrong for each unserializable triplet
 // (Table 1 of AVFilter, shared/seeds/000_5650ed431402be49.txt).
-var consequence = map[string]string{
-	"R-W-R": "the two reads can see different values",
-	"W-W-R": "the read can miss the region's own write",
-	"W-R-W": "the other goroutine can see an intermediate value",
-	"R-W-W": "the update can be lost",
-	"W-W-W": "the other goroutine's write can be lost",
+func consequence(pattern string) string {
+	switch pattern {
+	case "R-W-R":
+		return "the two reads can see different values"
+	case "W-W-R":
+		return "the read can miss the region's own write"
+	case "W-R-W":
+		return "the other goroutine can see an intermediate value"
+	case "R-W-W":
+		return "the update can be lost"
+	case "W-W-W":
+		return "the other goroutine's write can be lost"
+	}
+	return "the region is not serializable"
 }
 
 // Message returns the one-line diagnostic for a finding: lowercase, no
@@ -76,10 +84,7 @@ func Message(t *trace.Trace, f *predict.Finding) string {
 		default:
 			did = fmt.Sprintf("%s then %s %s", verb(acc[0].Op), verb(acc[2].Op), f.Var)
 		}
-		why := consequence[f.Pattern]
-		if why == "" {
-			why = "the region is not serializable"
-		}
+		why := consequence(f.Pattern)
 		return fmt.Sprintf("%s: %s %s in one region, and %s's %s can run between them (%s); %s",
 			f.Var, g(0), did, g(1), noun(acc[1].Op), f.Pattern, why)
 	case predict.KindRace:
