@@ -1,0 +1,113 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/avcheck/avcheck/dynamic/predict"
+	"github.com/avcheck/avcheck/dynamic/trace"
+)
+
+func testTrace() *trace.Trace {
+	return &trace.Trace{
+		Sites: []trace.Site{{}, {File: "/src/c.go", Line: 3, Col: 2}, {File: "/src/c.go", Line: 4, Col: 2}, {File: "/src/c.go", Line: 9, Col: 2}},
+		Objects: map[trace.ObjID]trace.Object{
+			0x10: {Kind: trace.ObjVar, Name: "c.n"}, 0x11: {Kind: trace.ObjVar, Name: "c.m"},
+		},
+		Events: []trace.Event{
+			{Seq: 0, G: 1, Kind: trace.KindRead, Obj: 0x10, Site: 1},
+			{Seq: 1, G: 2, Kind: trace.KindWrite, Obj: 0x10, Site: 3},
+			{Seq: 2, G: 1, Kind: trace.KindWrite, Obj: 0x10, Site: 2},
+		},
+	}
+}
+
+func triplet(pattern string, ops ...trace.Kind) predict.Finding {
+	return predict.Finding{
+		Kind: predict.KindAtomicity, Pattern: pattern, Level: predict.LevelFiltered, Var: "c.n", Count: 2,
+		Accesses: []predict.Access{
+			{Seq: 0, G: 1, Op: ops[0], Obj: 0x10, Site: 1, Role: "first"},
+			{Seq: 1, G: 2, Op: ops[1], Obj: 0x10, Site: 3, Role: "interleaved"},
+			{Seq: 2, G: 1, Op: ops[2], Obj: 0x10, Site: 2, Role: "last"},
+		},
+		Witness: []uint64{0, 1, 2},
+	}
+}
+
+func TestMessage(t *testing.T) {
+	tr := testTrace()
+	r, w := trace.KindRead, trace.KindWrite
+	tests := []struct {
+		f    predict.Finding
+		want string
+	}{
+		{triplet("R-W-W", r, w, w), "c.n: g1 reads then writes c.n in one region, and g2's write can run between them (R-W-W); the update can be lost"},
+		{triplet("R-W-R", r, w, r), "c.n: g1 reads c.n twice in one region, and g2's write can run between them (R-W-R); the two reads can see different values"},
+		{triplet("W-R-W", w, r, w), "c.n: g1 writes c.n twice in one region, and g2's read can run between them (W-R-W); the other goroutine can see an intermediate value"},
+		{predict.Finding{Kind: predict.KindRace, Pattern: "W-R", Var: "c.n", Accesses: []predict.Access{{G: 1, Op: w, Obj: 0x10}, {G: 2, Op: r, Obj: 0x10}}},
+			"c.n: g1's write and g2's read of c.n can run back to back, with no common lock and no happens-before order (data race W-R)"},
+		{predict.Finding{Kind: predict.KindAtomicSet, Pattern: "Wu(x)-Ru'(x)-Ru'(y)-Wu(y)", Var: "c.n, c.m", Accesses: []predict.Access{
+			{G: 1, Op: w, Obj: 0x10}, {G: 2, Op: r, Obj: 0x10}, {G: 2, Op: r, Obj: 0x11}, {G: 1, Op: w, Obj: 0x11}}},
+			"c.n, c.m: g1's region writes c.n and then writes c.m, and g2's region can access both between them (Wu(x)-Ru'(x)-Ru'(y)-Wu(y)); the pair can be seen or left inconsistent"},
+	}
+	for _, tt := range tests {
+		if got := Message(tr, &tt.f); got != tt.want {
+			t.Errorf("Message:\n got %s\nwant %s", got, tt.want)
+		}
+		if m := Message(tr, &tt.f); strings.HasSuffix(m, ".") || strings.ToLower(m[:1]) != m[:1] {
+			t.Errorf("message not lowercase without a final period: %q", m)
+		}
+	}
+}
+
+func TestText(t *testing.T) {
+	tr := testTrace()
+	var b bytes.Buffer
+	if err := Text(&b, tr, []predict.Finding{triplet("R-W-W", trace.KindRead, trace.KindWrite, trace.KindWrite)}, TextOptions{Dir: "/src"}); err != nil {
+		t.Fatal(err)
+	}
+	want := `c.go:3:2: c.n: g1 reads then writes c.n in one region, and g2's write can run between them (R-W-W); the update can be lost
+	c.go:9:2: g2 writes c.n (interleaved)
+	c.go:4:2: g1 writes c.n (last)
+	level: filtered, 2 instances
+	witness:
+		g1 c.go:3:2 rd c.n
+		g2 c.go:9:2 wr c.n
+		g1 c.go:4:2 wr c.n
+`
+	if b.String() != want {
+		t.Errorf("got:\n%s\nwant:\n%s", b.String(), want)
+	}
+}
+
+func TestJSON(t *testing.T) {
+	tr := testTrace()
+	var b bytes.Buffer
+	f := triplet("R-W-W", trace.KindRead, trace.KindWrite, trace.KindWrite)
+	if err := JSON(&b, tr, []predict.Finding{f}, Stats{Events: 3, Goroutines: 2, Variables: 1}); err != nil {
+		t.Fatal(err)
+	}
+	var doc Document
+	if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Version != 1 || len(doc.Findings) != 1 || doc.Stats.Events != 3 {
+		t.Fatalf("%+v", doc)
+	}
+	jf := doc.Findings[0]
+	if jf.Kind != "atomicity" || jf.Level != "filtered" || jf.Count != 2 || len(jf.Accesses) != 3 || len(jf.Witness) != 3 {
+		t.Errorf("%+v", jf)
+	}
+	if a := jf.Accesses[1]; a.File != "/src/c.go" || a.Line != 9 || a.Col != 2 || a.Op != "wr" || a.Goroutine != 2 || a.Role != "interleaved" {
+		t.Errorf("%+v", a)
+	}
+	if s := jf.Witness[1]; s.Seq != 1 || s.Goroutine != 2 || s.Op != "wr" || s.Object != "c.n" {
+		t.Errorf("%+v", s)
+	}
+	var empty bytes.Buffer
+	if err := JSON(&empty, tr, nil, Stats{}); err != nil || !strings.Contains(empty.String(), `"findings": []`) {
+		t.Errorf("empty report: %v %s", err, empty.String())
+	}
+}
