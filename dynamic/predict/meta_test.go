@@ -19,9 +19,18 @@ func tripleString(f Finding) string {
 		if i > 0 {
 			b.WriteByte('-')
 		}
-		fmt.Fprintf(&b, "%s@%d", letter(a.Op), a.Site)
+		fmt.Fprintf(&b, "%s@%d", kindTag(a.Op), a.Site)
 	}
 	return b.String()
+}
+
+// kindTag names an access kind in a triple: R or W for plain accesses, the
+// kind's name for atomics (findings are distinct per kind).
+func kindTag(k trace.Kind) string {
+	if k == trace.KindRead || k == trace.KindWrite {
+		return letter(k)
+	}
+	return k.String()
 }
 
 func metaTriples(tr *trace.Trace) []string {
@@ -371,6 +380,15 @@ func maps(m map[trace.ObjID]LockMode) map[trace.ObjID]LockMode {
 	return c
 }
 
+// states returns the number of distinct keys.
+func (b *bruteForce) states() int {
+	n := 2
+	for _, r := range b.radix {
+		n *= r
+	}
+	return n
+}
+
 func (b *bruteForce) key(p []int, flag int) int {
 	k := 0
 	for g, x := range p {
@@ -411,19 +429,31 @@ func (b *bruteForce) enabled(p []int, g int) bool {
 	return true
 }
 
+// decode sets p to the positions of key k (without its flag bit) and
+// returns the flag.
+func (b *bruteForce) decode(k int, p []int) int {
+	flag := k & 1
+	k >>= 1
+	for g := len(p) - 1; g >= 0; g-- {
+		p[g] = k % b.radix[g]
+		k /= b.radix[g]
+	}
+	return flag
+}
+
 // deadlocks reports whether some inferred run gets stuck before the end.
 func (b *bruteForce) deadlocks() bool {
-	seen := map[int]bool{}
-	var stack [][]int
-	stack = append(stack, make([]int, len(b.gs)))
+	seen := make([]bool, b.states())
+	p := make([]int, len(b.gs))
+	stack := []int{b.key(p, 0)}
 	for len(stack) > 0 {
-		p := stack[len(stack)-1]
+		k := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		k := b.key(p, 0)
 		if seen[k] {
 			continue
 		}
 		seen[k] = true
+		b.decode(k, p)
 		moved, done := false, true
 		for g := range b.gs {
 			if p[g] < len(b.gs[g]) {
@@ -431,9 +461,9 @@ func (b *bruteForce) deadlocks() bool {
 			}
 			if b.enabled(p, g) {
 				moved = true
-				q := slices.Clone(p)
-				q[g]++
-				stack = append(stack, q)
+				p[g]++
+				stack = append(stack, b.key(p, 0))
+				p[g]--
 			}
 		}
 		if !moved && !done {
@@ -446,27 +476,23 @@ func (b *bruteForce) deadlocks() bool {
 // realisable reports whether some inferred run has e1 < f < e2.
 func (b *bruteForce) realisable(e1, f, e2 int) bool {
 	tg := b.gpos[e1]
-	fg := b.gpos[f]
-	seen := map[int]bool{}
-	type st struct {
-		p    []int
-		flag int
-	}
-	stack := []st{{make([]int, len(b.gs)), 0}}
+	seen := make([]bool, b.states())
+	p := make([]int, len(b.gs))
+	stack := []int{b.key(p, 0)}
 	for len(stack) > 0 {
-		s := stack[len(stack)-1]
+		k := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		k := b.key(s.p, s.flag)
 		if seen[k] {
 			continue
 		}
 		seen[k] = true
+		flag := b.decode(k, p)
 		for g := range b.gs {
-			if !b.enabled(s.p, g) {
+			if !b.enabled(p, g) {
 				continue
 			}
-			ev := b.gs[g][s.p[g]]
-			flag := s.flag
+			ev := b.gs[g][p[g]]
+			nflag := flag
 			switch {
 			case ev == e2:
 				if flag == 1 {
@@ -474,16 +500,15 @@ func (b *bruteForce) realisable(e1, f, e2 int) bool {
 				}
 				continue
 			case ev == f:
-				if s.p[tg] > b.pos[e1] && s.p[tg] <= b.pos[e2] {
-					flag = 1
+				if p[tg] > b.pos[e1] && p[tg] <= b.pos[e2] {
+					nflag = 1
 				} else {
 					continue
 				}
 			}
-			_ = fg
-			q := slices.Clone(s.p)
-			q[g]++
-			stack = append(stack, st{q, flag})
+			p[g]++
+			stack = append(stack, b.key(p, nflag))
+			p[g]--
 		}
 	}
 	return false
@@ -508,8 +533,8 @@ func (b *bruteForce) triples() []string {
 				if !dependent(evs[e1].Kind, evs[f].Kind) || !dependent(evs[f].Kind, evs[e2].Kind) {
 					continue
 				}
-				k := fmt.Sprintf("%s@%d-%s@%d-%s@%d", letter(evs[e1].Kind), evs[e1].Site,
-					letter(evs[f].Kind), evs[f].Site, letter(evs[e2].Kind), evs[e2].Site)
+				k := fmt.Sprintf("%s@%d-%s@%d-%s@%d", kindTag(evs[e1].Kind), evs[e1].Site,
+					kindTag(evs[f].Kind), evs[f].Site, kindTag(evs[e2].Kind), evs[e2].Site)
 				if found[k] {
 					continue
 				}
@@ -818,7 +843,7 @@ func runMetaDifferential(t *testing.T, name string, cfg genConfig, n int, seed u
 }
 
 func TestMetaDifferential(t *testing.T) {
-	n := 3000
+	n := 2000
 	if testing.Short() {
 		n = 300
 	}
@@ -826,4 +851,5 @@ func TestMetaDifferential(t *testing.T) {
 	runMetaDifferential(t, "locks-ordered-3g", genConfig{goroutines: 3, vars: 2, locks: 3, items: 3, lockOrder: true}, n, 2)
 	runMetaDifferential(t, "sync", genConfig{goroutines: 2, vars: 1, locks: 2, chans: 2, wgs: true, items: 4}, n, 3)
 	runMetaDifferential(t, "sync-3g", genConfig{goroutines: 3, vars: 1, locks: 2, chans: 2, wgs: true, items: 3, lockOrder: true}, n, 4)
+	runMetaDifferential(t, "atomics", genConfig{goroutines: 2, vars: 1, locks: 2, chans: 1, atomics: 4, items: 4}, n, 5)
 }
