@@ -1,0 +1,113 @@
+package predict
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"testing"
+
+	"github.com/avcheck/avcheck/dynamic/trace"
+	"github.com/avcheck/avcheck/internal/tracegen"
+)
+
+// coreBenchConfig is the core engines' benchmark shape: 8 goroutines, 16
+// locks (4 of them RWMutexes) nested up to 3 deep, 64 shared and 2
+// unshared variables per goroutine, 4 channels, WaitGroup, Once and
+// atomics, and regions.
+func coreBenchConfig(events int) tracegen.Config {
+	return tracegen.Config{Seed: 1, Events: events, Goroutines: 8, Locks: 16, RWLocks: 4, Vars: 64, MaxNesting: 3, Chans: 4}
+}
+
+// BenchmarkCore measures happens-before, locksets, meta-analysis and
+// observed mode over a generated trace held in memory (so that only the
+// engine is timed), and observed mode end to end from an STD file. It
+// reports events per second; B/op is per pass over the whole trace.
+//
+//	go test ./dynamic/predict -run '^$' -bench Core -benchtime 3x
+func BenchmarkCore(b *testing.B) {
+	for _, n := range []int{1_000_000, 10_000_000} {
+		b.Run(fmt.Sprintf("%dM", n/1_000_000), func(b *testing.B) {
+			gen := tracegen.New(coreBenchConfig(n))
+			tr := &trace.Trace{Objects: map[trace.ObjID]trace.Object{}}
+			for {
+				e, err := gen.Next()
+				if err != nil {
+					break
+				}
+				tr.Events = append(tr.Events, e)
+			}
+			tr.Objects = nil
+			object := gen.Object
+			events := float64(len(tr.Events))
+			run := func(name string, pass func()) {
+				b.Run(name, func(b *testing.B) {
+					b.ReportAllocs()
+					for b.Loop() {
+						pass()
+					}
+					b.ReportMetric(events*float64(b.N)/b.Elapsed().Seconds(), "events/s")
+					b.ReportMetric(0, "ns/op")
+				})
+			}
+			run("hb", func() {
+				h := NewHB(HBOptions{Object: object})
+				for i := range tr.Events {
+					h.Step(&tr.Events[i])
+				}
+			})
+			run("locks", func() {
+				l := NewLocks()
+				for i := range tr.Events {
+					l.Step(&tr.Events[i])
+				}
+			})
+			run("meta", func() {
+				m := NewMeta(MetaOptions{Object: object})
+				for i := range tr.Events {
+					m.Step(&tr.Events[i])
+				}
+				_ = m.Findings()
+			})
+			run("observed", func() {
+				o := NewObserved(ObservedOptions{Object: object})
+				for i := range tr.Events {
+					o.Step(&tr.Events[i])
+				}
+				_ = o.Finish()
+			})
+			path := filepath.Join(b.TempDir(), "core.std")
+			if _, err := trace.WriteFile(path, trace.FormatSTD, &sliceReader{tr: tr, site: gen.Site, object: object}); err != nil {
+				b.Fatal(err)
+			}
+			run("observed-std", func() {
+				f, err := trace.Open(path, trace.FormatSTD)
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer f.Close()
+				if _, err := CheckObserved(f); err != nil {
+					b.Fatal(err)
+				}
+			})
+		})
+	}
+}
+
+// sliceReader streams an in-memory trace.
+type sliceReader struct {
+	tr     *trace.Trace
+	site   func(trace.SiteID) trace.Site
+	object func(trace.ObjID) trace.Object
+	i      int
+}
+
+func (r *sliceReader) Next() (trace.Event, error) {
+	if r.i >= len(r.tr.Events) {
+		return trace.Event{}, io.EOF
+	}
+	r.i++
+	return r.tr.Events[r.i-1], nil
+}
+
+func (r *sliceReader) Site(id trace.SiteID) trace.Site    { return r.site(id) }
+func (r *sliceReader) Object(id trace.ObjID) trace.Object { return r.object(id) }
