@@ -70,8 +70,11 @@ type patIndex struct {
 	glog [][]HistoryID // per goroutine, the lock states it went through
 
 	keys    []accKey // dense accKey index to key
-	lsMask  []lsBits // per LocksetID, its locks as bit sets, computed lazily
-	lockBit map[trace.ObjID]uint
+	numInst uint32   // region instances, numbered from 1
+	// Scratch for byInstance, indexed by instance.
+	instCount, instSlot []int32
+	lsMask              []lsBits // per LocksetID, its locks as bit sets, computed lazily
+	lockBit             map[trace.ObjID]uint
 }
 
 // lsBits is a lockset as bit sets over the first 64 locks of a trace, so
@@ -157,8 +160,17 @@ type instKey struct {
 func buildIndex(t *trace.Trace) *patIndex {
 	ix := &patIndex{t: t, locks: NewLocks(), lockBit: make(map[trace.ObjID]uint)}
 	h := NewHB(HBOptions{Object: t.Object})
-	keyIdx := make(map[accKey]uint32)
+	// keyTab[g][2*site+write] is 1 + the dense accKey, 0 if not yet seen:
+	// an array lookup per access rather than a map lookup.
+	var keyTab [][]uint32
 	varIdx := make(map[trace.ObjID]uint32)
+	n := 0
+	for i := range t.Events {
+		if k := t.Events[i].Kind; k == trace.KindRead || k == trace.KindWrite {
+			n++
+		}
+	}
+	ix.acc = make([]patAccess, 0, n)
 	instIdx := make(map[instKey]uint32)
 	type gstate struct {
 		snap      uint32
@@ -219,6 +231,7 @@ func buildIndex(t *trace.Trace) *patIndex {
 				if inst == 0 {
 					inst = uint32(len(instIdx) + 1)
 					instIdx[k] = inst
+					ix.numInst = inst
 				}
 				s.lastR, s.lastInst, s.lastInstI = e.Region, e.Inst, inst
 			}
@@ -239,13 +252,23 @@ func buildIndex(t *trace.Trace) *patIndex {
 		}
 		varCount[vi]++
 		hist := ix.locks.History(e.G)
-		k := accKey{g: uint16(gi), site: e.Site, write: e.Kind == trace.KindWrite}
-		ki, ok := keyIdx[k]
-		if !ok {
-			ki = uint32(len(ix.keys))
-			keyIdx[k] = ki
-			ix.keys = append(ix.keys, k)
+		for len(keyTab) <= gi {
+			keyTab = append(keyTab, nil)
 		}
+		slot := 2 * int(e.Site)
+		if e.Kind == trace.KindWrite {
+			slot++
+		}
+		for len(keyTab[gi]) <= slot {
+			keyTab[gi] = append(keyTab[gi], make([]uint32, max(slot+1-len(keyTab[gi]), 2*len(t.Sites)))...)
+		}
+		ki := keyTab[gi][slot]
+		if ki == 0 {
+			ix.keys = append(ix.keys, accKey{g: uint16(gi), site: e.Site, write: e.Kind == trace.KindWrite})
+			ki = uint32(len(ix.keys))
+			keyTab[gi][slot] = ki
+		}
+		ki--
 		ix.acc = append(ix.acc, patAccess{
 			key:   ki,
 			ev:    uint32(i),
@@ -618,25 +641,52 @@ type slotGroup struct {
 	entries []slotEntry // in program order
 }
 
-// slots groups the placements of one variable's region instances.
-func (ix *patIndex) slots(accs []uint32) []*slotGroup {
-	perInst := make(map[uint32][]uint32)
-	var instOrder []uint32
+// byInstance splits one variable's accesses in region instances into one
+// list per instance, in order of the instances' first accesses, without a
+// map: two passes over per-instance counters.
+func (ix *patIndex) byInstance(accs []uint32) [][]uint32 {
+	if cap(ix.instCount) < int(ix.numInst)+1 {
+		ix.instCount = make([]int32, ix.numInst+1)
+		ix.instSlot = make([]int32, ix.numInst+1)
+	}
+	count, slot := ix.instCount[:ix.numInst+1], ix.instSlot[:ix.numInst+1]
+	var order []uint32
+	total := 0
 	for _, ai := range accs {
-		a := &ix.acc[ai]
-		if a.inst == 0 {
+		in := ix.acc[ai].inst
+		if in == 0 {
 			continue
 		}
-		l, ok := perInst[a.inst]
-		if !ok {
-			instOrder = append(instOrder, a.inst)
+		if count[in] == 0 {
+			order = append(order, in)
 		}
-		perInst[a.inst] = append(l, ai)
+		count[in]++
+		total++
 	}
+	flat := make([]uint32, total)
+	out := make([][]uint32, len(order))
+	off := int32(0)
+	for k, in := range order {
+		slot[in] = int32(k)
+		out[k] = flat[off : off : off+count[in]]
+		off += count[in]
+	}
+	for _, ai := range accs {
+		if in := ix.acc[ai].inst; in != 0 {
+			out[slot[in]] = append(out[slot[in]], ai)
+		}
+	}
+	for _, in := range order {
+		count[in] = 0
+	}
+	return out
+}
+
+// slots groups the placements of one variable's region instances.
+func (ix *patIndex) slots(accs []uint32) []*slotGroup {
 	byKey := make(map[slotKey]*slotGroup)
 	var out []*slotGroup
-	for _, in := range instOrder {
-		l := perInst[in]
+	for _, l := range ix.byInstance(accs) {
 		for i := 0; i+1 < len(l); i++ {
 			ai := &ix.acc[l[i]]
 			for _, fw := range [2]bool{true, false} {

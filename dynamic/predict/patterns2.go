@@ -73,28 +73,47 @@ type innerGroup struct {
 // variables and at most maxASVAccesses times, each as its accesses, in
 // program order per goroutine.
 func (ix *patIndex) unitInstances() [][]uint32 {
-	perInst := make(map[uint32][]uint32)
+	count := make([]int32, ix.numInst+1)
 	var order []uint32
 	for ai := range ix.acc {
-		a := &ix.acc[ai]
-		if a.inst == 0 {
+		in := ix.acc[ai].inst
+		if in == 0 {
 			continue
 		}
-		l, ok := perInst[a.inst]
-		if !ok {
-			order = append(order, a.inst)
+		if count[in] == 0 {
+			order = append(order, in)
 		}
-		if len(l) > maxASVAccesses {
+		if count[in] <= maxASVAccesses {
+			count[in]++
+		}
+	}
+	// Keep the instances of 2 to maxASVAccesses accesses (a count past
+	// maxASVAccesses marks a larger one) and lay them out in one array.
+	slot := make([]int32, ix.numInst+1)
+	total := int32(0)
+	var kept []uint32
+	for _, in := range order {
+		if c := count[in]; c >= 2 && c <= maxASVAccesses {
+			slot[in] = total
+			total += c
+			kept = append(kept, in)
+		} else {
+			slot[in] = -1
+		}
+	}
+	flat := make([]uint32, total)
+	fill := make([]int32, ix.numInst+1)
+	for ai := range ix.acc {
+		in := ix.acc[ai].inst
+		if in == 0 || slot[in] < 0 {
 			continue
 		}
-		perInst[a.inst] = append(l, uint32(ai))
+		flat[slot[in]+fill[in]] = uint32(ai)
+		fill[in]++
 	}
 	var out [][]uint32
-	for _, in := range order {
-		l := perInst[in]
-		if len(l) < 2 || len(l) > maxASVAccesses {
-			continue
-		}
+	for _, in := range kept {
+		l := flat[slot[in] : slot[in]+count[in]]
 		for _, ai := range l[1:] {
 			if ix.acc[ai].v != ix.acc[l[0]].v {
 				out = append(out, l)
