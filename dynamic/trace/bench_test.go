@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/avcheck/avcheck/dynamic/trace"
 	"github.com/avcheck/avcheck/internal/tracegen"
@@ -50,7 +51,11 @@ func BenchmarkParse(b *testing.B) {
 				b.SetBytes(st.Size())
 				b.ReportAllocs()
 				var events int64
+				cpu := time.Duration(-1)
 				for b.Loop() {
+					if cpu < 0 {
+						cpu = cpuTime()
+					}
 					file, err := os.Open(path)
 					if err != nil {
 						b.Fatal(err)
@@ -68,7 +73,11 @@ func BenchmarkParse(b *testing.B) {
 					}
 					file.Close()
 				}
+				cpu = cpuTime() - cpu
 				b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
+				if cpu > 0 {
+					b.ReportMetric(float64(events)/cpu.Seconds(), "events/cpu-s")
+				}
 				b.ReportMetric(float64(st.Size())/float64(events/int64(b.N)), "B/event")
 			})
 		}
