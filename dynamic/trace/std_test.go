@@ -303,3 +303,22 @@ func TestParseFormat(t *testing.T) {
 		t.Errorf("got %v", err)
 	}
 }
+
+func TestDetect(t *testing.T) {
+	tests := []struct {
+		in   string
+		want Format
+	}{
+		{binaryMagic + "\x01", FormatNative},
+		{"avtrace 1\n", FormatText},
+		{"# comment\n\n  avtrace 1\n", FormatText},
+		{"T0|r(V1)|1\n", FormatSTD},
+		{"# comment\nT0|r(V1)|1\n", FormatSTD},
+		{"", FormatSTD},
+	}
+	for _, tt := range tests {
+		if got := Detect([]byte(tt.in)); got != tt.want {
+			t.Errorf("Detect(%q) = %v, want %v", tt.in, got, tt.want)
+		}
+	}
+}
