@@ -44,19 +44,32 @@ import (
 //     enumerated. Here a violation is reported once per source-site triple
 //     (e1, f, e2) with its access kinds, which is what a programmer fixes.
 //
-// Memory: per variable, one summary per distinct (goroutine, site, kind,
-// lock state) of f and per distinct (goroutine, e1 site, e2 site, lock
-// state) of closed windows; per goroutine, the intervals of its current
-// transaction (one per lock or synchronisation operation inside it); plus
-// the distinct triples found. Nothing grows with the trace's length.
+// Memory: per variable, one record per distinct (goroutine, site, kind,
+// lock state) of f and one summary per distinct (goroutine, e1 site, e2
+// site) of closed windows, holding the lock states of its witnesses; per
+// goroutine, the intervals of its current transaction (one per lock or
+// synchronisation operation inside it); plus the distinct triples found.
+// Nothing grows with the trace's length. The number of lock states is
+// bounded by the locks and their nesting, not by the trace (the benchmark,
+// 16 locks nested up to 3 deep at random, has about 38,000).
 //
-// Exactness: with locks only and two goroutines, this is Theorem 1 (the
-// tests compare it with exhaustive enumeration). Happens-before edges
-// between the two goroutines are handled exactly as far as the conditions
-// above go; an edge that interacts with locks (a goroutine must first pass
-// a critical section to reach the send another one waits for) is not
-// modelled, so such traces can yield a triple no interleaving realises.
-// Like the paper, the analysis assumes that the run is deadlock-free.
+// Atomic operations are both accesses (they can be e1, f or e2, with their
+// own kinds in the triple) and synchronisation (hb.go).
+//
+// Exactness. With two goroutines, locks only and a deadlock-free run this
+// is Theorem 1. The tests compare the reported triples with exhaustive
+// enumeration of the interleavings that respect program order, locks and
+// happens-before, on thousands of random traces of two and three
+// goroutines with nested Mutex and RWMutex locking, regions, channels,
+// WaitGroups and atomics, and they agree exactly when every
+// synchronisation operation happens outside critical sections. What is not
+// modelled is a lock held across an operation that orders the two
+// goroutines: if goroutine 1 holds m while it runs "go g()", g's critical
+// section on m must wait for 1's release, which Kahlon's condition (stated
+// for goroutines that run from the start) does not see; such a trace can
+// yield a triple that no interleaving realises (a false positive, never a
+// miss). Like the paper, the analysis assumes that the run is
+// deadlock-free.
 
 // MetaOptions configures Meta.
 type MetaOptions struct {
