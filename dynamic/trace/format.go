@@ -303,59 +303,103 @@ func (r *traceReader) declaredSites() []Site             { return r.t.Sites }
 func (r *traceReader) declaredObjects() map[ObjID]Object { return r.t.Objects }
 
 // WriteFile writes the events of r to path in the given format
-// (FormatAuto means native). It writes to a temporary file and renames
-// it, so that a failure leaves nothing half-written behind. For STD it
-// also writes the table PATH.sites.
-func WriteFile(path string, format Format, r Reader) (n int64, err error) {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+// (FormatAuto means native), through Create, so that a failure leaves
+// nothing half-written behind. For STD it also writes the table
+// PATH.sites.
+func WriteFile(path string, format Format, r Reader) (int64, error) {
+	w, err := Create(path, format)
 	if err != nil {
 		return 0, err
 	}
-	var tmpSites *os.File
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-			if tmpSites != nil {
-				tmpSites.Close()
-				os.Remove(tmpSites.Name())
-			}
-		}
-	}()
-	bw := bufio.NewWriterSize(tmp, 1<<16)
-	var w Writer
+	n, err := Copy(w, r)
+	if err != nil {
+		w.Abort()
+		return n, err
+	}
+	return n, w.Close()
+}
+
+// FileWriter is a Writer to a trace file that appears, complete, only
+// when Close succeeds: it writes to a temporary file beside it and
+// renames that.
+type FileWriter struct {
+	Writer
+	path      string
+	bw        *bufio.Writer
+	tmp       *os.File
+	tmpSites  *os.File // STD's table, or nil
+	closeDone bool
+}
+
+// Create starts writing a trace file at path in the given format
+// (FormatAuto means native). Call Close to finish it or Abort to drop it.
+func Create(path string, format Format) (*FileWriter, error) {
+	dir, base := filepath.Dir(path), filepath.Base(path)
+	tmp, err := os.CreateTemp(dir, "."+base+".tmp*")
+	if err != nil {
+		return nil, err
+	}
+	w := &FileWriter{path: path, tmp: tmp, bw: bufio.NewWriterSize(tmp, 1<<16)}
 	switch format {
 	case FormatAuto, FormatNative:
-		w = NewBinaryWriter(bw)
+		w.Writer = NewBinaryWriter(w.bw)
 	case FormatText:
-		w = NewTextWriter(bw)
+		w.Writer = NewTextWriter(w.bw)
 	case FormatSTD:
-		tmpSites, err = os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".sites.tmp*")
-		if err != nil {
-			return 0, err
+		if w.tmpSites, err = os.CreateTemp(dir, "."+base+".sites.tmp*"); err != nil {
+			w.Abort()
+			return nil, err
 		}
-		w = NewSTDWriter(bw, tmpSites)
+		w.Writer = NewSTDWriter(w.bw, w.tmpSites)
 	default:
-		return 0, fmt.Errorf("unknown trace format %v", format)
+		w.Abort()
+		return nil, fmt.Errorf("unknown trace format %v", format)
 	}
-	if n, err = Copy(w, r); err != nil {
-		return n, err
+	return w, nil
+}
+
+// Close flushes the trace and moves it (and STD's table) into place. On
+// failure it removes the temporary files and returns the error.
+func (w *FileWriter) Close() error {
+	if w.closeDone {
+		return errors.New("trace file " + w.path + " already closed")
 	}
-	if err = bw.Flush(); err != nil {
-		return n, err
+	err := w.Writer.Flush()
+	if err == nil {
+		err = w.bw.Flush()
 	}
-	if err = tmp.Close(); err != nil {
-		return n, err
+	if err == nil {
+		err = w.tmp.Close()
 	}
-	if tmpSites != nil {
-		if err = tmpSites.Close(); err != nil {
-			return n, err
+	if err == nil && w.tmpSites != nil {
+		if err = w.tmpSites.Close(); err == nil {
+			err = os.Rename(w.tmpSites.Name(), w.path+sitesSuffix)
 		}
-		if err = os.Rename(tmpSites.Name(), path+sitesSuffix); err != nil {
-			return n, err
-		}
 	}
-	return n, os.Rename(tmp.Name(), path)
+	if err == nil {
+		err = os.Rename(w.tmp.Name(), w.path)
+	}
+	if err != nil {
+		w.Abort()
+		return err
+	}
+	w.closeDone = true
+	return nil
+}
+
+// Abort drops the file being written. It is safe after Close, where it
+// does nothing.
+func (w *FileWriter) Abort() {
+	if w.closeDone {
+		return
+	}
+	w.closeDone = true
+	w.tmp.Close()
+	os.Remove(w.tmp.Name())
+	if w.tmpSites != nil {
+		w.tmpSites.Close()
+		os.Remove(w.tmpSites.Name())
+	}
 }
 
 // usesObj reports whether events of kind k name an object in Obj.

@@ -322,3 +322,44 @@ func TestDetect(t *testing.T) {
 		}
 	}
 }
+
+func TestCreateAbort(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "t.std")
+	w, err := Create(path, FormatSTD)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.DeclareSite(1, Site{File: "a.go", Line: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(Event{G: 1, Kind: KindRead, Obj: 1, Site: 1}); err != nil {
+		t.Fatal(err)
+	}
+	w.Abort()
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("Abort left %d files", len(entries))
+	}
+	w, err = Create(path, FormatSTD)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Write(Event{G: 1, Kind: KindRead, Obj: 1})
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	w.Abort() // no effect after Close
+	if err := w.Close(); err == nil {
+		t.Error("second Close succeeded")
+	}
+	data, err := os.ReadFile(path)
+	if err != nil || string(data) != "T1|r(V1)|0\n" {
+		t.Errorf("file holds %q, %v", data, err)
+	}
+	if _, err := os.Stat(path + ".sites"); err != nil {
+		t.Error(err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 2 {
+		t.Errorf("%d files, want the trace and its table", len(entries))
+	}
+}
