@@ -59,12 +59,14 @@ func run(pass *analysis.Pass) (any, error) {
 
 func checkThenAct(pass *analysis.Pass, ann *annotation.Set, f *regions.Func) {
 	for _, l := range f.Accesses {
-		if l.Atomic != "Load" {
+		// The function's own operations: a callee's atomics are its own
+		// protocol, checked where it is written.
+		if l.Atomic != "Load" || l.Via != "" {
 			continue
 		}
 		for _, w := range f.Accesses {
-			if w.Atomic == "" || w.Atomic == "Load" || w.Atomic == "CompareAndSwap" ||
-				w.Path.Key() != l.Path.Key() || w.Rechecked || regions.SameCS(l, w) {
+			if w.Atomic == "" || w.Atomic == "Load" || w.Atomic == "CompareAndSwap" || w.Via != "" ||
+				w.Path.Key() != l.Path.Key() || w.Rechecked || regions.SameCS(l, w) || casDecides(f, w) {
 				continue
 			}
 			data, control := f.Feeds(l, w)
@@ -82,6 +84,19 @@ func checkThenAct(pass *analysis.Pass, ann *annotation.Set, f *regions.Func) {
 			break
 		}
 	}
+}
+
+// casDecides reports whether a CompareAndSwap of the same variable
+// decides w: the swap claimed it, as in a first-store protocol.
+func casDecides(f *regions.Func, w *regions.Access) bool {
+	for _, c := range f.Accesses {
+		if c.Atomic == "CompareAndSwap" && c.Via == "" && c.Path.Key() == w.Path.Key() {
+			if _, control := f.Feeds(c, w); control {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // mixed reports the plain accesses of variables that are accessed

@@ -40,6 +40,7 @@ type funcAnalysis struct {
 	unheldReleases  []Path
 	callCS          map[callLock]int
 	callResults     map[*ssa.Call][][]*Access // per result, the mapped reads that flow into it
+	decidersOf      map[*ssa.BasicBlock][]*ssa.If
 }
 
 type callLock struct {
@@ -74,6 +75,7 @@ func (ps *passState) analyze(fn *ssa.Function) *Func {
 		deferredKeys:    map[string]bool{},
 		callCS:          map[callLock]int{},
 		callResults:     map[*ssa.Call][][]*Access{},
+		decidersOf:      map[*ssa.BasicBlock][]*ssa.If{},
 	}
 	f.flows = &flowCache{fa: fa, byRead: map[*Access]*flow{}, byParam: map[int]*flow{}}
 	fa.computeLocks()

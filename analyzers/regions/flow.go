@@ -11,10 +11,11 @@ import (
 // a carrying argument is assumed to return a carrying result), with the
 // blocks whose execution a carrying condition decides.
 type flow struct {
+	fa      *funcAnalysis
 	vals    map[ssa.Value]bool
 	mem     map[ssa.Value]bool // local variables that hold carried data
-	guarded map[*ssa.BasicBlock]bool
-	results map[int]bool // results of the function that carry data
+	conds   map[*ssa.If]bool   // branches whose condition carries data
+	results map[int]bool       // results of the function that carry data
 }
 
 // flowFrom follows what the seeds carry. With values set, it follows
@@ -22,9 +23,10 @@ type flow struct {
 // flows into c.n = v's v only if v is made from c itself, not from c.n.
 func (fa *funcAnalysis) flowFrom(seeds []ssa.Value, values bool) *flow {
 	fl := &flow{
+		fa:      fa,
 		vals:    map[ssa.Value]bool{},
 		mem:     map[ssa.Value]bool{},
-		guarded: map[*ssa.BasicBlock]bool{},
+		conds:   map[*ssa.If]bool{},
 		results: map[int]bool{},
 	}
 	var work []ssa.Value
@@ -89,7 +91,7 @@ func (fa *funcAnalysis) flowFrom(seeds []ssa.Value, values bool) *flow {
 					add(in.Map)
 				}
 			case *ssa.If:
-				fa.markGuarded(in, fl.guarded)
+				fl.conds[in] = true
 			case *ssa.Return:
 				for i, r := range in.Results {
 					if r == v {
@@ -133,22 +135,48 @@ func (fa *funcAnalysis) localRoot(v ssa.Value) ssa.Value {
 	return nil
 }
 
-// markGuarded marks the blocks whose execution the condition of in
-// decides: those dominated by a successor that only in's block reaches.
-// A join after an if-else is not among them; the rest of a function after
-// "if cond { return }" is.
-func (fa *funcAnalysis) markGuarded(in *ssa.If, guarded map[*ssa.BasicBlock]bool) {
-	b := in.Block()
-	for _, s := range b.Succs {
-		if len(s.Preds) != 1 {
+// deciders returns the branches that decide whether block b runs, the
+// nearest first: a block that only one branch reaches is decided by it.
+// The walk goes on past a branch whose block has no effects of its own
+// (the parts of "a && b"), and stops at the first that does, and at a
+// block that several paths reach (a join or a loop header), which runs
+// whichever way earlier branches went: the branches of a check-then-act
+// are the check's, not those of every early return above it.
+func (fa *funcAnalysis) deciders(b *ssa.BasicBlock) []*ssa.If {
+	if ds, ok := fa.decidersOf[b]; ok {
+		return ds
+	}
+	var ds []*ssa.If
+	for d := b; len(d.Preds) == 1; {
+		p := d.Preds[0]
+		br, ok := p.Instrs[len(p.Instrs)-1].(*ssa.If)
+		if !ok {
+			d = p // a plain jump: the same decision holds
 			continue
 		}
-		for _, x := range fa.fn.Blocks {
-			if !guarded[x] && s.Dominates(x) {
-				guarded[x] = true
+		ds = append(ds, br)
+		if hasEffects(p) {
+			break
+		}
+		d = p
+	}
+	fa.decidersOf[b] = ds
+	return ds
+}
+
+// hasEffects reports whether a block does more than compute a condition.
+func hasEffects(b *ssa.BasicBlock) bool {
+	for _, instr := range b.Instrs {
+		switch instr := instr.(type) {
+		case *ssa.Call:
+			if bi, ok := instr.Call.Value.(*ssa.Builtin); !ok || !pureBuiltin(bi.Name()) {
+				return true
 			}
+		case *ssa.Store, *ssa.MapUpdate, *ssa.Send, *ssa.Go, *ssa.Defer:
+			return true
 		}
 	}
+	return false
 }
 
 // feeds says whether the data of fl reaches the access: as the value it
@@ -161,7 +189,11 @@ func (fl *flow) feeds(to *Access) (data, control bool) {
 		}
 	}
 	if to.Instr != nil && to.Instr.Block() != nil {
-		control = fl.guarded[to.Instr.Block()]
+		for _, br := range fl.fa.deciders(to.Instr.Block()) {
+			if fl.conds[br] {
+				control = true
+			}
+		}
 	}
 	return data, control
 }
@@ -186,4 +218,13 @@ func (f *Func) flowOf(a *Access) *flow {
 	fl := f.flows.fa.flowFrom(a.seeds, false)
 	f.flows.byRead[a] = fl
 	return fl
+}
+
+// pureBuiltin reports whether a builtin computes without effects.
+func pureBuiltin(name string) bool {
+	switch name {
+	case "len", "cap", "min", "max", "real", "imag", "complex":
+		return true
+	}
+	return false
 }

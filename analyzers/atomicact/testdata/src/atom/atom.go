@@ -99,3 +99,42 @@ func (s *Server) LockedRead() int64 {
 	defer mu.Unlock()
 	return s.hits
 }
+
+type Value struct {
+	typ  atomic.Pointer[int]
+	data atomic.Pointer[int]
+}
+
+var firstStore int
+
+// Store claims the first store with a CompareAndSwap before storing.
+func (v *Value) Store(x *int) {
+	for {
+		typ := v.typ.Load()
+		if typ == nil {
+			if !v.typ.CompareAndSwap(nil, &firstStore) {
+				continue
+			}
+			v.data.Store(x)
+			v.typ.Store(x)
+			return
+		}
+		v.data.Store(x)
+		return
+	}
+}
+
+var unsupported atomic.Bool
+
+// Sticky: the flag is checked, and set much later under its own
+// condition; setting it twice is harmless.
+func Sticky(try func() error) error {
+	if unsupported.Load() {
+		return nil
+	}
+	err := try()
+	if err != nil {
+		unsupported.Store(true)
+	}
+	return err
+}

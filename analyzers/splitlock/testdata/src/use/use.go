@@ -76,3 +76,24 @@ func Move(from, to *lib.Account, amt int) {
 		to.Add(amt)
 	}
 }
+
+// MemoShort: the check is one part of a condition.
+func MemoShort(c *lib.Cache, k string) {
+	_, ok := c.Get(k) // want `c.m\[\] is checked by c.Get\(k\) in one critical section of c.mu and written in another`
+	if !ok && len(k) > 0 {
+		c.Set(k, 1)
+	}
+}
+
+// FarWrite: an early return on the check, then a write that its own
+// condition decides; the check does not decide it.
+func FarWrite(c *lib.Cache, k string, n int) {
+	if _, ok := c.Get(k); ok {
+		return
+	}
+	for i := 0; i < n; i++ {
+		if i%2 == 0 {
+			c.Set(k, i)
+		}
+	}
+}
