@@ -62,6 +62,12 @@ type Validator struct {
 	// IgnoreSeq skips the check that Seq increases, for schedules made by
 	// reordering a trace's events (a witness), which keep their Seq.
 	IgnoreSeq bool
+	// CheckCapacity also checks that a send finds room: at most cap
+	// messages buffered plus the one being handed over, for channels whose
+	// Object declares a capacity (0 for unbuffered). It is off by default
+	// because a recorder may see senders that are still blocked; it is
+	// meant for schedules that predictors build.
+	CheckCapacity bool
 
 	names   Names
 	started bool
@@ -260,6 +266,13 @@ func (v *Validator) Step(e Event) error {
 		}
 		if e.Arg != c.sent+1 {
 			return v.fail(e, "send of message %d on %s, expected message %d", e.Arg, v.obj(e.Obj), c.sent+1)
+		}
+		if v.CheckCapacity && v.names != nil {
+			if o := v.names.Object(e.Obj); o.Kind == ObjChan {
+				if pending := c.sent - uint64(len(c.received)); pending > uint64(o.Cap) {
+					return v.fail(e, "send on %s while %d messages wait, more than its capacity %d allows", v.obj(e.Obj), pending, o.Cap)
+				}
+			}
 		}
 		c.sent++
 	case KindRecv:

@@ -111,3 +111,25 @@ func TestValidateIgnoreSeq(t *testing.T) {
 		t.Errorf("got %v, want %s", err, want)
 	}
 }
+
+func TestValidateCapacity(t *testing.T) {
+	src := "avtrace 1\nobj 0x1 chan ch cap=1\ng1 fork g2\ng1 send ch\ng1 send ch\ng2 recv ch\ng1 send ch\ng1 send ch\n"
+	tr, err := ReadAll(NewTextReader(strings.NewReader(src), "t"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Validate(tr); err != nil {
+		t.Errorf("without CheckCapacity: %v", err)
+	}
+	v := NewValidator(tr)
+	v.CheckCapacity = true
+	for _, e := range tr.Events {
+		if err = v.Step(e); err != nil {
+			break
+		}
+	}
+	want := "event 5 (g1 send ch msg=4): send on ch while 2 messages wait, more than its capacity 1 allows"
+	if err == nil || err.Error() != want {
+		t.Errorf("got %v, want %s", err, want)
+	}
+}
