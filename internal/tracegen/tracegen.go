@@ -19,7 +19,8 @@ import (
 	"github.com/avcheck/avcheck/dynamic/trace"
 )
 
-// Config shapes a generated trace. Zero fields take the defaults noted.
+// Config shapes a generated trace. Zero fields take the defaults noted;
+// a negative LocalVars or probability means none.
 type Config struct {
 	Seed       uint64  // the random seed
 	Events     int     // about how many events to generate (default 1000)
@@ -47,15 +48,19 @@ func (c *Config) defaults() {
 	def(&c.Goroutines, 4)
 	def(&c.Locks, 4)
 	def(&c.Vars, 8)
-	def(&c.LocalVars, 2)
+	if c.LocalVars == 0 {
+		c.LocalVars = 2
+	}
+	c.LocalVars = max(c.LocalVars, 0)
 	def(&c.Chans, 1)
 	def(&c.Regions, 4)
 	def(&c.MaxNesting, 2)
 	c.RWLocks = min(max(c.RWLocks, 0), c.Locks)
 	deff := func(p *float64, v float64) {
-		if *p <= 0 {
+		if *p == 0 {
 			*p = v
 		}
+		*p = max(*p, 0)
 	}
 	deff(&c.SyncProb, 0.05)
 	deff(&c.LockProb, 0.15)

@@ -104,3 +104,20 @@ func TestStreamsLargeTraces(t *testing.T) {
 		t.Errorf("%d events, want about a million", n)
 	}
 }
+
+func TestNoSync(t *testing.T) {
+	tr := Trace(Config{Seed: 3, Events: 3000, SyncProb: -1, RegionProb: -1, LocalVars: -1})
+	for _, e := range tr.Events {
+		switch e.Kind {
+		case trace.KindSend, trace.KindAtomicLoad, trace.KindAtomicStore, trace.KindAtomicRMW,
+			trace.KindOnceDo, trace.KindCondSignal, trace.KindCondBroadcast, trace.KindRegionBegin:
+			t.Fatalf("event %v with sync and regions off", e)
+		}
+		if e.Obj >= localBase {
+			t.Fatalf("event %v touches a local with LocalVars off", e)
+		}
+	}
+	if err := trace.Validate(tr); err != nil {
+		t.Error(err)
+	}
+}
