@@ -13,7 +13,7 @@ import (
 // synthetic traces of 1M and 10M events with 8 goroutines and 16 locks
 // (internal/tracegen), reporting events per second. Run them with
 //
-//	go test -run '^$' -bench 'Pattern|Pipeline' -benchmem ./dynamic/predict
+//	go test -run '^$' -bench 'Pattern|Pipeline' -benchmem -benchtime=1x ./dynamic/predict
 //
 // Generating a trace takes longer than analysing it, so each size is
 // generated once per process.
@@ -57,5 +57,13 @@ func BenchmarkPatternSearch(b *testing.B) {
 func BenchmarkPipeline(b *testing.B) {
 	benchSizes(b, func(b *testing.B, t *trace.Trace) {
 		Predict(t, Options{})
+	})
+}
+
+// BenchmarkPipelineNoMeta is the pipeline without the meta-analysis
+// engine: pattern search, AVFilter, witnesses and dedupe.
+func BenchmarkPipelineNoMeta(b *testing.B) {
+	benchSizes(b, func(b *testing.B, t *trace.Trace) {
+		Predict(t, Options{NoMeta: true})
 	})
 }

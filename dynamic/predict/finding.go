@@ -59,7 +59,9 @@ type Finding struct {
 	// positions in the order they run; nil if none could be built.
 	Witness []uint64
 	// Count is how many instances were merged into this finding by
-	// deduplication on the combination of source sites.
+	// deduplication on the combination of source sites. The pattern
+	// search stops counting a pair of groups at 1000 instances, so for
+	// frequent patterns it is a lower bound.
 	Count int
 	// WitnessFrom is where Witness departs from the recorded order: the
 	// schedule runs the trace's events with Seq below WitnessFrom as
