@@ -38,8 +38,7 @@ func (fa *funcAnalysis) flowFrom(seeds []ssa.Value, values bool) *flow {
 	}
 	// storeInto marks the local variable behind addr as holding carried
 	// data, and every later load from it as carrying it.
-	var storeInto func(addr ssa.Value)
-	storeInto = func(addr ssa.Value) {
+	storeInto := func(addr ssa.Value) {
 		p, ok := fa.pathOf(addr)
 		if !ok || p.Root.Kind != RootLocal {
 			return

@@ -24,7 +24,7 @@ func Extract(content, name string) string {
 func extract(content, name string) (string, error) {
 	f, err := parser.ParseFile(token.NewFileSet(), "doc.go", content, parser.ParseComments|parser.PackageClauseOnly)
 	if err != nil {
-		return "", fmt.Errorf("analyzerdoc: %v", err)
+		return "", fmt.Errorf("analyzerdoc: %w", err)
 	}
 	if f.Doc == nil {
 		return "", fmt.Errorf("analyzerdoc: doc.go has no package comment")
