@@ -603,6 +603,29 @@ func (s *patSearch) raceCand(first, second *patAccess) *patCand {
 	})
 }
 
+// gallop returns the first index in [from, n) where pred holds, or n;
+// pred must be false then true over [from, n). It probes from, from+1,
+// from+3, ... and then bisects, so a sweep whose bound moves a little at a
+// time reads neighbouring elements, and one whose bound jumps costs a
+// logarithm.
+func gallop(from, n int, pred func(int) bool) int {
+	if from >= n || pred(from) {
+		return from
+	}
+	prev, step := from, 1
+	for {
+		next := prev + step
+		if next >= n {
+			return prev + 1 + sortSearch(n-prev-1, func(k int) bool { return pred(prev + 1 + k) })
+		}
+		if pred(next) {
+			return prev + 1 + sortSearch(next-prev-1, func(k int) bool { return pred(prev + 1 + k) })
+		}
+		prev = next
+		step *= 2
+	}
+}
+
 // sortSearch is sort.Search without the import, for the sweeps.
 func sortSearch(n int, f func(int) bool) int {
 	i, j := 0, n
@@ -748,7 +771,7 @@ func (s *patSearch) triplets(v int, groups []accGroup, slots []*slotGroup) {
 // accesses. For an entry, the f that are not after its access i+1 form a
 // prefix of the group and those not before its access i a suffix; both
 // bounds only move forward along the entries, which are in program order,
-// so one sweep of both lists finds them.
+// so galloping from the previous bounds finds them.
 func (s *patSearch) tripletPairs(sg *slotGroup, fg *accGroup) {
 	ix := s.ix
 	var c *patCand
@@ -760,16 +783,10 @@ func (s *patSearch) tripletPairs(sg *slotGroup, fg *accGroup) {
 		}
 		ai, aj := &ix.acc[en.ai], &ix.acc[en.aj]
 		// f must not happen before access i...
-		for lo < n && ix.hb(&ix.acc[fg.accs[lo]], ai) {
-			lo++
-		}
-		if hi < lo {
-			hi = lo
-		}
+		lo = gallop(lo, n, func(k int) bool { return !ix.hb(&ix.acc[fg.accs[k]], ai) })
+		hi = max(hi, lo)
 		// ...and access i+1 must not happen before f.
-		for hi < n && !ix.hb(aj, &ix.acc[fg.accs[hi]]) {
-			hi++
-		}
+		hi = gallop(hi, n, func(k int) bool { return ix.hb(aj, &ix.acc[fg.accs[k]]) })
 		if lo >= hi {
 			continue
 		}

@@ -231,7 +231,8 @@ func (s *patSearch) atomicSets() {
 // atomicSetMatch matches the frames of og against the inner pairs of gr.
 // For a frame, the inner pairs whose first access need not precede a1
 // form a suffix (by program order) and those whose last access need not
-// follow a2 a prefix: two binary searches bound them.
+// follow a2 a prefix; the bounds move forward with the frames, and
+// galloping from the previous ones finds them.
 func (s *patSearch) atomicSetMatch(og, gr *innerGroup) {
 	ix := s.ix
 	k := &gr.key
@@ -241,13 +242,24 @@ func (s *patSearch) atomicSetMatch(og, gr *innerGroup) {
 	}
 	n := len(gr.pairs)
 	var c *patCand
+	lo, hi := 0, 0
+	var prev1, prev2 uint32
 	for _, fr := range og.pairs {
 		if c != nil && c.f.Count >= maxInstances && len(c.reps) == maxReps {
 			return
 		}
 		a1, a2 := &ix.acc[fr[0]], &ix.acc[fr[1]]
-		lo := sortSearch(n, func(m int) bool { return !ix.hb(&ix.acc[gr.pairs[m][fi]], a1) })
-		hi := sortSearch(n, func(m int) bool { return ix.hb(a2, &ix.acc[gr.pairs[m][li]]) })
+		// The bounds move forward with a1 and a2; frames of one instance
+		// can step back, and then the search starts over.
+		if a1.ev < prev1 {
+			lo = 0
+		}
+		if a2.ev < prev2 || hi < lo {
+			hi = lo
+		}
+		prev1, prev2 = a1.ev, a2.ev
+		lo = gallop(lo, n, func(m int) bool { return !ix.hb(&ix.acc[gr.pairs[m][fi]], a1) })
+		hi = gallop(max(hi, lo), n, func(m int) bool { return ix.hb(a2, &ix.acc[gr.pairs[m][li]]) })
 		if lo >= hi {
 			continue
 		}
