@@ -23,15 +23,19 @@ import (
 // and memory grows with the number of such operations, not with the
 // number of events times goroutines.
 //
-// Section 5.2 checks every patCand tuple of events. That is quadratic
+// Section 5.2 checks every candidate tuple of events. That is quadratic
 // per variable and does not scale to traces of millions of events, so the
-// search groups events by what a finding is made of: an access by
-// (goroutine, site, operation, lock state), and a region instance's
-// accesses of one variable by their shape (sites, operations and the lock
-// states passed through between them). Within two groups the happens-before
-// conditions are monotone along program order, so one two-pointer sweep
-// finds every pair of members that can be reordered, counts them and keeps
-// the closest as the representative for the witness.
+// search groups events by what a finding is made of, since findings are
+// reported per combination of source sites anyway: an access by
+// (goroutine, site, operation); a place between two accesses of a region
+// instance to one variable by the sites and operations of the triplet it
+// gives (a slot); a pair of accesses to two variables likewise. Within two
+// groups the happens-before conditions are monotone along program order,
+// so the members of one that can be reordered with a member of the other
+// form an interval whose bounds only move forward; a galloping sweep finds
+// them. Lock states are checked per pair, on the members nearest in the
+// trace (the closest make the shortest witness), and a pair of groups stops
+// once it has its representatives and maxInstances instances.
 //
 // Locks are not happens-before edges here: critical sections may be
 // reordered, and lock states decide whether two points can coexist
@@ -39,7 +43,7 @@ import (
 // exact under nested locking for two goroutines). What the hybrid model
 // still over-approximates the witness search (witness.go) settles.
 
-// access is one read or write of a variable in the index.
+// patAccess is one read or write of a variable in the index.
 type patAccess struct {
 	ev    uint32    // index of the event in Trace.Events
 	g     uint16    // dense goroutine index
@@ -53,7 +57,7 @@ type patAccess struct {
 	key   uint32    // dense accKey
 }
 
-// index is PECAN's compact encoding of a trace (section 5.1).
+// patIndex is PECAN's compact encoding of a trace (section 5.1).
 type patIndex struct {
 	t     *trace.Trace
 	locks *Locks
@@ -407,7 +411,7 @@ func (c *patCand) offer(rep []uint32) {
 	}
 }
 
-// search collects candidates keyed by their site combination.
+// patSearch collects candidates keyed by their site combination.
 type patSearch struct {
 	ix    *patIndex
 	cands map[string]*patCand

@@ -18,7 +18,7 @@ import (
 // feasible for real violations under nested locking. Rather than one fixed
 // move, the builder here searches: it starts from the trace's own prefix
 // before the outermost lock acquisitions of the goroutines involved (the
-// OML nodes of section 6.1), then explores schedules of the schedWindow that
+// OML nodes of section 6.1), then explores schedules of the window that
 // follows in trace order first, holding back a goroutine only where a
 // target event is not due yet, and backtracking on lock conflicts. The
 // first schedule found is what Algorithms 3 and 4 would produce in the
@@ -30,21 +30,21 @@ import (
 // Every schedule is then checked by validateSchedule (schedcheck.go), which
 // shares no code with the search, before a finding is reported.
 
-// witnessGoal is what a witness must exhibit: the targets run in this order, and
-// for a race the two run back to back.
+// witnessGoal is what a witness must exhibit: the targets run in this
+// order, and for a race the two run back to back.
 type witnessGoal struct {
 	targets  []uint32
 	adjacent bool
 }
 
 // Witness search limits. Small traces are searched whole; on large ones the
-// schedWindow is bounded so that one finding cannot cost more than a few
+// window is bounded so that one finding cannot cost more than a few
 // milliseconds.
 const (
 	wholeTraceLimit = 4096    // traces up to this many events are searched whole
 	windowMargin    = 64      // events before the first target kept movable
-	maxWindow       = 1 << 17 // largest schedWindow searched, in events
-	searchBudget    = 200000  // states expanded per witnessGoal
+	maxWindow       = 1 << 17 // largest window searched, in events
+	searchBudget    = 200000  // states expanded per goal
 )
 
 // errNoWitness says the search found no schedule within its limits.
@@ -155,15 +155,15 @@ func (p *prefixState) advance(t *trace.Trace, to uint32) {
 type schedWindow struct {
 	m          *syncMeta
 	start, end uint32
-	gs         []trace.GoID // schedWindow goroutines
+	gs         []trace.GoID // window goroutines
 	gIdx       map[trace.GoID]int
-	evs        [][]uint32 // per schedWindow goroutine, its events in program order
+	evs        [][]uint32 // per window goroutine, its events in program order
 	local      []int32    // per event in [start,end): its position in its goroutine's list
-	lg         []int32    // per event in [start,end): its schedWindow goroutine
-	preds      [][]uint32 // per event in [start,end): events in the schedWindow it waits for
+	lg         []int32    // per event in [start,end): its window goroutine
+	preds      [][]uint32 // per event in [start,end): events in the window it waits for
 	lockIdx    map[trace.ObjID]int
 	wgIdx      map[trace.ObjID]int
-	initWriter []int32 // per lock: schedWindow goroutine holding it at start, -1 none, -2 outside
+	initWriter []int32 // per lock: window goroutine holding it at start, -1 none, -2 outside
 	initRead   []int32 // per lock: readers at start
 	initWG     []int64
 }
@@ -357,13 +357,13 @@ func (s *witnessSearch) undo(e uint32, prevWriter int32) {
 	s.path = s.path[:len(s.path)-1]
 }
 
-// targetIndex returns i if e is witnessGoal target i, or -1.
+// targetIndex returns i if e is goal target i, or -1.
 func (s *witnessSearch) targetIndex(e uint32) int {
 	return slices.Index(s.g.targets, e)
 }
 
 // dfs explores schedules from the current state; it returns true when the
-// witnessGoal is reached, with the schedule in s.path.
+// goal is reached, with the schedule in s.path.
 func (s *witnessSearch) dfs() bool {
 	if s.phase == len(s.g.targets) {
 		return true
@@ -431,7 +431,7 @@ func (s *witnessSearch) dfs() bool {
 	return false
 }
 
-// witnessWindow chooses the schedWindow of a witnessGoal: the whole trace when it is
+// witnessWindow chooses the window of a goal: the whole trace when it is
 // small, otherwise from before the outermost lock held at each target (the
 // OML node of PECAN's section 6.1) to the last target.
 func witnessWindow(t *trace.Trace, g witnessGoal) (start, end uint32, ok bool) {
@@ -449,7 +449,7 @@ func witnessWindow(t *trace.Trace, g witnessGoal) (start, end uint32, ok bool) {
 	start = lo
 	// Walk back over each target goroutine's events to its region's
 	// beginning and past every lock it still holds at the target, so that
-	// the outermost lock node is inside the schedWindow and can move.
+	// the outermost lock node is inside the window and can move.
 	for _, x := range g.targets {
 		gx := t.Events[x].G
 		depth := 0
@@ -498,7 +498,7 @@ func buildWitness(m *syncMeta, p *prefixState, g witnessGoal) (from uint32, sche
 	}
 	if p.at > start {
 		// Windows come in any order; replaying again from the beginning
-		// is rare (the pipeline sorts goals by schedWindow).
+		// is rare (the pipeline sorts goals by window).
 		*p = *newPrefixState()
 	}
 	p.advance(m.t, start)
@@ -506,7 +506,7 @@ func buildWitness(m *syncMeta, p *prefixState, g witnessGoal) (from uint32, sche
 	for k, wr := range w.initWriter {
 		if wr == -2 {
 			// A lock held at start by a goroutine with no events in the
-			// schedWindow is never released in it; acquires of it cannot run.
+			// window is never released in it; acquires of it cannot run.
 			w.initWriter[k] = int32(len(w.gs))
 		}
 	}
@@ -527,7 +527,7 @@ func buildWitness(m *syncMeta, p *prefixState, g witnessGoal) (from uint32, sche
 }
 
 // minimizeSchedule drops from a schedule the events the targets do not
-// need, keeping for each goroutine the prefix of its schedWindow events that
+// need, keeping for each goroutine the prefix of its window events that
 // program order and the enabling conditions require.
 func minimizeSchedule(w *schedWindow, g witnessGoal, sched []uint32) []uint32 {
 	keep := make([]int32, len(w.gs)) // per goroutine: events kept, a prefix
