@@ -1,6 +1,7 @@
 package predict
 
 import (
+	"flag"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -22,6 +23,7 @@ import (
 const (
 	pdX, pdY            trace.ObjID = 0x10, 0x11
 	pdA, pdB, pdC, pdCh trace.ObjID = 0x20, 0x21, 0x22, 0x30
+	pdAt, pdWG          trace.ObjID = 0x40, 0x50
 	pdVars                          = 2
 )
 
@@ -99,32 +101,32 @@ func pdGen(r *rand.Rand) *trace.Trace {
 	if r.IntN(3) == 0 {
 		s, d := r.IntN(ng), r.IntN(ng)
 		if s != d {
-			insertTop := func(p []trace.Event, e trace.Event) []trace.Event {
-				var tops []int
-				depth := 0
-				for i, x := range p {
-					if depth == 0 {
-						tops = append(tops, i)
-					}
-					switch x.Kind {
-					case trace.KindAcquire, trace.KindRAcquire:
-						depth++
-					case trace.KindRelease, trace.KindRRelease:
-						depth--
-					}
-				}
-				tops = append(tops, len(p))
-				at := tops[r.IntN(len(tops))]
-				return slices.Insert(p, at, e)
-			}
-			progs[s] = insertTop(progs[s], trace.Event{G: trace.GoID(s + 1), Kind: trace.KindSend, Obj: pdCh, Arg: 1})
-			progs[d] = insertTop(progs[d], trace.Event{G: trace.GoID(d + 1), Kind: trace.KindRecv, Obj: pdCh, Arg: 1})
+			progs[s] = pdInsertTop(r, progs[s], trace.Event{G: trace.GoID(s + 1), Kind: trace.KindSend, Obj: pdCh, Arg: 1})
+			progs[d] = pdInsertTop(r, progs[d], trace.Event{G: trace.GoID(d + 1), Kind: trace.KindRecv, Obj: pdCh, Arg: 1})
 		}
 	}
-	// g1 may start the others.
+	// Atomic operations on one address, at top level.
+	if r.IntN(3) == 0 {
+		for n := 1 + r.IntN(3); n > 0; n-- {
+			gi := r.IntN(ng)
+			k := []trace.Kind{trace.KindAtomicLoad, trace.KindAtomicStore, trace.KindAtomicRMW}[r.IntN(3)]
+			progs[gi] = pdInsertTop(r, progs[gi], trace.Event{G: trace.GoID(gi + 1), Kind: k, Obj: pdAt})
+		}
+	}
+	// g1 may start the others, and then may wait for them with a WaitGroup.
 	forked := r.IntN(3) == 0
+	waits := forked && r.IntN(2) == 0
+	if waits {
+		progs[0] = pdInsertTop(r, progs[0], trace.Event{G: 1, Kind: trace.KindWGWait, Obj: pdWG})
+		for gi := 1; gi < ng; gi++ {
+			progs[gi] = append(progs[gi], trace.Event{G: trace.GoID(gi + 1), Kind: trace.KindWGDone, Obj: pdWG})
+		}
+	}
 	if forked {
 		var forks []trace.Event
+		if waits {
+			forks = append(forks, trace.Event{G: 1, Kind: trace.KindWGAdd, Obj: pdWG, Arg: uint64(ng - 1)})
+		}
 		for gi := 1; gi < ng; gi++ {
 			forks = append(forks, trace.Event{G: 1, Kind: trace.KindFork, Arg: uint64(gi + 1)})
 		}
@@ -135,6 +137,7 @@ func pdGen(r *rand.Rand) *trace.Trace {
 	writer := map[trace.ObjID]int{}
 	readers := map[trace.ObjID]int{}
 	sent, recvd := false, false
+	var wg int64
 	started := make([]bool, ng)
 	started[0] = true
 	for gi := 1; gi < ng; gi++ {
@@ -144,6 +147,7 @@ func pdGen(r *rand.Rand) *trace.Trace {
 		pdX: {Kind: trace.ObjVar, Name: "x"}, pdY: {Kind: trace.ObjVar, Name: "y"},
 		pdA: {Kind: trace.ObjMutex, Name: "a"}, pdB: {Kind: trace.ObjMutex, Name: "b"},
 		pdC: {Kind: trace.ObjRWMutex, Name: "c"}, pdCh: {Kind: trace.ObjChan, Name: "ch", Cap: chCap},
+		pdAt: {Kind: trace.ObjVar, Name: "hits"}, pdWG: {Kind: trace.ObjWaitGroup, Name: "wg"},
 	}}
 	can := func(gi int) bool {
 		if !started[gi] || pos[gi] >= len(progs[gi]) {
@@ -162,6 +166,8 @@ func pdGen(r *rand.Rand) *trace.Trace {
 			return !w
 		case trace.KindRecv:
 			return sent
+		case trace.KindWGWait:
+			return wg == 0
 		}
 		return true
 	}
@@ -193,6 +199,10 @@ func pdGen(r *rand.Rand) *trace.Trace {
 			recvd = true
 		case trace.KindFork:
 			started[e.Arg-1] = true
+		case trace.KindWGAdd:
+			wg += int64(e.Arg)
+		case trace.KindWGDone:
+			wg--
 		}
 		e.Seq = uint64(len(tr.Events))
 		if e.Kind.IsAccess() {
@@ -207,6 +217,26 @@ func pdGen(r *rand.Rand) *trace.Trace {
 		}
 	}
 	return tr
+}
+
+// pdInsertTop inserts e into a program at a random point outside every
+// critical section.
+func pdInsertTop(r *rand.Rand, p []trace.Event, e trace.Event) []trace.Event {
+	var tops []int
+	depth := 0
+	for i, x := range p {
+		if depth == 0 {
+			tops = append(tops, i)
+		}
+		switch x.Kind {
+		case trace.KindAcquire, trace.KindRAcquire:
+			depth++
+		case trace.KindRelease, trace.KindRRelease:
+			depth--
+		}
+	}
+	tops = append(tops, len(p))
+	return slices.Insert(p, tops[r.IntN(len(tops))], e)
 }
 
 // pdBrute enumerates the schedules of a trace: its states are the
@@ -273,6 +303,35 @@ func (b *pdBrute) next(st []int, k int) (int, bool) {
 		}
 	}
 	switch ev.Kind {
+	case trace.KindWGWait:
+		// Wait returns when the counter is zero.
+		var n int64
+		for j := range b.evs {
+			for _, x := range b.evs[j][:st[j]] {
+				switch xe := &b.t.Events[x]; xe.Kind {
+				case trace.KindWGAdd:
+					n += int64(xe.Arg)
+				case trace.KindWGDone:
+					n--
+				}
+			}
+		}
+		if n != 0 {
+			return 0, false
+		}
+	case trace.KindAtomicLoad, trace.KindAtomicStore, trace.KindAtomicRMW:
+		// An atomic operation reads what it read in the trace: the
+		// operations on its address that conflict with it keep their
+		// recorded order.
+		for x := 0; x < e; x++ {
+			xe := &b.t.Events[x]
+			if xe.Obj != ev.Obj || b.done(st, x) || !xe.Kind.IsAccess() {
+				continue
+			}
+			if xe.Kind != trace.KindAtomicLoad || ev.Kind != trace.KindAtomicLoad {
+				return 0, false
+			}
+		}
 	case trace.KindRecv:
 		if s, ok := b.send[ev.Arg]; ok && !b.done(st, s) {
 			return 0, false
@@ -461,12 +520,19 @@ func pdFormat(t *trace.Trace) string {
 	return string(b)
 }
 
+// diffTraces and diffSeed let a longer run explore more traces:
+// go test -run TestPatternDifferential -difftraces=100000 -diffseed=7
+var (
+	diffTraces = flag.Int("difftraces", 3000, "random traces in TestPatternDifferential")
+	diffSeed   = flag.Uint64("diffseed", 1, "seed of TestPatternDifferential")
+)
+
 func TestPatternDifferential(t *testing.T) {
-	n := 3000
+	n := *diffTraces
 	if testing.Short() {
-		n = 300
+		n = min(n, 300)
 	}
-	r := rand.New(rand.NewPCG(1, 2))
+	r := rand.New(rand.NewPCG(*diffSeed, 2))
 	checked, findings := 0, 0
 	for checked < n {
 		tr := pdGen(r)

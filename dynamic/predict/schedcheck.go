@@ -114,17 +114,30 @@ func validateSchedule(m *syncMeta, p *prefixState, from uint32, sched []uint32, 
 			if p.wg[ev.Obj]+wg[ev.Obj] != 0 {
 				return fmt.Errorf("step %d: g%d's WaitGroup.Wait returns with a non-zero counter", step, ev.G)
 			}
-		case trace.KindCondWait, trace.KindAtomicLoad, trace.KindAtomicRMW:
-			// What it observed in the trace must still precede it: every
-			// notification (for a Wait) or store (for a load) before it.
+		case trace.KindCondWait:
+			// A woken Wait still follows every notification recorded
+			// before it.
+			for i := from; i < e; i++ {
+				o := &t.Events[i]
+				if o.Obj == ev.Obj && !ran(i) && (o.Kind == trace.KindCondSignal || o.Kind == trace.KindCondBroadcast) {
+					return fmt.Errorf("step %d: g%d's Cond.Wait returns before the notification at event %d", step, ev.G, i)
+				}
+			}
+		case trace.KindAtomicLoad, trace.KindAtomicStore, trace.KindAtomicRMW:
+			// Each atomic operation must observe what it observed in the
+			// trace: conflicting operations on one address (one of them
+			// writes) keep their recorded order.
+			reads := ev.Kind != trace.KindAtomicStore
+			writes := ev.Kind != trace.KindAtomicLoad
 			for i := from; i < e; i++ {
 				o := &t.Events[i]
 				if o.Obj != ev.Obj || ran(i) {
 					continue
 				}
-				if ev.Kind == trace.KindCondWait && (o.Kind == trace.KindCondSignal || o.Kind == trace.KindCondBroadcast) ||
-					ev.Kind != trace.KindCondWait && (o.Kind == trace.KindAtomicStore || o.Kind == trace.KindAtomicRMW) {
-					return fmt.Errorf("step %d: g%d's %s no longer follows event %d", step, ev.G, ev.Kind, i)
+				oReads := o.Kind == trace.KindAtomicLoad || o.Kind == trace.KindAtomicRMW
+				oWrites := o.Kind == trace.KindAtomicStore || o.Kind == trace.KindAtomicRMW
+				if reads && oWrites || writes && (oReads || oWrites) {
+					return fmt.Errorf("step %d: g%d's %s changes what event %d observed", step, ev.G, ev.Kind, i)
 				}
 			}
 		case trace.KindOnceDo:

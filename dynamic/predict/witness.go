@@ -180,7 +180,13 @@ func newWindow(m *syncMeta, p *prefixState, start, end uint32) *schedWindow {
 	w.lg = make([]int32, n)
 	w.preds = make([][]uint32, n)
 	lastSig := make(map[trace.ObjID][]uint32)
-	lastStore := make(map[trace.ObjID][]uint32)
+	// Atomic operations on one address that conflict keep the order the
+	// trace gives them, so that each reads what it read in the trace: a
+	// load after every store recorded before it, a store after every load
+	// and store recorded before it (reordering two stores would change
+	// which one a later load reads).
+	stores := make(map[trace.ObjID][]uint32)
+	loads := make(map[trace.ObjID][]uint32)
 	for i := start; i < end; i++ {
 		e := &t.Events[i]
 		gi, ok := w.gIdx[e.G]
@@ -232,12 +238,17 @@ func newWindow(m *syncMeta, p *prefixState, start, end uint32) *schedWindow {
 				}
 			}
 		case trace.KindAtomicStore:
-			lastStore[e.Obj] = append(lastStore[e.Obj], i)
+			w.preds[r] = append(w.preds[r], loads[e.Obj]...)
+			w.preds[r] = append(w.preds[r], stores[e.Obj]...)
+			stores[e.Obj] = append(stores[e.Obj], i)
 		case trace.KindAtomicLoad:
-			w.preds[r] = append(w.preds[r], lastStore[e.Obj]...)
+			w.preds[r] = append(w.preds[r], stores[e.Obj]...)
+			loads[e.Obj] = append(loads[e.Obj], i)
 		case trace.KindAtomicRMW:
-			w.preds[r] = append(w.preds[r], lastStore[e.Obj]...)
-			lastStore[e.Obj] = append(lastStore[e.Obj], i)
+			w.preds[r] = append(w.preds[r], stores[e.Obj]...)
+			w.preds[r] = append(w.preds[r], loads[e.Obj]...)
+			stores[e.Obj] = append(stores[e.Obj], i)
+			loads[e.Obj] = append(loads[e.Obj], i)
 		case trace.KindAcquire, trace.KindRAcquire, trace.KindRelease, trace.KindRRelease:
 			if _, ok := w.lockIdx[e.Obj]; !ok {
 				w.lockIdx[e.Obj] = len(w.lockIdx)
