@@ -368,10 +368,24 @@ type accKey struct {
 	write bool
 }
 
-// accGroup is the accesses of one accKey, in program order.
+// accGroup is the accesses of one accKey, in program order, with copies
+// of the fields the sweeps compare, so that a sweep reads consecutive
+// memory rather than one cache line of the index per member.
 type accGroup struct {
 	key  accKey
 	accs []uint32
+	ep   []uint32 // epochs of the accesses
+	snap []uint32 // clock snapshots of the accesses
+	ev   []uint32 // event indices of the accesses
+}
+
+// add appends access ai to the group.
+func (gr *accGroup) add(ix *patIndex, ai uint32) {
+	a := &ix.acc[ai]
+	gr.accs = append(gr.accs, ai)
+	gr.ep = append(gr.ep, a.ep)
+	gr.snap = append(gr.snap, a.snap)
+	gr.ev = append(gr.ev, a.ev)
 }
 
 // patCand is a predicted finding with the events that realise it, best
@@ -483,7 +497,7 @@ func (ix *patIndex) groupAccesses(accs []uint32, slot []int32) []accGroup {
 			slot[k] = int32(len(groups))
 			groups = append(groups, accGroup{key: ix.keys[k]})
 		}
-		groups[slot[k]].accs = append(groups[slot[k]].accs, ai)
+		groups[slot[k]].add(ix, ai)
 	}
 	for _, ai := range accs {
 		slot[ix.acc[ai].key] = -1
@@ -524,24 +538,27 @@ func (s *patSearch) racePairs(v int, g1, g2 *accGroup) {
 	ix := s.ix
 	lo, hi := 0, 0
 	var c *patCand
+	ga, gb := g1.key.g, g2.key.g
 	for _, bi := range g2.accs {
 		if c != nil && c.f.Count >= maxInstances && len(c.reps) == maxReps {
 			return
 		}
 		b := &ix.acc[bi]
-		for lo < len(g1.accs) && ix.hb(&ix.acc[g1.accs[lo]], b) {
+		// a happens before b when a's epoch is within b's clock.
+		cb := ix.clk(b.snap, ga)
+		for lo < len(g1.accs) && g1.ep[lo] <= cb {
 			lo++
 		}
 		if hi < lo {
 			hi = lo
 		}
-		for hi < len(g1.accs) && !ix.hb(b, &ix.acc[g1.accs[hi]]) {
+		for hi < len(g1.accs) && b.ep > ix.clk(g1.snap[hi], gb) {
 			hi++
 		}
 		if lo >= hi {
 			continue
 		}
-		k := lo + sortSearch(hi-lo, func(k int) bool { return ix.acc[g1.accs[lo+k]].ev > b.ev })
+		k := lo + sortSearch(hi-lo, func(k int) bool { return g1.ev[lo+k] > b.ev })
 		found := 0
 		nearest(lo, hi, k, func(m int) bool {
 			a := &ix.acc[g1.accs[m]]
@@ -787,15 +804,17 @@ func (s *patSearch) tripletPairs(sg *slotGroup, fg *accGroup) {
 		}
 		ai, aj := &ix.acc[en.ai], &ix.acc[en.aj]
 		// f must not happen before access i...
-		lo = gallop(lo, n, func(k int) bool { return !ix.hb(&ix.acc[fg.accs[k]], ai) })
+		ci := ix.clk(ai.snap, fg.key.g)
+		lo = gallop(lo, n, func(k int) bool { return fg.ep[k] > ci })
 		hi = max(hi, lo)
 		// ...and access i+1 must not happen before f.
-		hi = gallop(hi, n, func(k int) bool { return ix.hb(aj, &ix.acc[fg.accs[k]]) })
+		g1 := aj.g
+		hi = gallop(hi, n, func(k int) bool { return aj.ep <= ix.clk(fg.snap[k], g1) })
 		if lo >= hi {
 			continue
 		}
 		gap := ix.gapStates(ai.g, ai, aj)
-		k := lo + sortSearch(hi-lo, func(k int) bool { return ix.acc[fg.accs[lo+k]].ev > ai.ev })
+		k := lo + sortSearch(hi-lo, func(k int) bool { return fg.ev[lo+k] > ai.ev })
 		found := 0
 		nearest(lo, hi, k, func(m int) bool {
 			f := &ix.acc[fg.accs[m]]

@@ -67,6 +67,21 @@ type innerKey struct {
 type innerGroup struct {
 	key   innerKey
 	pairs [][2]uint32
+	// Copies of what the sweeps compare, per pair: the epoch and event of
+	// the instance's first access and the clock snapshot of its last.
+	firstEp, firstEv, lastSnap []uint32
+}
+
+// add appends the pair (bx, by) to the group.
+func (gr *innerGroup) add(ix *patIndex, pair [2]uint32) {
+	f, l := pair[0], pair[1]
+	if !gr.key.xFirst {
+		f, l = l, f
+	}
+	gr.pairs = append(gr.pairs, pair)
+	gr.firstEp = append(gr.firstEp, ix.acc[f].ep)
+	gr.firstEv = append(gr.firstEv, ix.acc[f].ev)
+	gr.lastSnap = append(gr.lastSnap, ix.acc[l].snap)
 }
 
 // unitInstances returns the region instances that access at least two
@@ -150,7 +165,7 @@ func (ix *patIndex) innerGroups(units [][]uint32) map[[2]uint32][]*innerGroup {
 					}
 					pair := o
 					if n := len(gr.pairs); n == 0 || gr.pairs[n-1] != pair {
-						gr.pairs = append(gr.pairs, pair)
+						gr.add(ix, pair)
 					}
 				}
 			}
@@ -200,7 +215,7 @@ func (ix *patIndex) outerGroups(units [][]uint32) []*innerGroup {
 					byKey[k] = gr
 					out = append(out, gr)
 				}
-				gr.pairs = append(gr.pairs, [2]uint32{l[i], l[j]})
+				gr.add(ix, [2]uint32{l[i], l[j]})
 			}
 		}
 	}
@@ -258,13 +273,14 @@ func (s *patSearch) atomicSetMatch(og, gr *innerGroup) {
 			hi = lo
 		}
 		prev1, prev2 = a1.ev, a2.ev
-		lo = gallop(lo, n, func(m int) bool { return !ix.hb(&ix.acc[gr.pairs[m][fi]], a1) })
-		hi = gallop(max(hi, lo), n, func(m int) bool { return ix.hb(a2, &ix.acc[gr.pairs[m][li]]) })
+		c1 := ix.clk(a1.snap, k.g)
+		lo = gallop(lo, n, func(m int) bool { return gr.firstEp[m] > c1 })
+		hi = gallop(max(hi, lo), n, func(m int) bool { return a2.ep <= ix.clk(gr.lastSnap[m], a2.g) })
 		if lo >= hi {
 			continue
 		}
 		gapStates := ix.gapStates(a1.g, a1, a2)
-		m0 := lo + sortSearch(hi-lo, func(m int) bool { return ix.acc[gr.pairs[lo+m][fi]].ev > a1.ev })
+		m0 := lo + sortSearch(hi-lo, func(m int) bool { return gr.firstEv[lo+m] > a1.ev })
 		found := 0
 		nearest(lo, hi, m0, func(m int) bool {
 			bf, bl := &ix.acc[gr.pairs[m][fi]], &ix.acc[gr.pairs[m][li]]
