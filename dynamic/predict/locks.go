@@ -26,6 +26,9 @@ import (
 // acquires and releases through a transition cache, so an access costs
 // nothing here and the per-event state is one word that can be stored.
 
+// maxMemo bounds the memo tables of Conflict and Compatible.
+const maxMemo = 1 << 20
+
 // LockMode is how a lock is held.
 type LockMode uint8
 
@@ -385,6 +388,9 @@ func (l *Locks) Conflict(a, b LocksetID) bool {
 		return c
 	}
 	c := LocksetsConflict(l.locksets[a], l.locksets[b])
+	if len(l.conflict) >= maxMemo {
+		clear(l.conflict)
+	}
 	l.conflict[key] = c
 	return c
 }
@@ -428,6 +434,9 @@ func (l *Locks) Compatible(a, b HistoryID) bool {
 		return c
 	}
 	c := l.compatible(&l.histories[a], &l.histories[b])
+	if len(l.compat) >= maxMemo {
+		clear(l.compat) // a cache: bounded, so memory does not follow the trace
+	}
 	l.compat[key] = c
 	return c
 }

@@ -169,6 +169,19 @@ type fgroup struct {
 	cand   []int32 // summaries of other goroutines it may still form a new triple with
 	head   int32   // most recently used state; states follow in decreasing epoch
 	used   bool    // head is valid
+	free   []int32 // slots of forgotten states
+}
+
+// slot returns a free slot of states for a new lock state.
+func (f *fgroup) slot(state HistoryID) int32 {
+	if n := len(f.free); n > 0 {
+		k := f.free[n-1]
+		f.free = f.free[:n-1]
+		f.states[k] = fstate{state: state, prev: -1, next: -1}
+		return k
+	}
+	f.states = append(f.states, fstate{state: state, prev: -1, next: -1})
+	return int32(len(f.states) - 1)
 }
 
 // use records an access in state k with the given epoch, moving the state
@@ -222,6 +235,8 @@ type summary struct {
 	seq1, seq2 uint64
 	states     []stateSucc
 	idx        stateIndex // positions in states
+	zero       int32      // position of the empty lock state, -1 if absent
+	kept       int        // len(states) after the last compaction
 	maxSucc    uint32     // the largest succ of states
 	last       int32      // index of the state last added, a cache for idx
 	done       []int32    // f groups whose triple with this summary is reported
@@ -417,12 +432,25 @@ func (m *Meta) access(e *trace.Event, gi int, vc VC, ep Epoch) {
 				}
 			}
 		}
-		ref = fref{grp, int32(len(v.groups[grp].states))}
-		v.groups[grp].states = append(v.groups[grp].states, fstate{state: state, prev: -1, next: -1})
+		ref = fref{grp, v.groups[grp].slot(state)}
 		v.fidx[key] = ref
 	}
 	grp := &v.groups[ref.grp]
 	grp.use(ref.st, ep.C, e.Seq)
+	if state == 0 {
+		// No lock held: this state is compatible with every other and
+		// has the largest epoch, so the states used before it can never
+		// be a better candidate again. Forget them.
+		for k := grp.states[ref.st].next; k >= 0; {
+			st := &grp.states[k]
+			next := st.next
+			delete(v.fidx, fkey{gi, e.Site, e.Kind, st.state})
+			*st = fstate{prev: -1, next: -1}
+			grp.free = append(grp.free, k)
+			k = next
+		}
+		grp.states[ref.st].next = -1
+	}
 	v.lat[ref.grp] = ep.C
 	for _, tv := range v.open {
 		if tv.g != gi {
@@ -724,7 +752,7 @@ func (m *Meta) windowSum(v *metaVar, gi int, w *window, e2 *trace.Event) *window
 	if !ok {
 		si = int32(len(v.sums))
 		v.sumIdx[key] = si
-		v.sums = append(v.sums, summary{g: gi, s1: w.site, s2: e2.Site, op1: w.op, op2: e2.Kind})
+		v.sums = append(v.sums, summary{g: gi, s1: w.site, s2: e2.Site, op1: w.op, op2: e2.Kind, zero: -1})
 		for grp := range v.groups {
 			if f := &v.groups[grp]; f.g != gi && dependent(w.op, f.op) && dependent(f.op, e2.Kind) {
 				f.cand = append(f.cand, si)
@@ -738,6 +766,14 @@ func (m *Meta) windowSum(v *metaVar, gi int, w *window, e2 *trace.Event) *window
 // add merges a witness lock state with the epoch of its successor.
 func (s *summary) add(state HistoryID, succ uint32) {
 	s.maxSucc = max(s.maxSucc, succ)
+	// The empty lock state is compatible with every state, so a state
+	// whose succ is no larger than the empty state's is never needed.
+	if s.zero >= 0 && state != 0 && s.states[s.zero].succ >= succ {
+		return
+	}
+	if len(s.states) > 2*s.kept+16 {
+		s.compact()
+	}
 	if int(s.last) < len(s.states) && s.states[s.last].state == state {
 		st := &s.states[s.last]
 		st.succ = max(st.succ, succ)
@@ -753,6 +789,34 @@ func (s *summary) add(state HistoryID, succ uint32) {
 	s.last = int32(len(s.states))
 	s.states = append(s.states, stateSucc{state, succ})
 	s.idx.insert(state, s.last, s.states)
+	if state == 0 {
+		s.zero = s.last
+	}
+}
+
+// compact drops the states that the empty lock state dominates and
+// rebuilds the index.
+func (s *summary) compact() {
+	if s.zero >= 0 {
+		z := s.states[s.zero].succ
+		kept := s.states[:0]
+		for _, st := range s.states {
+			if st.state == 0 || st.succ > z {
+				kept = append(kept, st)
+			}
+		}
+		clear(s.states[len(kept):])
+		s.states = kept
+	}
+	s.idx = stateIndex{}
+	s.zero, s.last = -1, 0
+	for k, st := range s.states {
+		s.idx.insert(st.state, int32(k), s.states)
+		if st.state == 0 {
+			s.zero = int32(k)
+		}
+	}
+	s.kept = len(s.states)
 }
 
 // stateIndex maps lock states to positions in a slice: open addressing
@@ -854,9 +918,7 @@ func (m *Meta) Findings() []Finding {
 // debugging: lock states, f classes and closed-window summaries.
 func (m *Meta) Stats() (lockStates, fClasses, summaries int) {
 	for _, v := range m.vars {
-		for _, g := range v.groups {
-			fClasses += len(g.states)
-		}
+		fClasses += len(v.fidx)
 		summaries += len(v.sums)
 	}
 	return m.locks.States(), fClasses, summaries
