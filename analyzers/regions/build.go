@@ -400,7 +400,7 @@ func (fa *funcAnalysis) collectCallee(call *ssa.Call) {
 
 // markRechecked marks the writes that a read of the same state in the
 // same critical section decides (Rechecked: the write re-validates what
-// it depends on, as double-checked locking does) or feeds (Refreshed:
+// it depends on, as double-checked locking does) or precedes (Refreshed:
 // c.n += d cannot lose an earlier update).
 func (fa *funcAnalysis) markRechecked() {
 	f := fa.info
@@ -413,9 +413,12 @@ func (fa *funcAnalysis) markRechecked() {
 			if r.Kind != Read || r.Path.Key() != key || !SameCS(r, w) {
 				continue
 			}
-			data, control := f.Feeds(r, w)
+			// Any read of the state in the write's own critical section
+			// sees the current value (a free-list push reads the head
+			// into the new node): the write overwrites nothing unseen.
+			_, control := f.Feeds(r, w)
 			w.Rechecked = w.Rechecked || control
-			w.Refreshed = w.Refreshed || data
+			w.Refreshed = true
 		}
 	}
 }

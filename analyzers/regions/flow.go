@@ -36,38 +36,43 @@ func (fa *funcAnalysis) flowFrom(seeds []ssa.Value, values bool) *flow {
 			work = append(work, v)
 		}
 	}
-	// storeInto marks the local variable behind addr as holding carried
-	// data, and every later load from it as carrying it.
-	storeInto := func(addr ssa.Value) {
+	// storeInto records that store puts carried data into the local
+	// variable behind addr: the loads from it that the store can reach
+	// carry the data too. Locals are followed flow-sensitively because a
+	// named result or a reused variable holds unrelated values on
+	// different paths.
+	var loadsFrom func(v ssa.Value, depth int, visit func(*ssa.UnOp))
+	loadsFrom = func(v ssa.Value, depth int, visit func(*ssa.UnOp)) {
+		refs := v.Referrers()
+		if refs == nil || depth > maxPathDepth {
+			return
+		}
+		for _, r := range *refs {
+			switch r := r.(type) {
+			case *ssa.UnOp:
+				if r.Op == token.MUL {
+					visit(r)
+				}
+			case *ssa.FieldAddr, *ssa.IndexAddr, *ssa.Slice:
+				loadsFrom(r.(ssa.Value), depth+1, visit)
+			}
+		}
+	}
+	storeInto := func(addr ssa.Value, store ssa.Instruction) {
 		p, ok := fa.pathOf(addr)
 		if !ok || p.Root.Kind != RootLocal {
 			return
 		}
 		root := fa.localRoot(addr)
-		if root == nil || fl.mem[root] {
+		if root == nil {
 			return
 		}
 		fl.mem[root] = true
-		var visit func(v ssa.Value, depth int)
-		visit = func(v ssa.Value, depth int) {
-			refs := v.Referrers()
-			if refs == nil || depth > maxPathDepth {
-				return
+		loadsFrom(root, 0, func(load *ssa.UnOp) {
+			if fa.reaches(store, load) {
+				add(load)
 			}
-			for _, r := range *refs {
-				switch r := r.(type) {
-				case *ssa.UnOp:
-					if r.Op == token.MUL {
-						add(r)
-					}
-				case *ssa.FieldAddr, *ssa.IndexAddr, *ssa.Slice:
-					visit(r.(ssa.Value), depth+1)
-				case *ssa.Call:
-					add(r) // a method of the local value reads it
-				}
-			}
-		}
-		visit(root, 0)
+		})
 	}
 	for _, s := range seeds {
 		add(s)
@@ -83,7 +88,7 @@ func (fa *funcAnalysis) flowFrom(seeds []ssa.Value, values bool) *flow {
 			switch in := instr.(type) {
 			case *ssa.Store:
 				if in.Val == v {
-					storeInto(in.Addr)
+					storeInto(in.Addr, in)
 				}
 			case *ssa.MapUpdate:
 				if p, ok := fa.pathOf(in.Map); ok && p.Root.Kind == RootLocal {
@@ -224,6 +229,38 @@ func pureBuiltin(name string) bool {
 	switch name {
 	case "len", "cap", "min", "max", "real", "imag", "complex":
 		return true
+	}
+	return false
+}
+
+// reaches reports whether instruction to can run after instruction from
+// in one execution of the function.
+func (fa *funcAnalysis) reaches(from, to ssa.Instruction) bool {
+	fb, tb := from.Block(), to.Block()
+	if fb == tb {
+		for _, instr := range fb.Instrs {
+			if instr == from {
+				return true // from comes first
+			}
+			if instr == to {
+				break
+			}
+		}
+	}
+	// Any path out of from's block that comes back to to's block.
+	seen := map[*ssa.BasicBlock]bool{}
+	work := append([]*ssa.BasicBlock(nil), fb.Succs...)
+	for len(work) > 0 {
+		b := work[len(work)-1]
+		work = work[:len(work)-1]
+		if b == tb {
+			return true
+		}
+		if seen[b] {
+			continue
+		}
+		seen[b] = true
+		work = append(work, b.Succs...)
 	}
 	return false
 }

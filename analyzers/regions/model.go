@@ -139,9 +139,9 @@ type Access struct {
 	// read of the same state decides whether it happens: the write
 	// re-validates what it depends on (double-checked locking).
 	Rechecked bool
-	// Refreshed says that, within the write's own critical section, a
-	// read of the same state flows into the written value (c.n += d): the
-	// write cannot lose an update made before its critical section.
+	// Refreshed says that the write's own critical section also reads the
+	// state (c.n += d): the write cannot lose an update made before its
+	// critical section.
 	Refreshed bool
 	// Var is the struct field or package-level variable accessed, for a
 	// direct access to one; nil for elements and accesses through calls.

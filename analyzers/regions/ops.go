@@ -70,7 +70,7 @@ func classify(c *ssa.CallCommon) (op, string) {
 	}
 	name := obj.Name()
 	switch obj.Pkg().Path() {
-	case "sync":
+	case "sync", "internal/sync": // sync.Mutex wraps internal/sync's
 		switch recv + "." + name {
 		case "Mutex.Lock", "RWMutex.Lock":
 			return opLock, ""

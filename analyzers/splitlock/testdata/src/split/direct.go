@@ -195,3 +195,61 @@ func (c *Counter) IgnoredLine() {
 	c.n = n + 1
 	c.mu.Unlock()
 }
+
+type Conn struct {
+	mu       sync.Mutex
+	err      error
+	lastBody *int
+}
+
+// NamedResult: the error read under the first critical section is
+// returned on one path; the write of the second comes from another value
+// held in the same named result on a different path.
+func (c *Conn) NamedResult(read func() error) (err error) {
+	c.mu.Lock()
+	if c.err != nil {
+		defer c.mu.Unlock()
+		return c.err
+	}
+	c.mu.Unlock()
+	err = read()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err != nil {
+		c.err = err
+	}
+	return err
+}
+
+type node struct{ next *node }
+
+type FreeList struct {
+	mu   sync.Mutex
+	free *node
+}
+
+func (l *FreeList) get() *node {
+	l.mu.Lock()
+	n := l.free
+	if n != nil {
+		l.free = n.next
+	} else {
+		n = new(node)
+	}
+	l.mu.Unlock()
+	return n
+}
+
+func (l *FreeList) put(n *node) {
+	l.mu.Lock()
+	n.next = l.free
+	l.free = n
+	l.mu.Unlock()
+}
+
+// Recycle takes a node and gives it back: the push reads the current
+// head, so nothing is lost.
+func (l *FreeList) Recycle() {
+	n := l.get()
+	l.put(n)
+}
