@@ -100,11 +100,23 @@ func FuzzSTD(f *testing.F) {
 	f.Add("T0|fork(T1)|3\nT1|acq(L1)|11\nT1|r(V1)|12\nT1|w(V1)|5\nT1|rel(L1)|6\nT0|join(T1)|4\n")
 	f.Add("T0|begin|1\nmain|w(counter)|0\nmain|acq(counter)|2\nT0|end|1\nT0|join(main)|0\n# c\n\n")
 	f.Add("T0|r(V281474976710656)|1\nT2147483648|acq(L1)|4294967295\n")
+	f.Add("T1|r(V1)|12\nT1|acq(V1)|0\nT1|acq(L1)|4294967296\nT123456789|fork(T999999999)|1\nT1|w(V1)|12 \nT1|rel(L1)|007\n")
+	f.Add("T123456789|r")
 	f.Fuzz(func(t *testing.T, src string) {
 		tr, err := ReadAll(NewSTDReader(strings.NewReader(src), "fuzz.std"))
+		// The fast path for common lines agrees with the general parser.
+		slow := NewSTDReader(strings.NewReader(src), "fuzz.std")
+		slow.slowOnly = true
+		trSlow, errSlow := ReadAll(slow)
+		if (err == nil) != (errSlow == nil) || err != nil && err.Error() != errSlow.Error() {
+			t.Fatalf("fast and slow parsers disagree: %v and %v", err, errSlow)
+		}
 		if err != nil {
 			checkFormatError(t, err)
 			return
+		}
+		if a, b := textOf(t, tr), textOf(t, trSlow); a != b {
+			t.Fatalf("fast and slow parsers disagree:\n%s\n%s", a, b)
 		}
 		checkRoundTrips(t, tr)
 		_ = Validate(tr)

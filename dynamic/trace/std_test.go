@@ -363,3 +363,34 @@ func TestCreateAbort(t *testing.T) {
 		t.Errorf("%d files, want the trace and its table", len(entries))
 	}
 }
+
+// TestSTDTruncations cuts and mutates canonical lines at every byte: the
+// fast path must neither panic nor disagree with the general parser.
+func TestSTDTruncations(t *testing.T) {
+	lines := []string{
+		"T123456789|fork(T123456789)|4294967295",
+		"T1|r(V123456789)|12", "T1|w(V1)|1", "T1|acq(L1)|1", "T1|rel(L22)|1",
+	}
+	for _, line := range lines {
+		for cut := 0; cut <= len(line); cut++ {
+			for _, c := range []byte{0, '|', '(', ')', 'T', '9', 'x'} {
+				variants := []string{line[:cut]}
+				if cut < len(line) {
+					variants = append(variants, line[:cut]+string(c)+line[cut+1:])
+				}
+				for _, v := range variants {
+					fast, err1 := ReadAll(NewSTDReader(strings.NewReader(v), "t.std"))
+					slowR := NewSTDReader(strings.NewReader(v), "t.std")
+					slowR.slowOnly = true
+					slow, err2 := ReadAll(slowR)
+					if (err1 == nil) != (err2 == nil) {
+						t.Fatalf("%q: %v and %v", v, err1, err2)
+					}
+					if err1 == nil && writeText(t, fast) != writeText(t, slow) {
+						t.Fatalf("%q: parsers disagree", v)
+					}
+				}
+			}
+		}
+	}
+}
