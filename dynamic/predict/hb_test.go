@@ -18,6 +18,7 @@ import (
 //	1 fork 2        goroutine 1 starts goroutine 2
 //	1 send c 1      goroutine 1 sends message 1 on c
 //	1 begin r       goroutine 1 enters region r (instances are numbered per goroutine)
+//	1 rd x in=r.2   the event is in instance 2 of region r (Region and Inst fields)
 //
 // Names map to object ids in order of first use; sites default to the
 // event's line number.
@@ -61,6 +62,13 @@ func tt(t testing.TB, src string) *trace.Trace {
 		}
 		e := trace.Event{Seq: uint64(len(tr.Events)), G: trace.GoID(g), Kind: k, Site: trace.SiteID(ln + 1)}
 		rest := f[2:]
+		if n := len(rest); n > 0 && strings.HasPrefix(rest[n-1], "in=") {
+			name, num, _ := strings.Cut(rest[n-1][3:], ".")
+			e.Region = trace.RegionID(obj(name, trace.ObjUnknown))
+			i, _ := strconv.Atoi(num)
+			e.Inst = uint64(i)
+			rest = rest[:n-1]
+		}
 		if n := len(rest); n > 0 && strings.HasPrefix(rest[n-1], "@") {
 			s, _ := strconv.Atoi(rest[n-1][1:])
 			e.Site = trace.SiteID(s)

@@ -101,7 +101,8 @@ type Meta struct {
 // metaG is one goroutine's state.
 type metaG struct {
 	id        trace.GoID
-	depth     int // region nesting; the outermost instance is the transaction
+	tx        txTracker
+	inTx      bool // in a transaction: intervals and txVars are live
 	intervals []interval
 	txVars    []*txVar
 }
@@ -334,7 +335,7 @@ func (m *Meta) Step(e *trace.Event) {
 	for len(m.gs) <= gi {
 		m.gs = append(m.gs, metaG{})
 	}
-	if s := m.hb.Advanced(); s >= 0 && s < len(m.gs) && m.gs[s].depth > 0 {
+	if s := m.hb.Advanced(); s >= 0 && s < len(m.gs) && m.gs[s].inTx {
 		// A receive completed another goroutine's send: that goroutine's
 		// events from now on have a new clock.
 		o := &m.gs[s]
@@ -346,39 +347,38 @@ func (m *Meta) Step(e *trace.Event) {
 	}
 	g := &m.gs[gi]
 	g.id = e.G
+	ended, begun, _, last := g.tx.step(e)
+	if ended {
+		m.closeTx(g)
+	}
+	if begun {
+		g.inTx = true
+		g.intervals = g.intervals[:0]
+		g.push(m.locks.History(e.G), m.hb.Clock(gi))
+	}
+	m.apply(e, g, gi, vc, ep)
+	if last || e.Kind == trace.KindEnd {
+		g.tx = txTracker{}
+		m.closeTx(g)
+	}
+}
 
-	switch {
-	case e.Kind.IsAccess():
+// apply handles e in its roles: as an access, and as a lock or
+// synchronisation operation that starts a new interval of its goroutine's
+// transaction.
+func (m *Meta) apply(e *trace.Event, g *metaG, gi int, vc VC, ep Epoch) {
+	switch e.Kind {
+	case trace.KindRead, trace.KindWrite:
 		m.access(e, gi, vc, ep)
-		if e.Kind == trace.KindRead || e.Kind == trace.KindWrite {
-			return
-		}
+		return
+	case trace.KindAtomicLoad, trace.KindAtomicStore, trace.KindAtomicRMW:
 		// An atomic access is also a synchronisation operation: it ends
 		// the interval, below.
-	case e.Kind == trace.KindRegionBegin:
-		g.depth++
-		if g.depth == 1 {
-			g.intervals = g.intervals[:0]
-			g.push(m.locks.History(e.G), m.hb.Clock(gi))
-		}
-		return
-	case e.Kind == trace.KindRegionEnd:
-		if g.depth == 0 {
-			return // an end without a begin: the trace starts mid-region
-		}
-		g.depth--
-		if g.depth == 0 {
-			m.closeTx(g)
-		}
-		return
-	case e.Kind == trace.KindEnd:
-		if g.depth > 0 {
-			g.depth = 0
-			m.closeTx(g)
-		}
+		m.access(e, gi, vc, ep)
+	case trace.KindRegionBegin, trace.KindRegionEnd, trace.KindEnd:
 		return
 	}
-	if g.depth == 0 {
+	if !g.inTx {
 		return
 	}
 	// A lock or synchronisation operation inside a transaction: witnesses
@@ -488,7 +488,7 @@ func (m *Meta) access(e *trace.Event, gi int, vc VC, ep Epoch) {
 	}
 
 	g := &m.gs[gi]
-	if g.depth == 0 {
+	if !g.inTx {
 		return
 	}
 	tv := m.txVarOf(g, gi, v)
@@ -579,6 +579,7 @@ func (m *Meta) closeTx(g *metaG) {
 	}
 	g.txVars = g.txVars[:0]
 	g.intervals = g.intervals[:0]
+	g.inTx = false
 }
 
 // caseA checks the access f (group grp, lock state, clock vc) against the witnesses of

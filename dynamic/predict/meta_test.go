@@ -229,6 +229,14 @@ func TestMetaHandWritten(t *testing.T) {
 			1 finish inner
 			1 finish outer
 			2 wr x @3`, []string{"R@1-W@3-W@2"}},
+		{"regions given by the events' region fields", `
+			1 fork 2
+			1 rd x @1 in=r.1
+			1 rd x @2 in=r.1
+			1 rd x @3 in=r.2
+			2 wr x @4
+			1 rd x @5 in=r.2
+			1 rd x @6`, []string{"R@1-W@4-R@2", "R@3-W@4-R@5"}},
 		{"W-R-W", `
 			1 fork 2
 			1 begin r

@@ -40,6 +40,55 @@ import (
 // conflicting accesses. Memory grows with goroutines, objects and channel
 // messages in flight, not with the trace's length.
 
+// txTracker follows one goroutine's transactions. A transaction is the
+// outermost instance of a region. Traces mark regions in two ways, both
+// honoured: RegionBegin and RegionEnd events (nested; the outermost pair
+// delimits the transaction), and the Region and Inst fields of the events
+// inside (the outermost region instance an event belongs to; a change of
+// instance, or an event outside every region, ends the transaction).
+type txTracker struct {
+	depth  int
+	open   bool
+	region trace.RegionID
+	inst   uint64
+}
+
+// step classifies e, the goroutine's next event: ended says the open
+// transaction ended with the goroutine's previous event; begun says a
+// transaction begins at e; in says e belongs to a transaction; last says
+// e is its last event.
+func (t *txTracker) step(e *trace.Event) (ended, begun, in, last bool) {
+	same := t.open && e.Region != 0 && e.Region == t.region && e.Inst == t.inst
+	switch e.Kind {
+	case trace.KindRegionBegin:
+		if t.depth == 0 && !same {
+			ended = t.open
+			begun, t.open, t.region, t.inst = true, true, e.Region, e.Inst
+		}
+		t.depth++
+		return ended, begun, true, false
+	case trace.KindRegionEnd:
+		if t.depth > 0 {
+			t.depth--
+			if t.depth == 0 {
+				t.open = false
+				return false, false, true, true
+			}
+			return false, false, true, false
+		}
+	}
+	switch {
+	case t.depth > 0 || same:
+		return false, false, true, false
+	case e.Region == 0:
+		ended, t.open = t.open, false
+		return ended, false, false, false
+	}
+	ended = t.open
+	t.open, t.region, t.inst = true, e.Region, e.Inst
+	return ended, true, true, false
+}
+
 // ObservedOptions configures Observed.
 type ObservedOptions struct {
 	// Object describes object ids (channel capacities, variable names);
@@ -70,7 +119,8 @@ type Observed struct {
 type obsThread struct {
 	id       trace.GoID
 	c        VC
-	depth    int
+	tx       txTracker
+	lastSeq  uint64 // the goroutine's previous event
 	begin    uint32 // own component at the current transaction's beginning
 	since    uint64 // Observed.now at that beginning
 	beginSeq uint64
@@ -214,8 +264,8 @@ func (o *Observed) Found() bool { return o.found }
 func (o *Observed) Finish() *Finding {
 	for t := range o.th {
 		if o.th[t].active {
-			o.th[t].depth = 0
-			o.end(t, o.th[t].beginSeq)
+			o.th[t].tx = txTracker{}
+			o.end(t, o.th[t].lastSeq)
 		}
 	}
 	if !o.found {
@@ -230,27 +280,26 @@ func (o *Observed) Step(e *trace.Event) {
 	o.now++
 	t := o.thread(e.G)
 	th := &o.th[t]
-	switch e.Kind {
-	case trace.KindRegionBegin:
-		th.depth++
-		if th.depth == 1 {
-			th.c[t]++
-			th.begin, th.since, th.beginSeq, th.active = th.c[t], o.now, e.Seq, true
-		}
-		return
-	case trace.KindRegionEnd:
-		if th.depth == 0 {
-			return
-		}
-		th.depth--
-		if th.depth == 0 {
-			o.end(t, e.Seq)
-		}
-		return
+	ended, begun, in, last := th.tx.step(e)
+	if ended {
+		o.end(t, th.lastSeq)
 	}
-	if !th.active {
+	th.lastSeq = e.Seq
+	switch {
+	case begun:
+		th.c[t]++
+		th.begin, th.since, th.beginSeq, th.active = th.c[t], o.now, e.Seq, true
+	case !in:
 		th.c[t]++ // a one-event transaction
 	}
+	o.apply(t, e)
+	if last {
+		o.end(t, e.Seq)
+	}
+}
+
+// apply makes goroutine t learn and publish what event e synchronises.
+func (o *Observed) apply(t int, e *trace.Event) {
 	switch e.Kind {
 	case trace.KindRead:
 		x := o.obj(e.Obj)
@@ -516,7 +565,7 @@ func (o *Observed) report(t int, seq uint64, kind trace.Kind, obj trace.ObjID, s
 // against, for small traces.
 func SerializableByGraph(t *trace.Trace) int {
 	type gstate struct {
-		depth   int
+		tx      txTracker
 		cur     int // open transaction's node, -1 if none
 		last    int // node of the previous event, -1 if none
 		pending []int
@@ -596,15 +645,19 @@ func SerializableByGraph(t *trace.Trace) int {
 	for i := range t.Events {
 		e := &t.Events[i]
 		s := get(e.G)
+		ended, begun, in, last := s.tx.step(e)
+		if ended {
+			s.cur = -1
+		}
 		var n int
 		switch {
-		case s.depth > 0:
+		case begun:
+			n = newNode(s)
+			s.cur = n
+		case in:
 			n = s.cur
 		default:
 			n = newNode(s)
-			if e.Kind == trace.KindRegionBegin {
-				s.cur = n
-			}
 		}
 		from := func(ns []int) {
 			for _, a := range ns {
@@ -613,15 +666,6 @@ func SerializableByGraph(t *trace.Trace) int {
 		}
 		pubKey := func(cls int) [2]uint64 { return [2]uint64{uint64(e.Obj), uint64(cls)} }
 		switch e.Kind {
-		case trace.KindRegionBegin:
-			s.depth++
-		case trace.KindRegionEnd:
-			if s.depth > 0 {
-				s.depth--
-				if s.depth == 0 {
-					s.cur = -1
-				}
-			}
 		case trace.KindRead, trace.KindWrite:
 			for _, w := range writes[e.Obj] {
 				if w.g != e.G {
@@ -691,7 +735,7 @@ func SerializableByGraph(t *trace.Trace) int {
 					// The send was recorded first: its goroutine's next
 					// event, in its open transaction or a later one,
 					// comes after this receive.
-					if sg := get(sendG[sk]); sg.depth > 0 {
+					if sg := get(sendG[sk]); sg.cur >= 0 {
 						edge(n, sg.cur)
 					} else {
 						sg.pending = append(sg.pending, n)
@@ -702,6 +746,9 @@ func SerializableByGraph(t *trace.Trace) int {
 			closes[e.Obj] = append(closes[e.Obj], n)
 		}
 		s.last = n
+		if last {
+			s.cur = -1
+		}
 		if cyclic {
 			return i
 		}

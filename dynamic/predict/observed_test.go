@@ -84,6 +84,16 @@ func TestObservedHandWritten(t *testing.T) {
 			2 recv c 1
 			1 rd x
 			1 finish r`, 3},
+		{"regions given by the events' region fields", `
+			1 fork 2
+			1 rd x in=r.1
+			2 wr x
+			1 rd x in=r.1`, 3},
+		{"a new instance is a new transaction", `
+			1 fork 2
+			1 rd x in=r.1
+			2 wr x
+			1 rd x in=r.2`, -1},
 		{"buffered send inside a region", `
 			chan c 1
 			1 fork 2
