@@ -30,8 +30,11 @@ const (
 	nsNone = iota
 	nsVar
 	nsLock
-	denseIDs = 1 << 22
 )
+
+// denseIDs bounds the object ids STDReader.ns covers: 4 MiB at most, for
+// the ids an export from a generated or recorded trace uses.
+const denseIDs = 1 << 22
 
 func nsOf(k ObjKind) byte {
 	if isVarKind(k) {
@@ -392,8 +395,11 @@ func (r *STDReader) fastParse(line []byte) (Event, bool) {
 // openRegions returns the stack of g's open transactions.
 func (r *STDReader) openRegions(g GoID) *[]uint64 {
 	if g < 1<<16 {
-		for int(g) >= len(r.smallRegs) {
-			r.smallRegs = append(r.smallRegs, new([]uint64))
+		if int(g) >= len(r.smallRegs) {
+			r.smallRegs = append(r.smallRegs, make([]*[]uint64, int(g)+1-len(r.smallRegs))...)
+		}
+		if r.smallRegs[g] == nil {
+			r.smallRegs[g] = new([]uint64)
 		}
 		return r.smallRegs[g]
 	}
