@@ -123,7 +123,7 @@ func Open(path string, format Format) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
-	name := filepath.Base(path)
+	name := path // as given, so that editors can follow the error
 	br := bufio.NewReaderSize(f, 1<<16)
 	if format == FormatAuto {
 		prefix, _ := br.Peek(4096)
