@@ -563,10 +563,54 @@ func minimizeSchedule(w *schedWindow, g witnessGoal, sched []uint32) []uint32 {
 	for _, x := range g.targets {
 		need(x)
 	}
-	// A lock still held by a kept goroutine at the end of its kept prefix
-	// could block a kept acquire that the full schedule ran after its
-	// release; the caller validates the reduction and falls back to the
-	// full schedule.
+	// A goroutine whose kept prefix ends holding a lock that another kept
+	// goroutine acquires must also keep its release, which the full
+	// schedule ran before that acquire (ran: each goroutine's events in
+	// the schedule). Repeat until no such lock is left; the caller still
+	// validates the reduction and falls back to the full schedule.
+	ran := make([]int32, len(w.gs))
+	for _, e := range sched {
+		ran[w.lg[w.rel(e)]]++
+	}
+	t := w.m.t
+	for changed := true; changed; {
+		changed = false
+		acquired := make(map[trace.ObjID]map[int32]bool)
+		for gi := range w.gs {
+			for _, e := range w.evs[gi][:keep[gi]] {
+				if k := t.Events[e].Kind; k == trace.KindAcquire || k == trace.KindRAcquire {
+					if acquired[t.Events[e].Obj] == nil {
+						acquired[t.Events[e].Obj] = make(map[int32]bool)
+					}
+					acquired[t.Events[e].Obj][int32(gi)] = true
+				}
+			}
+		}
+		for gi := range w.gs {
+			held := make(map[trace.ObjID]int)
+			for _, e := range w.evs[gi][:keep[gi]] {
+				switch ev := &t.Events[e]; ev.Kind {
+				case trace.KindAcquire, trace.KindRAcquire:
+					held[ev.Obj]++
+				case trace.KindRelease, trace.KindRRelease:
+					held[ev.Obj]--
+				}
+			}
+			for obj, n := range held {
+				if n <= 0 || len(acquired[obj]) < 2 && acquired[obj][int32(gi)] {
+					continue
+				}
+				for k := keep[gi]; k < ran[gi]; k++ {
+					ev := &t.Events[w.evs[gi][k]]
+					if ev.Obj == obj && (ev.Kind == trace.KindRelease || ev.Kind == trace.KindRRelease) {
+						need(w.evs[gi][k])
+						changed = true
+						break
+					}
+				}
+			}
+		}
+	}
 	var out []uint32
 	for _, e := range sched {
 		r := w.rel(e)
