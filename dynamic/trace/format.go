@@ -123,7 +123,9 @@ func Open(path string, format Format) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
-	name := path // as given, so that editors can follow the error
+	// Errors give the file's base name, short like the compiler's
+	// "trace.txt:3: ..." (cmd/avcheck relies on this form).
+	name := filepath.Base(path)
 	br := bufio.NewReaderSize(f, 1<<16)
 	if format == FormatAuto {
 		prefix, _ := br.Peek(4096)

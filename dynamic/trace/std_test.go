@@ -285,7 +285,7 @@ g2 rel c.mu @3
 		t.Fatal(err)
 	}
 	defer file.Close()
-	if _, err := ReadAll(file); err == nil || err.Error() != bad+`:2: unknown event kind "rdd"` {
+	if _, err := ReadAll(file); err == nil || err.Error() != `bad.txt:2: unknown event kind "rdd"` {
 		t.Errorf("got %v", err)
 	}
 	if _, err := Open(filepath.Join(dir, "missing"), FormatAuto); err == nil {
