@@ -3,10 +3,13 @@ package predict
 import (
 	"fmt"
 	"math/rand/v2"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
 	"testing"
+
+	"golang.org/x/tools/txtar"
 
 	"github.com/avcheck/avcheck/dynamic/trace"
 )
@@ -892,4 +895,56 @@ func TestMetaNeverMisses(t *testing.T) {
 		}
 	}
 	t.Logf("%d traces, %d with triples no interleaving realises", checked, extra)
+}
+
+// TestCoreFixtures runs meta-analysis and observed mode over the txtar
+// fixtures in testdata/core: a "trace" section in the text format, the
+// expected meta-analysis findings ("pattern variable e1 f e2", by source
+// position, one per line) and the expected observed-mode verdict
+// ("serializable" or "cycle at SEQ", the closing event).
+func TestCoreFixtures(t *testing.T) {
+	files, err := filepath.Glob("testdata/core/*.txtar")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no fixtures: %v", err)
+	}
+	for _, file := range files {
+		t.Run(filepath.Base(file), func(t *testing.T) {
+			ar, err := txtar.ParseFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sections := map[string]string{}
+			for _, f := range ar.Files {
+				sections[f.Name] = string(f.Data)
+			}
+			tr, err := trace.ReadAll(trace.NewTextReader(strings.NewReader(sections["trace"]), file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, f := range MetaAnalysisTrace(tr) {
+				line := f.Pattern + " " + f.Var
+				for _, a := range f.Accesses {
+					line += " " + tr.Site(a.Site).String()
+				}
+				got = append(got, line)
+			}
+			sort.Strings(got)
+			want := strings.Fields(strings.ReplaceAll(sections["meta"], " ", "\x00"))
+			for i := range want {
+				want[i] = strings.ReplaceAll(want[i], "\x00", " ")
+			}
+			sort.Strings(want)
+			if !slices.Equal(got, want) {
+				t.Errorf("meta-analysis:\ngot  %q\nwant %q", got, want)
+			}
+			verdict := "serializable"
+			if f := CheckObservedTrace(tr); f != nil {
+				verdict = fmt.Sprintf("cycle at %d", f.Accesses[2].Seq)
+			}
+			if w := strings.TrimSpace(sections["observed"]); verdict != w {
+				t.Errorf("observed: got %q, want %q", verdict, w)
+			}
+		})
+	}
 }
