@@ -125,7 +125,7 @@ func mixed(pass *analysis.Pass, ann *annotation.Set, res *regions.Result) {
 	}
 	for _, f := range res.Funcs {
 		for _, a := range f.Accesses {
-			if a.Atomic != "" || a.Var == nil || a.Via != "" || a.Sync {
+			if a.Atomic != "" || a.Var == nil || a.Via != "" || a.Sync || atomicType(a.Var.Type()) {
 				continue
 			}
 			if a.Kind == regions.Read && len(a.Held) > 0 {
@@ -160,9 +160,15 @@ func where(fset *token.FileSet, a *regions.Access) string {
 	return fmt.Sprintf("atomic.%s at %s:%d", a.Atomic, filepath.Base(p.Filename), p.Line)
 }
 
-// atomicType reports whether t is one of sync/atomic's types, whose
-// values cannot be accessed plainly.
+// atomicType reports whether t is one of sync/atomic's types, or an
+// array or slice of them, whose values cannot be accessed plainly.
 func atomicType(t types.Type) bool {
+	switch u := types.Unalias(t).Underlying().(type) {
+	case *types.Array:
+		return atomicType(u.Elem())
+	case *types.Slice:
+		return atomicType(u.Elem())
+	}
 	n, ok := types.Unalias(t).(*types.Named)
 	return ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == "sync/atomic"
 }

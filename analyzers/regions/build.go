@@ -37,10 +37,13 @@ type funcAnalysis struct {
 	releaseAt       map[int][]token.Pos
 	deferredRelease map[int]bool
 	deferredKeys    map[string]bool
-	unheldReleases  []Path
-	callCS          map[callLock]int
-	callResults     map[*ssa.Call][][]*Access // per result, the mapped reads that flow into it
-	decidersOf      map[*ssa.BasicBlock][]*ssa.If
+	// deferredAcquireKeys are the locks a deferred Lock or RLock takes
+	// again on the way out.
+	deferredAcquireKeys map[string]bool
+	unheldReleases      []Path
+	callCS              map[callLock]int
+	callResults         map[*ssa.Call][][]*Access // per result, the mapped reads that flow into it
+	decidersOf          map[*ssa.BasicBlock][]*ssa.If
 }
 
 type callLock struct {
@@ -62,20 +65,21 @@ func (ps *passState) analyze(fn *ssa.Function) *Func {
 	f := &Func{Fn: fn}
 	ps.funcs[fn] = f
 	fa := &funcAnalysis{
-		ps:              ps,
-		fn:              fn,
-		pkg:             ps.pass.Pkg,
-		info:            f,
-		heldBefore:      map[ssa.Instruction]lockState{},
-		mergedCS:        map[mergeKey]int{},
-		acquireCS:       map[ssa.Instruction]int{},
-		acquireAt:       map[int]ssa.Instruction{},
-		releaseAt:       map[int][]token.Pos{},
-		deferredRelease: map[int]bool{},
-		deferredKeys:    map[string]bool{},
-		callCS:          map[callLock]int{},
-		callResults:     map[*ssa.Call][][]*Access{},
-		decidersOf:      map[*ssa.BasicBlock][]*ssa.If{},
+		ps:                  ps,
+		fn:                  fn,
+		pkg:                 ps.pass.Pkg,
+		info:                f,
+		heldBefore:          map[ssa.Instruction]lockState{},
+		mergedCS:            map[mergeKey]int{},
+		acquireCS:           map[ssa.Instruction]int{},
+		acquireAt:           map[int]ssa.Instruction{},
+		releaseAt:           map[int][]token.Pos{},
+		deferredRelease:     map[int]bool{},
+		deferredKeys:        map[string]bool{},
+		deferredAcquireKeys: map[string]bool{},
+		callCS:              map[callLock]int{},
+		callResults:         map[*ssa.Call][][]*Access{},
+		decidersOf:          map[*ssa.BasicBlock][]*ssa.If{},
 	}
 	f.flows = &flowCache{fa: fa, byRead: map[*Access]*flow{}, byParam: map[int]*flow{}}
 	fa.computeLocks()

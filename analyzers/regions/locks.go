@@ -211,6 +211,13 @@ func (fa *funcAnalysis) transfer(instr ssa.Instruction, st lockState, record boo
 		}
 	case *ssa.Defer:
 		o, _ := classify(instr.Common())
+		if (o == opLock || o == opRLock) && record {
+			// "mu.RUnlock(); defer mu.RLock()": the function returns
+			// holding what its caller held.
+			if p, ok := fa.lockTarget(instr.Common()); ok {
+				fa.deferredAcquireKeys[p.Key()] = true
+			}
+		}
 		if (o == opUnlock || o == opRUnlock) && record {
 			if p, ok := fa.lockTarget(instr.Common()); ok {
 				fa.deferredKeys[p.Key()] = true

@@ -108,4 +108,7 @@ func Closure
 func Closure$1
   101 read c
   101 write c.n
+func initRLocked
+  116 write c.keys [c.mu#1]
+  region lock 114-117: c.keys@116
 `

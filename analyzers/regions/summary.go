@@ -78,7 +78,11 @@ func (fa *funcAnalysis) summarize() *Summary {
 		slices.Sort(r)
 	}
 	s.Acquires = fa.heldAtExit()
-	s.Releases = fa.unheldReleases
+	for _, l := range fa.unheldReleases {
+		if !fa.deferredAcquireKeys[l.Key()] {
+			s.Releases = append(s.Releases, l)
+		}
+	}
 	return s
 }
 

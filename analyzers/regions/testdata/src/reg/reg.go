@@ -101,3 +101,17 @@ func Closure(c *Counter) func() {
 		c.n = 3
 	}
 }
+
+type Config struct {
+	mu   sync.RWMutex
+	keys []int
+}
+
+// initRLocked upgrades its read lock and returns holding it again.
+func (c *Config) initRLocked() { // want initRLocked:`summary\(write c.keys \[lock c.mu\]\)`
+	c.mu.RUnlock()
+	defer c.mu.RLock()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.keys = nil
+}
