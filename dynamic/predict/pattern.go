@@ -46,7 +46,7 @@ import (
 // patAccess is one read or write of a variable in the index.
 type patAccess struct {
 	ev    uint32    // index of the event in Trace.Events
-	g     uint16    // dense goroutine index
+	g     uint32    // dense goroutine index
 	write bool      // a write, not a read
 	ep    uint32    // the goroutine's own clock component at the event
 	snap  uint32    // the goroutine's clock snapshot at the event
@@ -129,7 +129,7 @@ func (ix *patIndex) mask(id LocksetID) lsBits {
 }
 
 // clk returns component gi of snapshot s.
-func (ix *patIndex) clk(s uint32, gi uint16) uint32 {
+func (ix *patIndex) clk(s uint32, gi uint32) uint32 {
 	if uint32(gi) < ix.snapLen[s] {
 		return ix.snaps[ix.snapOff[s]+uint32(gi)]
 	}
@@ -268,7 +268,7 @@ func buildIndex(t *trace.Trace) *patIndex {
 		}
 		ki := keyTab[gi][slot]
 		if ki == 0 {
-			ix.keys = append(ix.keys, accKey{g: uint16(gi), site: e.Site, write: e.Kind == trace.KindWrite})
+			ix.keys = append(ix.keys, accKey{g: uint32(gi), site: e.Site, write: e.Kind == trace.KindWrite})
 			ki = uint32(len(ix.keys))
 			keyTab[gi][slot] = ki
 		}
@@ -276,7 +276,7 @@ func buildIndex(t *trace.Trace) *patIndex {
 		ix.acc = append(ix.acc, patAccess{
 			key:   ki,
 			ev:    uint32(i),
-			g:     uint16(gi),
+			g:     uint32(gi),
 			write: e.Kind == trace.KindWrite,
 			ep:    h.Epoch().C,
 			snap:  s.snap,
@@ -305,13 +305,13 @@ func buildIndex(t *trace.Trace) *patIndex {
 
 // gapStates returns the lock states goroutine gi passes through from
 // access a up to (not including) access b, b later in its program order.
-func (ix *patIndex) gapStates(gi uint16, a, b *patAccess) []HistoryID {
+func (ix *patIndex) gapStates(gi uint32, a, b *patAccess) []HistoryID {
 	return ix.glog[gi][a.st : b.st+1]
 }
 
 // gapLocksets returns the distinct locksets goroutine gi holds from access
 // a up to access b, sorted, in a slice the caller owns.
-func (ix *patIndex) gapLocksets(gi uint16, a, b *patAccess) []LocksetID {
+func (ix *patIndex) gapLocksets(gi uint32, a, b *patAccess) []LocksetID {
 	var out []LocksetID
 	for _, h := range ix.gapStates(gi, a, b) {
 		ls := ix.locks.HistoryLockset(h)
@@ -363,7 +363,7 @@ func (ix *patIndex) compatibleAny(states []HistoryID, h HistoryID) bool {
 // groups by the locking patterns of the run, and the pairs of groups with
 // them.
 type accKey struct {
-	g     uint16
+	g     uint32
 	site  trace.SiteID
 	write bool
 }
@@ -669,7 +669,7 @@ func sortSearch(n int, f func(int) bool) int {
 // placement has these between its accesses, so nothing is lost, and the
 // report names the accesses that actually conflict.
 type slotKey struct {
-	g              uint16
+	g              uint32
 	s1, s2         trace.SiteID
 	w1, w2, fWrite bool
 }

@@ -55,7 +55,7 @@ const maxASVAccesses = 16
 // innerKey describes two accesses of one region instance, on x and on y,
 // as the inside of a nested pattern.
 type innerKey struct {
-	g      uint16
+	g      uint32
 	x, y   uint32
 	sx, sy trace.SiteID
 	wx, wy bool
@@ -179,7 +179,7 @@ func (ix *patIndex) innerGroups(units [][]uint32) map[[2]uint32][]*innerGroup {
 // x or y between them (tight, so that each violation is reported once, by
 // the accesses that frame the interleaved ones).
 type outerKey struct {
-	g      uint16
+	g      uint32
 	x, y   uint32
 	s1, s2 trace.SiteID
 	w1, w2 bool
