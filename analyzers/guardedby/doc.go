@@ -22,8 +22,10 @@
 // Each access without the guard is reported, and so is a write made with
 // only the read lock of an RWMutex guard held. Accesses to a value that is
 // still being built in the function that allocated it are not counted or
-// reported, nor are those in init functions, nor those in functions whose
-// name ends in "Locked" or "locked", which by convention are called with
-// the guard held. The guards of exported fields travel as Facts, so other
+// reported, nor are those in init functions. A function runs with the
+// guard held when its name ends in "Locked" or "locked", or when it is
+// unexported, not used as a value, and every call of it in its package
+// holds the guard (the "assumes c.mu is held" contract), directly or
+// through such a caller. The guards of exported fields travel as Facts, so other
 // packages' accesses are checked too.
 package guardedby

@@ -6,6 +6,7 @@ import (
 	"go/token"
 	"go/types"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 
@@ -95,10 +96,12 @@ func run(pass *analysis.Pass, cfg *Config) (any, error) {
 		pos token.Pos
 	}
 	index := map[varPos]int{}
+	entry := entryLocks(res)
 	for _, f := range res.Funcs {
 		if exempt(f) {
 			continue
 		}
+		held := entry[f.Fn]
 		for _, a := range f.Accesses {
 			if a.Var == nil || a.Via != "" || a.Atomic != "" || a.Sync || annotation.IsMutex(a.Var.Type()) {
 				continue
@@ -106,12 +109,12 @@ func run(pass *analysis.Pass, cfg *Config) (any, error) {
 			k := varPos{a.Var, a.Pos}
 			if i, ok := index[k]; ok {
 				if a.Kind == regions.Write { // a write needs the write lock
-					byVar[a.Var][i] = access{a, guardsOf(a)}
+					byVar[a.Var][i] = access{a, guardsOf(a, held)}
 				}
 				continue
 			}
 			index[k] = len(byVar[a.Var])
-			byVar[a.Var] = append(byVar[a.Var], access{a, guardsOf(a)})
+			byVar[a.Var] = append(byVar[a.Var], access{a, guardsOf(a, held)})
 		}
 	}
 	vars := make([]*types.Var, 0, len(byVar))
@@ -170,40 +173,32 @@ func lockName(lock *types.Var) string {
 	return lock.Pkg().Path() + "." + lock.Name()
 }
 
-// guardsOf returns the locks held at a that can guard what it accesses:
-// a sibling of the field in the same struct value, or a package-level
-// mutex for a package-level variable.
-func guardsOf(a *regions.Access) map[string]bool {
+// guardsOf returns the locks held at a, or on entry to its function,
+// that can guard what it accesses: a sibling of the field in the same
+// struct value, or a package-level mutex for a package-level variable.
+func guardsOf(a *regions.Access, entry []regions.Path) map[string]bool {
 	target := a.Path
 	for len(target.Fields) > 0 && target.Fields[len(target.Fields)-1] == "[]" {
 		target.Fields = target.Fields[:len(target.Fields)-1]
 	}
+	held := slices.Clone(a.Held)
+	for _, l := range entry {
+		held = append(held, regions.Held{Lock: l})
+	}
 	out := map[string]bool{}
-	for _, h := range a.Held {
+	for _, h := range held {
 		l := h.Lock
 		switch {
 		case l.Root.Kind == regions.RootGlobal && len(l.Fields) == 0:
 			out[l.Root.ID] = out[l.Root.ID] || !h.Read
 		case len(target.Fields) > 0 && len(l.Fields) == len(target.Fields) && l.Root.Kind == target.Root.Kind &&
 			l.Root.Index == target.Root.Index && l.Root.ID == target.Root.ID &&
-			equal(l.Fields[:len(l.Fields)-1], target.Fields[:len(target.Fields)-1]):
+			slices.Equal(l.Fields[:len(l.Fields)-1], target.Fields[:len(target.Fields)-1]):
 			name := l.Fields[len(l.Fields)-1]
 			out[name] = out[name] || !h.Read
 		}
 	}
 	return out
-}
-
-func equal(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // infer returns the lock held at the largest share of the accesses, if

@@ -327,6 +327,15 @@ func (fa *funcAnalysis) collectCall(call *ssa.Call) {
 	case opOther:
 		fa.collectCallee(call)
 	}
+	if callee := c.StaticCallee(); callee != nil {
+		args := make([]*Path, len(c.Args))
+		for i, a := range c.Args {
+			if p, ok := fa.pathOf(a); ok {
+				args[i] = &p
+			}
+		}
+		fa.info.Calls = append(fa.info.Calls, Call{Instr: call, Callee: callee, Held: fa.held(call), Args: args})
+	}
 }
 
 // collectCallee adds the accesses a callee's Summary says it makes,

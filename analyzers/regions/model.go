@@ -208,10 +208,20 @@ type SyncOp struct {
 	What string // "go statement", "channel send", "WaitGroup.Wait", ...
 }
 
+// Call is a static call the function makes, with the locks held there.
+type Call struct {
+	Instr  *ssa.Call
+	Callee *ssa.Function
+	Held   []Held
+	// Args are the paths of the arguments, where they have one.
+	Args []*Path
+}
+
 // Func is what the analyzer learned about one function.
 type Func struct {
 	Fn       *ssa.Function
 	Accesses []*Access // in instruction order
+	Calls    []Call    // static calls, in instruction order
 	SyncOps  []SyncOp
 	Regions  []*Region
 	Summary  *Summary

@@ -99,3 +99,44 @@ func Register(name string) {
 func Lookup(name string) int {
 	return registry[name] // want `registry is accessed without regMu, which guards it \(held at 2 of its 3 accesses\)`
 }
+
+type Pool struct {
+	mu    sync.Mutex
+	conns []int
+	max   int
+}
+
+func (p *Pool) Get() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.grow()
+	return p.conns[0]
+}
+
+func (p *Pool) Put(c int) {
+	p.mu.Lock()
+	p.conns = append(p.conns, c)
+	p.trim()
+	p.mu.Unlock()
+}
+
+// grow assumes p.mu is held: every call site holds it.
+func (p *Pool) grow() {
+	if len(p.conns) == 0 {
+		p.conns = append(p.conns, 0)
+	}
+}
+
+// trim is called with p.mu held, and calls shrink, which inherits it.
+func (p *Pool) trim() {
+	for len(p.conns) > 4 {
+		p.shrink()
+	}
+}
+
+func (p *Pool) shrink() { p.conns = p.conns[1:] }
+
+// Drain has no caller here; an exported function is never assumed locked.
+func (p *Pool) Drain() {
+	p.conns = nil // want `p.conns is accessed without p.mu, which guards it \(held at \d+ of its \d+ accesses\)`
+}

@@ -1,0 +1,133 @@
+package guardedby
+
+import (
+	"go/token"
+	"slices"
+
+	"github.com/avcheck/avcheck/analyzers/regions"
+	"golang.org/x/tools/go/ssa"
+)
+
+// caller is one in-package call site of a function.
+type caller struct {
+	from *regions.Func
+	call regions.Call
+}
+
+// entryLocks infers the locks each unexported function of the package
+// runs with: those held at every one of its in-package call sites,
+// rewritten as paths of its own parameters or package-level mutexes.
+// This is the "assumes c.mu is locked" contract that comments state. A
+// function used as a value, or never called here, gets none. It iterates
+// so that a helper called only from such a function inherits its locks.
+func entryLocks(res *regions.Result) map[*ssa.Function][]regions.Path {
+	callers := map[*ssa.Function][]caller{}
+	taken := map[*ssa.Function]bool{}
+	for _, f := range res.Funcs {
+		for _, c := range f.Calls {
+			if _, ours := res.ByFunc[c.Callee]; ours {
+				callers[c.Callee] = append(callers[c.Callee], caller{f, c})
+			}
+		}
+		for _, b := range f.Fn.Blocks {
+			for _, instr := range b.Instrs {
+				markTaken(instr, taken)
+			}
+		}
+	}
+	entry := map[*ssa.Function][]regions.Path{}
+	for range 4 {
+		changed := false
+		for _, f := range res.Funcs {
+			fn := f.Fn
+			if fn.Parent() != nil || token.IsExported(fn.Name()) || taken[fn] || len(callers[fn]) == 0 {
+				continue
+			}
+			var common []regions.Path
+			for i, c := range callers[fn] {
+				held := atCall(c, entry[c.from.Fn], fn)
+				if i == 0 {
+					common = held
+				} else {
+					common = intersect(common, held)
+				}
+			}
+			if !samePaths(entry[fn], common) {
+				entry[fn] = common
+				changed = true
+			}
+		}
+		if !changed {
+			break
+		}
+	}
+	return entry
+}
+
+// markTaken records the package's functions that an instruction uses as
+// a value rather than calls: their callers are unknown.
+func markTaken(instr ssa.Instruction, taken map[*ssa.Function]bool) {
+	var called ssa.Value
+	if c, ok := instr.(ssa.CallInstruction); ok && !c.Common().IsInvoke() {
+		called = c.Common().Value
+	}
+	for _, op := range instr.Operands(nil) {
+		if fn, ok := (*op).(*ssa.Function); ok && *op != called {
+			taken[fn] = true
+		}
+	}
+}
+
+// atCall returns the locks held at a call, those the caller holds itself
+// and those it runs with, as paths of the callee.
+func atCall(c caller, callerEntry []regions.Path, callee *ssa.Function) []regions.Path {
+	var out []regions.Path
+	add := func(l regions.Path) {
+		if p, ok := toCallee(l, c.call.Args, callee); ok {
+			out = append(out, p)
+		}
+	}
+	for _, h := range c.call.Held {
+		if !h.Read {
+			add(h.Lock)
+		}
+	}
+	for _, l := range callerEntry {
+		add(l)
+	}
+	return out
+}
+
+// toCallee rewrites a lock path of the caller as a path of the callee:
+// through the argument it is reached from, or unchanged for a
+// package-level mutex.
+func toCallee(l regions.Path, args []*regions.Path, callee *ssa.Function) (regions.Path, bool) {
+	if l.Root.Kind == regions.RootGlobal {
+		return l, true
+	}
+	for i, a := range args {
+		if a == nil || a.Root != l.Root || len(a.Fields) > len(l.Fields) || !slices.Equal(a.Fields, l.Fields[:len(a.Fields)]) {
+			continue
+		}
+		if i >= len(callee.Params) {
+			break
+		}
+		root := regions.Root{Kind: regions.RootParam, Index: i, Name: callee.Params[i].Name()}
+		return regions.Path{Root: root, Fields: slices.Clone(l.Fields[len(a.Fields):])}, true
+	}
+	return regions.Path{}, false
+}
+
+func intersect(a, b []regions.Path) []regions.Path {
+	var out []regions.Path
+	for _, x := range a {
+		if slices.ContainsFunc(b, func(y regions.Path) bool { return y.Key() == x.Key() }) {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+func samePaths(a, b []regions.Path) bool {
+	return len(a) == len(b) && len(intersect(a, b)) == len(a)
+}
