@@ -117,14 +117,20 @@ func (r *BinaryReader) fill(n int) {
 	if n > cap(r.buf) {
 		r.buf = slices.Grow(r.buf, n-len(r.buf))
 	}
-	for len(r.buf) < n && !r.eof {
+	for empty := 0; len(r.buf) < n && !r.eof; {
 		m, err := r.r.Read(r.buf[len(r.buf):cap(r.buf)])
 		r.buf = r.buf[:len(r.buf)+m]
-		if err == io.EOF {
+		switch {
+		case err == io.EOF:
 			r.eof = true
-		} else if err != nil {
-			r.eof = true
-			r.rerr = err
+		case err != nil:
+			r.eof, r.rerr = true, err
+		case m == 0:
+			// A reader that returns nothing forever must not hang us;
+			// bufio gives up the same way.
+			if empty++; empty >= 100 {
+				r.eof, r.rerr = true, io.ErrNoProgress
+			}
 		}
 	}
 }
