@@ -29,6 +29,59 @@ import (
 // maxMemo bounds the memo tables of Conflict and Compatible.
 const maxMemo = 1 << 20
 
+// memo caches a boolean per pair of ids (packed in a uint64 key, never 0
+// since the ids of non-empty states are positive) in an open-addressing
+// table: Compatible is asked on almost every event by the meta-analysis,
+// and a Go map costs several times more. It is cleared when full, so its
+// size is bounded.
+type memo struct {
+	keys []uint64
+	vals []bool
+	n    int
+}
+
+func (m *memo) get(k uint64) (bool, bool) {
+	if len(m.keys) == 0 {
+		return false, false
+	}
+	mask := uint64(len(m.keys) - 1)
+	for i := (k * 0x9E3779B97F4A7C15 >> 20) & mask; ; i = (i + 1) & mask {
+		switch m.keys[i] {
+		case k:
+			return m.vals[i], true
+		case 0:
+			return false, false
+		}
+	}
+}
+
+func (m *memo) put(k uint64, v bool) {
+	if 2*(m.n+1) > len(m.keys) {
+		if len(m.keys) >= 2*maxMemo {
+			clear(m.keys)
+			m.n = 0
+		} else {
+			old, oldv := m.keys, m.vals
+			size := max(1024, 2*len(m.keys))
+			m.keys, m.vals, m.n = make([]uint64, size), make([]bool, size), 0
+			for i, ok := range old {
+				if ok != 0 {
+					m.put(ok, oldv[i])
+				}
+			}
+		}
+	}
+	mask := uint64(len(m.keys) - 1)
+	i := (k * 0x9E3779B97F4A7C15 >> 20) & mask
+	for m.keys[i] != 0 && m.keys[i] != k {
+		i = (i + 1) & mask
+	}
+	if m.keys[i] == 0 {
+		m.n++
+	}
+	m.keys[i], m.vals[i] = k, v
+}
+
 // LockMode is how a lock is held.
 type LockMode uint8
 
@@ -78,6 +131,14 @@ type HistoryID int32
 type history struct {
 	ls      LocksetID
 	entries []historyEntry
+	next    []transition // transitions taken from this state, searched before the map
+}
+
+// transition is an edge of the lock-state automaton.
+type transition struct {
+	obj trace.ObjID
+	op  uint8
+	to  HistoryID
 }
 
 // historyEntry is one held lock and the locks acquired after it while it
@@ -113,7 +174,7 @@ type Locks struct {
 	trans     map[transKey]HistoryID
 	locksets  [][]LockHold // sorted by Obj
 	lsKeys    map[string]LocksetID
-	compat    map[[2]HistoryID]bool
+	compat    memo
 	conflict  map[[2]LocksetID]bool
 	buf       []byte
 
@@ -132,7 +193,6 @@ func NewLocks() *Locks {
 		histKeys: make(map[string]HistoryID),
 		trans:    make(map[transKey]HistoryID),
 		lsKeys:   make(map[string]LocksetID),
-		compat:   make(map[[2]HistoryID]bool),
 		conflict: make(map[[2]LocksetID]bool),
 	}
 	l.locksets = append(l.locksets, nil)
@@ -230,8 +290,15 @@ func (l *Locks) drop(g *goLocks, k int, obj trace.ObjID) {
 // read, 2 write) or releasing (op 3) obj, computing and interning it on the
 // first occurrence.
 func (l *Locks) transition(from HistoryID, obj trace.ObjID, op uint8) HistoryID {
+	// Few distinct transitions leave a state; a short list beats hashing.
+	for _, tr := range l.histories[from].next {
+		if tr.obj == obj && tr.op == op {
+			return tr.to
+		}
+	}
 	key := transKey{from, obj, op}
 	if to, ok := l.trans[key]; ok {
+		l.remember(from, obj, op, to)
 		return to
 	}
 	old := l.histories[from].entries
@@ -254,7 +321,16 @@ func (l *Locks) transition(from HistoryID, obj trace.ObjID, op uint8) HistoryID 
 	}
 	to := l.internHistory(next)
 	l.trans[key] = to
+	l.remember(from, obj, op, to)
 	return to
+}
+
+// remember adds a transition to from's short list, which holds the first
+// few taken.
+func (l *Locks) remember(from HistoryID, obj trace.ObjID, op uint8, to HistoryID) {
+	if h := &l.histories[from]; len(h.next) < 8 {
+		h.next = append(h.next, transition{obj, op, to})
+	}
 }
 
 // addHold adds h to the sorted set s, keeping the stronger mode.
@@ -429,15 +505,12 @@ func (l *Locks) Compatible(a, b HistoryID) bool {
 	if a > b {
 		a, b = b, a
 	}
-	key := [2]HistoryID{a, b}
-	if c, ok := l.compat[key]; ok {
+	key := uint64(a)<<32 | uint64(b)
+	if c, ok := l.compat.get(key); ok {
 		return c
 	}
 	c := l.compatible(&l.histories[a], &l.histories[b])
-	if len(l.compat) >= maxMemo {
-		clear(l.compat) // a cache: bounded, so memory does not follow the trace
-	}
-	l.compat[key] = c
+	l.compat.put(key, c)
 	return c
 }
 

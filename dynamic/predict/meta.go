@@ -134,6 +134,10 @@ type windowSum struct {
 	op   trace.Kind
 	sum  int32
 	done int
+	// The interval last added and its succ then: repeated e2 in one
+	// interval add nothing new.
+	addedJ    int
+	addedSucc uint32
 }
 
 // pendingF records that an access f of group grp matched some witness e
@@ -337,13 +341,11 @@ func (m *Meta) Step(e *trace.Event) {
 	}
 	if s := m.hb.Advanced(); s >= 0 && s < len(m.gs) && m.gs[s].inTx {
 		// A receive completed another goroutine's send: that goroutine's
-		// events from now on have a new clock.
+		// events from now on have a new clock (a later clock only makes
+		// matches harder, so there is nothing for caseB to find).
 		o := &m.gs[s]
 		o.intervals[len(o.intervals)-1].succ = m.hb.Clock(s)[s]
 		o.push(o.intervals[len(o.intervals)-1].state, m.hb.Clock(s))
-		for _, tv := range o.txVars {
-			m.caseB(tv, len(o.intervals)-1)
-		}
 	}
 	g := &m.gs[gi]
 	g.id = e.G
@@ -386,6 +388,19 @@ func (m *Meta) apply(e *trace.Event, g *metaG, gi int, vc VC, ep Epoch) {
 	cur := &g.intervals[len(g.intervals)-1]
 	cur.succ = ep.C
 	g.push(m.locks.History(e.G), m.hb.Clock(gi))
+	switch e.Kind {
+	case trace.KindRelease, trace.KindRRelease:
+	case trace.KindAtomicLoad, trace.KindAtomicStore, trace.KindAtomicRMW:
+		// A window opened by this atomic access starts here and has not
+		// been checked yet.
+	default:
+		// An acquire only adds to the lockset and the acquisition
+		// histories, and any other operation only advances the clock:
+		// both make every f harder to match, so an f that matches a
+		// witness of the new interval matched one of the previous
+		// interval already (caseB then, or caseA when it arrived).
+		return
+	}
 	j := len(g.intervals) - 1
 	for _, tv := range g.txVars {
 		m.caseB(tv, j)
@@ -725,7 +740,11 @@ func (m *Meta) summarise(v *metaVar, ws *windowSum, w *window, e2 *trace.Event, 
 		if j == cur {
 			succ = e2Epoch
 		}
+		if j == ws.addedJ && succ <= ws.addedSucc {
+			continue
+		}
 		s.add(ins[j].state, succ)
+		ws.addedJ, ws.addedSucc = j, succ
 	}
 	ws.done = cur
 }
@@ -765,7 +784,7 @@ func (m *Meta) windowSum(v *metaVar, gi int, w *window, e2 *trace.Event) *window
 			}
 		}
 	}
-	w.sums = append(w.sums, windowSum{site: e2.Site, op: e2.Kind, sum: si, done: w.start})
+	w.sums = append(w.sums, windowSum{site: e2.Site, op: e2.Kind, sum: si, done: w.start, addedJ: -1})
 	return &w.sums[len(w.sums)-1]
 }
 
