@@ -8,8 +8,9 @@ import (
 
 // This file answers observed mode's question: is the recorded run itself
 // conflict-serializable with respect to its regions? A transaction is the
-// outermost instance of a region (RegionBegin to RegionEnd of one
-// goroutine); an event outside every region is a transaction of its own.
+// outermost instance of a region of one goroutine (see txTracker for how
+// traces mark them); an event outside every region is a transaction of its
+// own.
 // The run is serializable iff the graph of transactions, with an edge for
 // program order, for each synchronisation edge (hb.go with lock edges) and
 // for each pair of conflicting accesses in trace order, has no cycle
