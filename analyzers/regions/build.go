@@ -32,8 +32,8 @@ type funcAnalysis struct {
 	nextCS          int
 	heldBefore      map[ssa.Instruction]lockState
 	mergedCS        map[mergeKey]int
-	acquireCS       map[ssa.Instruction]int
-	acquireAt       map[int]ssa.Instruction
+	acquireCS       map[callLock]int
+	acquireAt       map[int]acquisition
 	releaseAt       map[int][]token.Pos
 	deferredRelease map[int]bool
 	deferredKeys    map[string]bool
@@ -47,8 +47,14 @@ type funcAnalysis struct {
 }
 
 type callLock struct {
-	call *ssa.Call
+	call ssa.Instruction
 	lock string
+}
+
+// acquisition is where a critical section begins, and of which lock.
+type acquisition struct {
+	instr ssa.Instruction
+	lock  Path
 }
 
 // maxSummaryAccesses bounds a Summary, so that facts stay small however
@@ -71,8 +77,8 @@ func (ps *passState) analyze(fn *ssa.Function) *Func {
 		info:                f,
 		heldBefore:          map[ssa.Instruction]lockState{},
 		mergedCS:            map[mergeKey]int{},
-		acquireCS:           map[ssa.Instruction]int{},
-		acquireAt:           map[int]ssa.Instruction{},
+		acquireCS:           map[callLock]int{},
+		acquireAt:           map[int]acquisition{},
 		releaseAt:           map[int][]token.Pos{},
 		deferredRelease:     map[int]bool{},
 		deferredKeys:        map[string]bool{},

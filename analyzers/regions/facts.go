@@ -79,6 +79,9 @@ func (s *Summary) String() string {
 		}
 		parts = append(parts, b.String())
 	}
+	for _, l := range s.Locks {
+		parts = append(parts, "takes "+l.String())
+	}
 	for _, l := range s.Acquires {
 		parts = append(parts, "acquires "+l.String())
 	}

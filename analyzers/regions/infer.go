@@ -4,8 +4,6 @@ import (
 	"go/ast"
 	"go/token"
 	"sort"
-
-	"golang.org/x/tools/go/ssa"
 )
 
 // regions infers the function's intended atomic regions: annotated ones,
@@ -78,15 +76,12 @@ func (fa *funcAnalysis) lockRegions() []*Region {
 		}
 	}
 	var out []*Region
-	for cs, instr := range fa.acquireAt {
-		if len(fa.heldBefore[instr]) > 0 {
+	for cs, acq := range fa.acquireAt {
+		if len(fa.heldBefore[acq.instr]) > 0 {
 			continue // nested: it belongs to the outermost region
 		}
-		lock, ok := fa.lockTarget(instr.(ssa.CallInstruction).Common())
-		if !ok {
-			continue
-		}
-		pos, _ := fa.locate(lock, instr.Pos())
+		lock := acq.lock
+		pos, _ := fa.locate(lock, acq.instr.Pos())
 		end := pos
 		for _, r := range fa.releaseAt[cs] {
 			if r > end {

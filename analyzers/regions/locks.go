@@ -170,17 +170,19 @@ func (fa *funcAnalysis) edge(b *ssa.BasicBlock, succ int, st lockState) lockStat
 	if !ok {
 		return st
 	}
-	return st.with(Held{Lock: p, Read: o == opTryRLock, CS: fa.csOf(call)})
+	return st.with(Held{Lock: p, Read: o == opTryRLock, CS: fa.csOf(call, p)})
 }
 
-// csOf returns the critical-section id of an acquiring instruction.
-func (fa *funcAnalysis) csOf(instr ssa.Instruction) int {
-	if id, ok := fa.acquireCS[instr]; ok {
+// csOf returns the critical-section id of the acquisition of lock by
+// instr: a Lock, a successful TryLock, or a call of a lock helper.
+func (fa *funcAnalysis) csOf(instr ssa.Instruction, lock Path) int {
+	k := callLock{instr, lock.Key()}
+	if id, ok := fa.acquireCS[k]; ok {
 		return id
 	}
 	id := fa.newCS()
-	fa.acquireCS[instr] = id
-	fa.acquireAt[id] = instr
+	fa.acquireCS[k] = id
+	fa.acquireAt[id] = acquisition{instr, lock}
 	return id
 }
 
@@ -192,7 +194,7 @@ func (fa *funcAnalysis) transfer(instr ssa.Instruction, st lockState, record boo
 		switch o {
 		case opLock, opRLock:
 			if p, ok := fa.lockTarget(c); ok {
-				return st.with(Held{Lock: p, Read: o == opRLock, CS: fa.csOf(instr)})
+				return st.with(Held{Lock: p, Read: o == opRLock, CS: fa.csOf(instr, p)})
 			}
 		case opUnlock, opRUnlock:
 			if p, ok := fa.lockTarget(c); ok {
@@ -248,7 +250,7 @@ func (fa *funcAnalysis) applyCalleeLocks(call *ssa.Call, st lockState, record bo
 	}
 	for _, l := range sum.Acquires {
 		if p, ok := fa.mapPath(call.Common(), callee, l); ok {
-			st = st.with(Held{Lock: p, CS: fa.csOf(call)})
+			st = st.with(Held{Lock: p, CS: fa.csOf(call, p)})
 		}
 	}
 	return st

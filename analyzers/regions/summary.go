@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"go/types"
 	"slices"
+	"sort"
 	"strings"
 
 	"golang.org/x/tools/go/ssa"
@@ -77,6 +78,7 @@ func (fa *funcAnalysis) summarize() *Summary {
 	for _, r := range s.Results {
 		slices.Sort(r)
 	}
+	s.Locks = fa.locksTaken()
 	s.Acquires = fa.heldAtExit()
 	for _, l := range fa.unheldReleases {
 		if !fa.deferredAcquireKeys[l.Key()] {
@@ -129,4 +131,44 @@ func (fa *funcAnalysis) heldAtExit() []Path {
 
 func isError(t types.Type) bool {
 	return types.Identical(t, types.Universe.Lookup("error").Type())
+}
+
+// locksTaken returns the locks the function acquires, itself or through
+// its callees, that its callers can name, in a deterministic order.
+func (fa *funcAnalysis) locksTaken() []Path {
+	byKey := map[string]Path{}
+	for _, acq := range fa.acquireAt {
+		byKey[acq.lock.Key()] = acq.lock
+	}
+	for _, b := range fa.fn.Blocks {
+		for _, instr := range b.Instrs {
+			call, ok := instr.(*ssa.Call)
+			if !ok {
+				continue
+			}
+			if _, reached := fa.heldBefore[call]; !reached {
+				continue
+			}
+			if o, _ := classify(call.Common()); o != opOther {
+				continue // a lock operation itself, already counted
+			}
+			callee, sum := fa.calleeSummary(call.Common())
+			if sum == nil {
+				continue
+			}
+			for _, l := range sum.Locks {
+				if p, ok := fa.mapPath(call.Common(), callee, l); ok {
+					byKey[p.Key()] = p
+				}
+			}
+		}
+	}
+	var out []Path
+	for _, p := range byKey {
+		if p.Root.Kind == RootParam || p.Root.Kind == RootGlobal || p.Root.Kind == RootFree && fa.fn.Parent() != nil {
+			out = append(out, p)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Key() < out[j].Key() })
+	return out
 }

@@ -9,38 +9,38 @@ type Counter struct {
 }
 
 // Inc: a lock scope to the deferred unlock, with a summary.
-func (c *Counter) Inc() { // want Inc:`summary\(read c.n \[lock c.mu\]; write c.n \[lock c.mu\]\)`
+func (c *Counter) Inc() { // want Inc:`summary\(read c.n \[lock c.mu\]; write c.n \[lock c.mu\]; takes c.mu\)`
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.n++
 }
 
 // Get returns a value read under its own lock.
-func (c *Counter) Get() int { // want Get:`summary\(read c.n \[lock c.mu\] ->result0\)`
+func (c *Counter) Get() int { // want Get:`summary\(read c.n \[lock c.mu\] ->result0; takes c.mu\)`
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.n
 }
 
 // Set writes its parameter under its own lock.
-func (c *Counter) Set(v int) { // want Set:`summary\(write c.n \[lock c.mu\] <-params\[1\]\)`
+func (c *Counter) Set(v int) { // want Set:`summary\(write c.n \[lock c.mu\] <-params\[1\]; takes c.mu\)`
 	c.mu.Lock()
 	c.n = v
 	c.mu.Unlock()
 }
 
 // Double: two calls, each its own critical section; a proximity region.
-func Double(c *Counter) { // want Double:`summary\(read c.n \[lock c.mu\]; write c.n \[lock c.mu\] <-params\[0\]\)`
+func Double(c *Counter) { // want Double:`summary\(read c.n \[lock c.mu\]; write c.n \[lock c.mu\] <-params\[0\]; takes c.mu\)`
 	v := c.Get()
 	c.Set(v * 2)
 }
 
 // lock and unlock are lock helpers.
-func (c *Counter) lock() { c.mu.Lock() } // want lock:`summary\(acquires c.mu\)`
+func (c *Counter) lock() { c.mu.Lock() } // want lock:`summary\(takes c.mu; acquires c.mu\)`
 
 func (c *Counter) unlock() { c.mu.Unlock() } // want unlock:`summary\(releases c.mu\)`
 
-func (c *Counter) Helpers() { // want Helpers:`summary\(read c.n \[lock c.mu\]; write c.n \[lock c.mu\]\)`
+func (c *Counter) Helpers() { // want Helpers:`summary\(read c.n \[lock c.mu\]; write c.n \[lock c.mu\]; takes c.mu\)`
 	c.lock()
 	c.n += 2
 	c.unlock()
@@ -52,7 +52,7 @@ type Pair struct {
 }
 
 // Nested: the inner scope belongs to the outer region.
-func (p *Pair) Nested() { // want Nested:`summary\(read p.a \[lock p.outer\] \[rlock p.inner\]; write p.b \[lock p.outer\]\)`
+func (p *Pair) Nested() { // want Nested:`summary\(read p.a \[lock p.outer\] \[rlock p.inner\]; write p.b \[lock p.outer\]; takes p.inner; takes p.outer\)`
 	p.outer.Lock()
 	p.inner.RLock()
 	x := p.a
@@ -62,7 +62,7 @@ func (p *Pair) Nested() { // want Nested:`summary\(read p.a \[lock p.outer\] \[r
 }
 
 // Try holds the lock only where TryLock succeeded.
-func (c *Counter) Try() bool { // want Try:`summary\(write c.n \[lock c.mu\]\)`
+func (c *Counter) Try() bool { // want Try:`summary\(write c.n \[lock c.mu\]; takes c.mu\)`
 	if c.mu.TryLock() {
 		c.n = 1
 		c.mu.Unlock()
@@ -108,7 +108,7 @@ type Config struct {
 }
 
 // initRLocked upgrades its read lock and returns holding it again.
-func (c *Config) initRLocked() { // want initRLocked:`summary\(write c.keys \[lock c.mu\]\)`
+func (c *Config) initRLocked() { // want initRLocked:`summary\(write c.keys \[lock c.mu\]; takes c.mu\)`
 	c.mu.RUnlock()
 	defer c.mu.RLock()
 	c.mu.Lock()
