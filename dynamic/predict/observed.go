@@ -125,15 +125,25 @@ type obsThread struct {
 	begin    uint32 // own component at the current transaction's beginning
 	since    uint64 // Observed.now at that beginning
 	beginSeq uint64
+	begin1   trace.Event // the transaction's first event, for findings
+	last     trace.Event // the goroutine's previous event
 	active   bool
 }
 
 // pubClock is a clock published by one goroutine, with the event that
 // published it.
 type pubClock struct {
-	vc  VC
-	seq uint64
-	set bool
+	vc   VC
+	seq  uint64
+	site trace.SiteID
+	op   trace.Kind
+	g    int32
+	set  bool
+}
+
+// from records the publishing event e of goroutine t in p.
+func (p *pubClock) from(t int, e *trace.Event) {
+	p.seq, p.site, p.op, p.g, p.set = e.Seq, e.Site, e.Kind, int32(t), true
 }
 
 // obsObj is the state of one object. Which fields are used depends on its
@@ -266,7 +276,7 @@ func (o *Observed) Finish() *Finding {
 	for t := range o.th {
 		if o.th[t].active {
 			o.th[t].tx = txTracker{}
-			o.end(t, o.th[t].lastSeq)
+			o.end(t)
 		}
 	}
 	if !o.found {
@@ -283,19 +293,21 @@ func (o *Observed) Step(e *trace.Event) {
 	th := &o.th[t]
 	ended, begun, in, last := th.tx.step(e)
 	if ended {
-		o.end(t, th.lastSeq)
+		o.end(t)
 	}
 	th.lastSeq = e.Seq
+	th.last = *e
 	switch {
 	case begun:
 		th.c[t]++
 		th.begin, th.since, th.beginSeq, th.active = th.c[t], o.now, e.Seq, true
+		th.begin1 = *e
 	case !in:
 		th.c[t]++ // a one-event transaction
 	}
 	o.apply(t, e)
 	if last {
-		o.end(t, e.Seq)
+		o.end(t)
 	}
 }
 
@@ -307,7 +319,7 @@ func (o *Observed) apply(t int, e *trace.Event) {
 		if x.wThr != t && x.w.set {
 			o.acquire(t, &x.w, e)
 		}
-		o.publish(t, x, &x.r, e.Seq)
+		o.publish(t, x, &x.r, e)
 	case trace.KindWrite:
 		x := o.obj(e.Obj)
 		if x.wThr != t && x.w.set {
@@ -315,7 +327,8 @@ func (o *Observed) apply(t int, e *trace.Event) {
 		}
 		o.acquireAll(t, x.r, e)
 		x.w.vc = append(x.w.vc[:0], o.th[t].c...)
-		x.w.seq, x.w.set, x.wThr = e.Seq, true, t
+		x.w.from(t, e)
+		x.wThr = t
 		o.touch(x)
 	case trace.KindAcquire:
 		x := o.obj(e.Obj)
@@ -325,25 +338,25 @@ func (o *Observed) apply(t int, e *trace.Event) {
 		o.acquireAll(t, o.obj(e.Obj).pub, e)
 	case trace.KindRelease, trace.KindCondSignal, trace.KindCondBroadcast, trace.KindWGDone, trace.KindAtomicStore:
 		x := o.obj(e.Obj)
-		o.publish(t, x, &x.pub, e.Seq)
+		o.publish(t, x, &x.pub, e)
 	case trace.KindRRelease:
 		x := o.obj(e.Obj)
-		o.publish(t, x, &x.rpub, e.Seq)
+		o.publish(t, x, &x.rpub, e)
 	case trace.KindWGAdd:
 		if int64(e.Arg) < 0 {
 			x := o.obj(e.Obj)
-			o.publish(t, x, &x.pub, e.Seq)
+			o.publish(t, x, &x.pub, e)
 		}
 	case trace.KindWGWait, trace.KindCondWait, trace.KindAtomicLoad:
 		o.acquireAll(t, o.obj(e.Obj).pub, e)
 	case trace.KindAtomicRMW:
 		x := o.obj(e.Obj)
 		o.acquireAll(t, x.pub, e)
-		o.publish(t, x, &x.pub, e.Seq)
+		o.publish(t, x, &x.pub, e)
 	case trace.KindOnceDo:
 		x := o.obj(e.Obj)
 		if e.Arg == 1 {
-			o.publish(t, x, &x.pub, e.Seq)
+			o.publish(t, x, &x.pub, e)
 		} else {
 			o.acquireAll(t, x.pub, e)
 		}
@@ -359,7 +372,8 @@ func (o *Observed) apply(t int, e *trace.Event) {
 		x := o.obj(e.Obj)
 		ch := o.chanOf(x)
 		ch.closed.vc = append(ch.closed.vc[:0], o.th[t].c...)
-		ch.closed.seq, ch.closed.set, ch.closer = e.Seq, true, t
+		ch.closed.from(t, e)
+		ch.closer = t
 		o.touch(x)
 	}
 }
@@ -370,7 +384,7 @@ func (o *Observed) apply(t int, e *trace.Event) {
 func (o *Observed) acquire(t int, k *pubClock, e *trace.Event) {
 	th := &o.th[t]
 	if th.active && !o.found && k.vc.Get(t) >= th.begin {
-		o.report(t, e.Seq, e.Kind, e.Obj, k.seq)
+		o.report(t, o.access(e, "closing"), Access{Seq: k.seq, G: o.th[k.g].id, Op: k.op, Obj: e.Obj, Site: k.site, Role: "source"})
 	}
 	th.c.join(k.vc)
 }
@@ -385,13 +399,13 @@ func (o *Observed) acquireAll(t int, ps []pubClock, e *trace.Event) {
 }
 
 // publish records goroutine t's clock as its publication in *ps.
-func (o *Observed) publish(t int, x *obsObj, ps *[]pubClock, seq uint64) {
+func (o *Observed) publish(t int, x *obsObj, ps *[]pubClock, e *trace.Event) {
 	for len(*ps) <= t {
 		*ps = append(*ps, pubClock{})
 	}
 	p := &(*ps)[t]
 	p.vc = append(p.vc[:0], o.th[t].c...)
-	p.seq, p.set = seq, true
+	p.from(t, e)
 	o.touch(x)
 }
 
@@ -429,7 +443,9 @@ func (o *Observed) send(t int, e *trace.Event) {
 			ch.waiting[r] = t
 		}
 	}
-	ch.sends[k] = obsMsg{pubClock{vc: o.th[t].c.Clone(), seq: e.Seq, set: true}, t}
+	m := obsMsg{pubClock{vc: o.th[t].c.Clone()}, t}
+	m.from(t, e)
+	ch.sends[k] = m
 	o.touch(x)
 }
 
@@ -457,19 +473,22 @@ func (o *Observed) recv(t int, e *trace.Event) {
 		// receive, inside the transaction it is in.
 		delete(ch.waiting, k)
 		if s != t {
-			pc := pubClock{vc: o.th[t].c, seq: e.Seq, set: true}
+			pc := pubClock{vc: o.th[t].c}
+			pc.from(t, e)
 			o.acquire(s, &pc, e)
 		}
 		return
 	}
-	ch.recvs[k] = obsMsg{pubClock{vc: o.th[t].c.Clone(), seq: e.Seq, set: true}, t}
+	m := obsMsg{pubClock{vc: o.th[t].c.Clone()}, t}
+	m.from(t, e)
+	ch.recvs[k] = m
 	o.touch(x)
 }
 
 // end closes goroutine t's transaction: every goroutine and object clock
 // that learned of its beginning learns all of it, and a goroutine that
 // thereby learns of its own current transaction closes a cycle.
-func (o *Observed) end(t int, seq uint64) {
+func (o *Observed) end(t int) {
 	th := &o.th[t]
 	th.active = false
 	b, c := th.begin, th.c
@@ -477,12 +496,13 @@ func (o *Observed) end(t int, seq uint64) {
 		if u == t || o.th[u].c.Get(t) < b {
 			continue
 		}
-		pc := pubClock{vc: c, seq: seq, set: true}
 		uth := &o.th[u]
 		if uth.active && !o.found && c.Get(u) >= uth.begin {
-			o.report(u, seq, trace.KindRegionEnd, 0, seq)
+			// u's transaction reached t's, which had learned of u's:
+			// the cycle closes as t's transaction ends.
+			o.report(u, o.access(&th.last, "closing"), o.access(&th.begin1, "source"))
 		}
-		uth.c.join(pc.vc)
+		uth.c.join(c)
 	}
 	// Objects updated since the transaction began, newest first; those
 	// whose clocks learn something are moved to the tail, so stop at the
@@ -534,24 +554,28 @@ func (o *Observed) extend(x *obsObj, t int, b uint32, c VC) bool {
 	return changed
 }
 
-func (o *Observed) report(t int, seq uint64, kind trace.Kind, obj trace.ObjID, src uint64) {
+// access describes event e as a finding's access.
+func (o *Observed) access(e *trace.Event, role string) Access {
+	return Access{Seq: e.Seq, G: e.G, Op: e.Kind, Obj: e.Obj, Site: e.Site, Role: role}
+}
+
+// report records the first cycle: goroutine t's current transaction (its
+// first event), the event whose clock already knew of that transaction
+// (source), and the event at which t learned it (closing).
+func (o *Observed) report(t int, closing, source Access) {
 	o.found = true
 	th := &o.th[t]
 	var name string
-	if obj != 0 && o.opts.Object != nil {
-		name = o.opts.Object(obj).Name
+	if closing.Obj != 0 && o.opts.Object != nil {
+		name = o.opts.Object(closing.Obj).Name
 	}
 	o.finding = Finding{
-		Kind:    KindUnserializable,
-		Pattern: "cycle",
-		Level:   LevelPredicted,
-		Var:     name,
-		Accesses: []Access{
-			{Seq: th.beginSeq, G: th.id, Op: trace.KindRegionBegin, Role: "transaction"},
-			{Seq: src, Role: "source"},
-			{Seq: seq, G: th.id, Op: kind, Obj: obj, Role: "closing"},
-		},
-		Count: 1,
+		Kind:     KindUnserializable,
+		Pattern:  "cycle",
+		Level:    LevelPredicted,
+		Var:      name,
+		Accesses: []Access{o.access(&th.begin1, "transaction"), source, closing},
+		Count:    1,
 	}
 }
 

@@ -1,8 +1,11 @@
 package predict
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/avcheck/avcheck/dynamic/trace"
 )
 
 func TestObservedHandWritten(t *testing.T) {
@@ -159,5 +162,29 @@ func TestObservedDifferential(t *testing.T) {
 			}
 		}
 		t.Logf("config %d: %d traces, %d not serializable, %d disagreements", ci, checked, cyclic, bad)
+	}
+}
+
+func TestObservedFinding(t *testing.T) {
+	tr := tt(t, `
+		1 fork 2
+		1 begin r
+		1 rd x @1
+		2 wr x @2
+		1 rd x @3
+		1 finish r`)
+	f := CheckObservedTrace(tr)
+	if f == nil {
+		t.Fatal("no finding")
+	}
+	x := tr.Events[2].Obj
+	want := Finding{Kind: KindUnserializable, Pattern: "cycle", Level: LevelPredicted, Var: "x", Count: 1,
+		Accesses: []Access{
+			{Seq: 1, G: 1, Op: trace.KindRegionBegin, Site: 3, Role: "transaction"},
+			{Seq: 3, G: 2, Op: trace.KindWrite, Obj: x, Site: 2, Role: "source"},
+			{Seq: 4, G: 1, Op: trace.KindRead, Obj: x, Site: 3, Role: "closing"},
+		}}
+	if fmt.Sprint(*f) != fmt.Sprint(want) {
+		t.Errorf("got  %+v\nwant %+v", *f, want)
 	}
 }
