@@ -44,7 +44,7 @@ const (
 	wholeTraceLimit = 4096    // traces up to this many events are searched whole
 	windowMargin    = 64      // events before the first target kept movable
 	maxWindow       = 1 << 17 // largest window searched, in events
-	searchBudget    = 200000  // states expanded per goal
+	searchBudget    = 20000   // states expanded per goal
 )
 
 // errNoWitness says the search found no schedule within its limits.
@@ -290,6 +290,7 @@ type witnessSearch struct {
 	readers []int32
 	wg      []int64
 	phase   int
+	bound   []int32 // per goroutine, how far the search may run it (neededPrefix)
 	path    []uint32
 	seen    map[string]struct{}
 	key     []byte
@@ -401,7 +402,7 @@ func (s *witnessSearch) dfs() bool {
 	due := s.g.targets[s.phase]
 	for gi, evs := range s.w.evs {
 		p := s.pos[gi]
-		if int(p) >= len(evs) {
+		if p >= s.bound[gi] {
 			continue
 		}
 		e := evs[p]
@@ -417,6 +418,19 @@ func (s *witnessSearch) dfs() bool {
 	if i := slices.Index(cand, due); i > 0 {
 		copy(cand[1:i+1], cand[:i])
 		cand[0] = due
+	}
+	// Partial-order reduction: an enabled event that is not a target and
+	// cannot disable any other goroutine's event (anything but a lock
+	// acquisition or a WaitGroup.Add) commutes to the front of every
+	// schedule that reaches the goal from here, so it runs at once,
+	// without branching. Only acquisitions, Adds and targets interleave.
+	if !(s.g.adjacent && s.phase > 0) {
+		for _, e := range cand {
+			if e != due && s.targetIndex(e) < 0 && !blocking(&s.w.m.t.Events[e]) && s.enabled(e) {
+				cand = append(cand[:0], e)
+				break
+			}
+		}
 	}
 	for _, e := range cand {
 		if !s.enabled(e) {
@@ -438,6 +452,18 @@ func (s *witnessSearch) dfs() bool {
 			s.phase--
 		}
 		s.undo(e, prevWriter)
+	}
+	return false
+}
+
+// blocking reports whether running e can make another goroutine's next
+// event wait: taking a lock, or raising a WaitGroup's counter.
+func blocking(e *trace.Event) bool {
+	switch e.Kind {
+	case trace.KindAcquire, trace.KindRAcquire:
+		return true
+	case trace.KindWGAdd:
+		return int64(e.Arg) > 0
 	}
 	return false
 }
@@ -531,17 +557,31 @@ func buildWitness(m *syncMeta, p *prefixState, g witnessGoal) (from uint32, sche
 		seen:    make(map[string]struct{}),
 		budget:  searchBudget,
 	}
+	all := make([]int32, len(w.gs))
+	for gi := range all {
+		all[gi] = int32(len(w.evs[gi]))
+	}
+	s.bound = neededPrefix(w, g.targets, all)
 	if !s.dfs() {
 		return 0, nil, nil, errNoWitness
 	}
 	return start, s.path, minimizeSchedule(w, g, s.path), nil
 }
 
-// minimizeSchedule drops from a schedule the events the targets do not
-// need, keeping for each goroutine the prefix of its window events that
-// program order and the enabling conditions require.
-func minimizeSchedule(w *schedWindow, g witnessGoal, sched []uint32) []uint32 {
-	keep := make([]int32, len(w.gs)) // per goroutine: events kept, a prefix
+// neededPrefix returns, per window goroutine, how many of its window
+// events the targets can need: the closure of the targets under program
+// order and the enabling conditions, extended, while a goroutine's prefix
+// ends holding a lock that another goroutine's prefix acquires, to that
+// lock's release, and for a WaitGroup.Wait to the Adds and Dones recorded
+// before it. limit bounds each goroutine's prefix.
+//
+// Any schedule that reaches the goal stays valid when restricted to these
+// prefixes (the events outside them are needed by nothing inside, and every
+// lock a kept acquire waits for is released inside), so the search need
+// not look further, and a found schedule can be cut down to them.
+func neededPrefix(w *schedWindow, targets []uint32, limit []int32) []int32 {
+	t := w.m.t
+	keep := make([]int32, len(w.gs))
 	var need func(e uint32)
 	need = func(e uint32) {
 		if e < w.start {
@@ -549,60 +589,61 @@ func minimizeSchedule(w *schedWindow, g witnessGoal, sched []uint32) []uint32 {
 		}
 		r := w.rel(e)
 		gi := w.lg[r]
-		if keep[gi] > w.local[r] {
+		if keep[gi] > w.local[r] || w.local[r] >= limit[gi] {
 			return
 		}
 		from := keep[gi]
 		keep[gi] = w.local[r] + 1
 		for k := from; k <= w.local[r]; k++ {
-			for _, p := range w.preds[w.rel(w.evs[gi][k])] {
+			ek := w.evs[gi][k]
+			for _, p := range w.preds[w.rel(ek)] {
 				need(p)
+			}
+			if ev := &t.Events[ek]; ev.Kind == trace.KindWGWait {
+				for i := w.start; i < ek; i++ {
+					if o := &t.Events[i]; o.Obj == ev.Obj && (o.Kind == trace.KindWGAdd || o.Kind == trace.KindWGDone) {
+						need(i)
+					}
+				}
 			}
 		}
 	}
-	for _, x := range g.targets {
+	for _, x := range targets {
 		need(x)
 	}
-	// A goroutine whose kept prefix ends holding a lock that another kept
-	// goroutine acquires must also keep its release, which the full
-	// schedule ran before that acquire (ran: each goroutine's events in
-	// the schedule). Repeat until no such lock is left; the caller still
-	// validates the reduction and falls back to the full schedule.
-	ran := make([]int32, len(w.gs))
-	for _, e := range sched {
-		ran[w.lg[w.rel(e)]]++
-	}
-	t := w.m.t
+	isAcq := func(k trace.Kind) bool { return k == trace.KindAcquire || k == trace.KindRAcquire }
+	isRel := func(k trace.Kind) bool { return k == trace.KindRelease || k == trace.KindRRelease }
 	for changed := true; changed; {
 		changed = false
-		acquired := make(map[trace.ObjID]map[int32]bool)
+		acquirers := make(map[trace.ObjID]int)
 		for gi := range w.gs {
+			seen := make(map[trace.ObjID]bool)
 			for _, e := range w.evs[gi][:keep[gi]] {
-				if k := t.Events[e].Kind; k == trace.KindAcquire || k == trace.KindRAcquire {
-					if acquired[t.Events[e].Obj] == nil {
-						acquired[t.Events[e].Obj] = make(map[int32]bool)
-					}
-					acquired[t.Events[e].Obj][int32(gi)] = true
+				if ev := &t.Events[e]; isAcq(ev.Kind) && !seen[ev.Obj] {
+					seen[ev.Obj] = true
+					acquirers[ev.Obj]++
 				}
 			}
 		}
 		for gi := range w.gs {
 			held := make(map[trace.ObjID]int)
 			for _, e := range w.evs[gi][:keep[gi]] {
-				switch ev := &t.Events[e]; ev.Kind {
-				case trace.KindAcquire, trace.KindRAcquire:
+				switch ev := &t.Events[e]; {
+				case isAcq(ev.Kind):
 					held[ev.Obj]++
-				case trace.KindRelease, trace.KindRRelease:
+				case isRel(ev.Kind):
 					held[ev.Obj]--
 				}
 			}
 			for obj, n := range held {
-				if n <= 0 || len(acquired[obj]) < 2 && acquired[obj][int32(gi)] {
+				// Another prefix acquires it (or a lock held at the window's
+				// start, which only its holder's release frees).
+				if n <= 0 || acquirers[obj] < 2 {
 					continue
 				}
-				for k := keep[gi]; k < ran[gi]; k++ {
+				for k := keep[gi]; k < limit[gi]; k++ {
 					ev := &t.Events[w.evs[gi][k]]
-					if ev.Obj == obj && (ev.Kind == trace.KindRelease || ev.Kind == trace.KindRRelease) {
+					if ev.Obj == obj && isRel(ev.Kind) {
 						need(w.evs[gi][k])
 						changed = true
 						break
@@ -611,6 +652,17 @@ func minimizeSchedule(w *schedWindow, g witnessGoal, sched []uint32) []uint32 {
 			}
 		}
 	}
+	return keep
+}
+
+// minimizeSchedule drops from a schedule the events its targets do not
+// need (see neededPrefix), keeping the order of the rest.
+func minimizeSchedule(w *schedWindow, g witnessGoal, sched []uint32) []uint32 {
+	ran := make([]int32, len(w.gs))
+	for _, e := range sched {
+		ran[w.lg[w.rel(e)]]++
+	}
+	keep := neededPrefix(w, g.targets, ran)
 	var out []uint32
 	for _, e := range sched {
 		r := w.rel(e)
