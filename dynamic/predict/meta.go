@@ -542,11 +542,21 @@ func (m *Meta) access(e *trace.Event, gi int, vc VC, ep Epoch) {
 	if e.Kind != trace.KindRead && e.Kind != trace.KindWrite {
 		// An atomic access starts a new interval (its clock includes
 		// what it acquired); Step checks that interval once it exists.
-		tv.windows = append(tv.windows, window{site: e.Site, op: e.Kind, start: cur + 1, seq: e.Seq})
+		tv.openWindow(window{site: e.Site, op: e.Kind, start: cur + 1, seq: e.Seq})
 		return
 	}
-	tv.windows = append(tv.windows, window{site: e.Site, op: e.Kind, start: cur, seq: e.Seq})
+	tv.openWindow(window{site: e.Site, op: e.Kind, start: cur, seq: e.Seq})
 	m.caseB(tv, cur)
+}
+
+// openWindow appends w, reusing the storage of a window of an earlier
+// transaction.
+func (tv *txVar) openWindow(w window) {
+	n := len(tv.windows)
+	if n < cap(tv.windows) {
+		w.sums = tv.windows[:n+1][n].sums[:0]
+	}
+	tv.windows = append(tv.windows, w)
 }
 
 // dependent reports whether two accesses to one variable conflict: at
@@ -833,7 +843,7 @@ func (s *summary) compact() {
 		clear(s.states[len(kept):])
 		s.states = kept
 	}
-	s.idx = stateIndex{}
+	s.idx.reset(len(s.states))
 	s.zero, s.last = -1, 0
 	for k, st := range s.states {
 		s.idx.insert(st.state, int32(k), s.states)
@@ -851,6 +861,17 @@ type stateIndex struct {
 	keys []int32 // HistoryID+1, 0 for an empty slot
 	vals []int32
 	n    int
+}
+
+// reset empties x, keeping its tables if they are large enough for n
+// states.
+func (x *stateIndex) reset(n int) {
+	if 2*(n+1) > len(x.keys) {
+		*x = stateIndex{}
+		return
+	}
+	clear(x.keys)
+	x.n = 0
 }
 
 func (x *stateIndex) find(h HistoryID) (int32, bool) {
