@@ -176,10 +176,17 @@ type fgroup struct {
 	op     trace.Kind
 	latest uint32 // epoch of the group's latest access
 	states []fstate
-	cand   []int32 // summaries of other goroutines it may still form a new triple with
-	head   int32   // most recently used state; states follow in decreasing epoch
-	used   bool    // head is valid
-	free   []int32 // slots of forgotten states
+	cand   []int32    // summaries of other goroutines it may still form a new triple with
+	head   int32      // most recently used state; states follow in decreasing epoch
+	used   bool       // head is valid
+	free   []int32    // slots of forgotten states
+	idx    stateIndex // lock state -> slot in states
+}
+
+// groupKey packs a goroutine's dense index (below 2^24), a site and a kind
+// into the key of metaVar.gidx.
+func groupKey(g int, site trace.SiteID, op trace.Kind) uint64 {
+	return uint64(g)<<40 | uint64(site)<<8 | uint64(op)
 }
 
 // slot returns a free slot of states for a new lock state.
@@ -225,13 +232,6 @@ type fstate struct {
 	prev, next int32 // the group's list of states, most recently used first; -1 ends it
 }
 
-type fkey struct {
-	g     int
-	site  trace.SiteID
-	op    trace.Kind
-	state HistoryID
-}
-
 // fref locates one lock state of one group.
 type fref struct{ grp, st int32 }
 
@@ -266,11 +266,10 @@ type sumKey struct {
 type metaVar struct {
 	obj    trace.ObjID
 	groups []fgroup
-	gor    []int32        // per group: its goroutine (a dense column for caseB)
-	lat    []uint32       // per group: its latest epoch
-	only   int            // the one goroutine that has accessed the variable, -1 if several
-	gidx   map[fkey]int32 // with state 0
-	fidx   map[fkey]fref
+	gor    []int32          // per group: its goroutine (a dense column for caseB)
+	lat    []uint32         // per group: its latest epoch
+	only   int              // the one goroutine that has accessed the variable, -1 if several
+	gidx   map[uint64]int32 // groupKey -> index in groups
 	sums   []summary
 	sumIdx map[sumKey]int32
 	open   []*txVar // windows of open transactions on this variable
@@ -323,7 +322,7 @@ func (m *Meta) variable(x trace.ObjID) *metaVar {
 	}
 	v := m.vars[x]
 	if v == nil {
-		v = &metaVar{obj: x, only: -1, fidx: make(map[fkey]fref), gidx: make(map[fkey]int32), sumIdx: make(map[sumKey]int32)}
+		v = &metaVar{obj: x, only: -1, gidx: make(map[uint64]int32), sumIdx: make(map[sumKey]int32)}
 		m.vars[x] = v
 	}
 	m.lastObj, m.lastVar = x, v
@@ -429,47 +428,50 @@ func (m *Meta) access(e *trace.Event, gi int, vc VC, ep Epoch) {
 
 	// Role f: update its class and check it against the witnesses that
 	// precede it in the trace.
-	key := fkey{gi, e.Site, e.Kind, state}
-	ref, ok := v.fidx[key]
+	gk := groupKey(gi, e.Site, e.Kind)
+	gix, ok := v.gidx[gk]
 	if !ok {
-		gk := fkey{gi, e.Site, e.Kind, 0}
-		grp, ok := v.gidx[gk]
-		if !ok {
-			grp = int32(len(v.groups))
-			v.gidx[gk] = grp
-			switch {
-			case grp == 0:
-				v.only = gi
-			case v.only != gi:
-				v.only = -1
-			}
-			v.groups = append(v.groups, fgroup{g: gi, site: e.Site, op: e.Kind})
-			v.gor = append(v.gor, int32(gi))
-			v.lat = append(v.lat, 0)
-			for si := range v.sums {
-				if s := &v.sums[si]; s.g != gi && dependent(s.op1, e.Kind) && dependent(e.Kind, s.op2) {
-					v.groups[grp].cand = append(v.groups[grp].cand, int32(si))
-				}
+		gix = int32(len(v.groups))
+		v.gidx[gk] = gix
+		switch {
+		case gix == 0:
+			v.only = gi
+		case v.only != gi:
+			v.only = -1
+		}
+		v.groups = append(v.groups, fgroup{g: gi, site: e.Site, op: e.Kind})
+		v.gor = append(v.gor, int32(gi))
+		v.lat = append(v.lat, 0)
+		for si := range v.sums {
+			if s := &v.sums[si]; s.g != gi && dependent(s.op1, e.Kind) && dependent(e.Kind, s.op2) {
+				v.groups[gix].cand = append(v.groups[gix].cand, int32(si))
 			}
 		}
-		ref = fref{grp, v.groups[grp].slot(state)}
-		v.fidx[key] = ref
 	}
-	grp := &v.groups[ref.grp]
+	grp := &v.groups[gix]
+	st, ok := grp.idx.find(state)
+	if !ok {
+		st = grp.slot(state)
+		grp.idx.insert(state, st)
+	}
+	ref := fref{gix, st}
 	grp.use(ref.st, ep.C, e.Seq)
 	if state == 0 {
 		// No lock held: this state is compatible with every other and
 		// has the largest epoch, so the states used before it can never
 		// be a better candidate again. Forget them.
-		for k := grp.states[ref.st].next; k >= 0; {
-			st := &grp.states[k]
-			next := st.next
-			delete(v.fidx, fkey{gi, e.Site, e.Kind, st.state})
-			*st = fstate{prev: -1, next: -1}
-			grp.free = append(grp.free, k)
-			k = next
+		if grp.states[ref.st].next >= 0 {
+			for k := grp.states[ref.st].next; k >= 0; {
+				st := &grp.states[k]
+				next := st.next
+				*st = fstate{prev: -1, next: -1}
+				grp.free = append(grp.free, k)
+				k = next
+			}
+			grp.states[ref.st].next = -1
+			grp.idx.reset(1)
+			grp.idx.insert(0, ref.st)
 		}
-		grp.states[ref.st].next = -1
 	}
 	v.lat[ref.grp] = ep.C
 	for _, tv := range v.open {
@@ -823,7 +825,7 @@ func (s *summary) add(state HistoryID, succ uint32) {
 	}
 	s.last = int32(len(s.states))
 	s.states = append(s.states, stateSucc{state, succ})
-	s.idx.insert(state, s.last, s.states)
+	s.idx.insert(state, s.last)
 	if state == 0 {
 		s.zero = s.last
 	}
@@ -846,7 +848,7 @@ func (s *summary) compact() {
 	s.idx.reset(len(s.states))
 	s.zero, s.last = -1, 0
 	for k, st := range s.states {
-		s.idx.insert(st.state, int32(k), s.states)
+		s.idx.insert(st.state, int32(k))
 		if st.state == 0 {
 			s.zero = int32(k)
 		}
@@ -889,14 +891,16 @@ func (x *stateIndex) find(h HistoryID) (int32, bool) {
 	}
 }
 
-// insert adds h at position v; states is the slice indexed, used to
-// rebuild the table when it grows.
-func (x *stateIndex) insert(h HistoryID, v int32, states []stateSucc) {
+// insert maps h, which must not be present, to v.
+func (x *stateIndex) insert(h HistoryID, v int32) {
 	if 2*(x.n+1) > len(x.keys) {
+		oldK, oldV := x.keys, x.vals
 		size := max(16, 2*len(x.keys))
 		x.keys, x.vals, x.n = make([]int32, size), make([]int32, size), 0
-		for k := range states[:v] {
-			x.put(states[k].state, int32(k))
+		for i, k := range oldK {
+			if k != 0 {
+				x.put(HistoryID(k-1), oldV[i])
+			}
 		}
 	}
 	x.put(h, v)
@@ -964,7 +968,9 @@ func (m *Meta) Findings() []Finding {
 // debugging: lock states, f classes and closed-window summaries.
 func (m *Meta) Stats() (lockStates, fClasses, summaries int) {
 	for _, v := range m.vars {
-		fClasses += len(v.fidx)
+		for _, g := range v.groups {
+			fClasses += len(g.states) - len(g.free)
+		}
 		summaries += len(v.sums)
 	}
 	return m.locks.States(), fClasses, summaries
