@@ -28,14 +28,18 @@ import (
 // beginning learns all of it (a transaction is one node of the graph), and
 // the check is repeated for the goroutines that receive it.
 //
-// Two refinements keep it linear and allocation-free per event:
+// Two refinements:
 //   - Clocks are kept per publishing goroutine, so a goroutine never
 //     "depends on itself" through its own earlier publication.
 //   - The end-of-transaction update visits the goroutines and only the
 //     objects published or updated since the transaction began, kept in a
 //     list ordered by the time of their last update.
-// An event outside a region is a one-event transaction: it learns before it
-// publishes, so it can close no cycle by itself and needs no end update.
+//
+// An event costs time proportional to the number of goroutines, and a
+// transaction's end also the objects updated while it ran; only channel
+// messages allocate (a copy of the sender's clock). An event outside a
+// region is a one-event transaction: it learns before it publishes, so it
+// can close no cycle by itself and needs no end update.
 //
 // Atomic operations are synchronisation (release/acquire, as in hb.go), not
 // conflicting accesses. Memory grows with goroutines, objects and channel
