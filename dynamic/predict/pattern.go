@@ -2,7 +2,10 @@ package predict
 
 import (
 	"encoding/binary"
+	"runtime"
 	"slices"
+	"sync"
+	"sync/atomic"
 
 	"github.com/avcheck/avcheck/dynamic/trace"
 )
@@ -75,10 +78,8 @@ type patIndex struct {
 
 	keys    []accKey // dense accKey index to key
 	numInst uint32   // region instances, numbered from 1
-	// Scratch for byInstance, indexed by instance.
-	instCount, instSlot []int32
-	lsMask              []lsBits // per LocksetID, its locks as bit sets, computed lazily
-	lockBit             map[trace.ObjID]uint
+	lsMask  []lsBits // per LocksetID, its locks as bit sets, computed lazily
+	lockBit map[trace.ObjID]uint
 }
 
 // lsBits is a lockset as bit sets over the first 64 locks of a trace, so
@@ -90,42 +91,58 @@ type lsBits struct {
 }
 
 // conflict reports whether two locksets exclude each other
-// (Locks.Conflict, through bit sets).
+// (Locks.Conflict, through bit sets). It only reads the index, so the
+// search's workers can share it.
 func (ix *patIndex) conflict(a, b LocksetID) bool {
 	if a == 0 || b == 0 {
 		return false
 	}
 	ma, mb := ix.mask(a), ix.mask(b)
-	if ma.big || mb.big {
-		return ix.locks.Conflict(a, b)
+	if !ma.known || !mb.known || ma.big || mb.big {
+		return LocksetsConflict(ix.locks.Locks(a), ix.locks.Locks(b))
 	}
 	return ma.write&mb.any|ma.any&mb.write != 0
 }
 
+// mask returns the bit sets of a lockset computed by computeMasks.
 func (ix *patIndex) mask(id LocksetID) lsBits {
-	for int(id) >= len(ix.lsMask) {
-		ix.lsMask = append(ix.lsMask, lsBits{})
+	if int(id) < len(ix.lsMask) {
+		return ix.lsMask[id]
 	}
-	m := &ix.lsMask[id]
-	if !m.known {
-		m.known = true
-		for _, h := range ix.locks.Locks(id) {
-			bit, ok := ix.lockBit[h.Obj]
-			if !ok {
-				bit = uint(len(ix.lockBit))
-				ix.lockBit[h.Obj] = bit
+	return lsBits{}
+}
+
+// computeMasks computes the bit sets of every lockset the goroutines went
+// through, before the search starts.
+func (ix *patIndex) computeMasks() {
+	for _, log := range ix.glog {
+		for _, h := range log {
+			id := ix.locks.HistoryLockset(h)
+			for int(id) >= len(ix.lsMask) {
+				ix.lsMask = append(ix.lsMask, lsBits{})
 			}
-			if bit >= 64 {
-				m.big = true
+			m := &ix.lsMask[id]
+			if m.known {
 				continue
 			}
-			m.any |= 1 << bit
-			if h.Mode == ModeWrite {
-				m.write |= 1 << bit
+			m.known = true
+			for _, h := range ix.locks.Locks(id) {
+				bit, ok := ix.lockBit[h.Obj]
+				if !ok {
+					bit = uint(len(ix.lockBit))
+					ix.lockBit[h.Obj] = bit
+				}
+				if bit >= 64 {
+					m.big = true
+					continue
+				}
+				m.any |= 1 << bit
+				if h.Mode == ModeWrite {
+					m.write |= 1 << bit
+				}
 			}
 		}
 	}
-	return *m
 }
 
 // clk returns component gi of snapshot s.
@@ -309,48 +326,52 @@ func (ix *patIndex) gapStates(gi uint32, a, b *patAccess) []HistoryID {
 	return ix.glog[gi][a.st : b.st+1]
 }
 
-// gapLocksets returns the distinct locksets goroutine gi holds from access
-// a up to access b, sorted, in a slice the caller owns.
-func (ix *patIndex) gapLocksets(gi uint32, a, b *patAccess) []LocksetID {
-	var out []LocksetID
-	for _, h := range ix.gapStates(gi, a, b) {
-		ls := ix.locks.HistoryLockset(h)
-		if !slices.Contains(out, ls) {
-			out = append(out, ls)
-		}
-	}
-	slices.Sort(out)
-	return out
-}
-
-// disjointAny reports whether lockset ls excludes none of some lockset in
-// sets: the necessary condition the grouped search checks.
-func (ix *patIndex) disjointAny(sets []LocksetID, ls LocksetID) bool {
-	for _, s := range sets {
-		if !ix.conflict(s, ls) {
-			return true
-		}
-	}
-	return false
-}
-
-// compat is Locks.Compatible with the lockset test done on bit sets first,
-// since most pairs the search tries fail it.
-func (ix *patIndex) compat(a, b HistoryID) bool {
+// compat is Locks.Compatible (disjoint locksets, compatible acquisition
+// histories: Lemma 3 of seed 004, extended to read locks) computed from
+// Locks' read-only accessors with the search's own cache, so that the
+// search's workers need not share Locks' caches; the lockset test is done
+// on bit sets first, since most pairs the search tries fail it.
+func (s *patSearch) compat(a, b HistoryID) bool {
 	if a == 0 || b == 0 {
 		return true
 	}
-	if ix.conflict(ix.locks.HistoryLockset(a), ix.locks.HistoryLockset(b)) {
+	l := s.ix.locks
+	la, lb := l.HistoryLockset(a), l.HistoryLockset(b)
+	if s.ix.conflict(la, lb) {
 		return false
 	}
-	return ix.locks.Compatible(a, b)
+	if a > b {
+		a, b = b, a
+		la, lb = lb, la
+	}
+	key := [2]HistoryID{a, b}
+	if c, ok := s.compatCache[key]; ok {
+		return c
+	}
+	c := true
+	for _, p := range l.Locks(la) {
+		after, _ := l.AcquiredAfter(a, p.Obj)
+		for _, q := range l.Locks(lb) {
+			// The first took q while holding p, the second p while holding q.
+			qa, ok := findHold(after, q.Obj)
+			if !ok || !conflicts(qa, q.Mode) {
+				continue
+			}
+			afterB, _ := l.AcquiredAfter(b, q.Obj)
+			if pb, ok := findHold(afterB, p.Obj); ok && conflicts(pb, p.Mode) {
+				c = false
+			}
+		}
+	}
+	s.compatCache[key] = c
+	return c
 }
 
 // compatibleAny reports whether lock state h can coexist with some state
 // in states.
-func (ix *patIndex) compatibleAny(states []HistoryID, h HistoryID) bool {
-	for _, s := range states {
-		if ix.compat(s, h) {
+func (s *patSearch) compatibleAny(states []HistoryID, h HistoryID) bool {
+	for _, st := range states {
+		if s.compat(st, h) {
 			return true
 		}
 	}
@@ -391,6 +412,7 @@ func (gr *accGroup) add(ix *patIndex, ai uint32) {
 // patCand is a predicted finding with the events that realise it, best
 // first, for the witness search to try.
 type patCand struct {
+	key  string // the site combination
 	f    Finding
 	reps [][]uint32 // each: the finding's events (indices into Trace.Events) in the order the finding needs them
 	dist []uint64   // per rep, its span in the trace, to keep the closest
@@ -425,22 +447,38 @@ func (c *patCand) offer(rep []uint32) {
 	}
 }
 
-// patSearch collects candidates keyed by their site combination.
+// patSearch collects candidates keyed by their site combination. One
+// patSearch is used by one goroutine; the index it reads is shared.
 type patSearch struct {
-	ix    *patIndex
-	cands map[string]*patCand
-	order []string
-	key   []byte
+	ix          *patIndex
+	cands       map[string]*patCand
+	order       []string
+	key         []byte
+	compatCache map[[2]HistoryID]bool
+	// Scratch for byInstance, indexed by instance.
+	instCount, instSlot []int32
 }
 
 func (s *patSearch) get(key []byte, mk func() Finding) *patCand {
 	c, ok := s.cands[string(key)]
 	if !ok {
-		c = &patCand{f: mk()}
+		c = &patCand{f: mk(), key: string(key)}
 		s.cands[string(key)] = c
 		s.order = append(s.order, string(key))
 	}
 	return c
+}
+
+// take returns the candidates found so far, in order of discovery, and
+// forgets them.
+func (s *patSearch) take() []*patCand {
+	out := make([]*patCand, 0, len(s.order))
+	for _, k := range s.order {
+		out = append(out, s.cands[k])
+	}
+	clear(s.cands)
+	s.order = s.order[:0]
+	return out
 }
 
 // SearchPatterns runs the pattern search over a whole trace and returns the
@@ -462,21 +500,55 @@ func searchCandidates(t *trace.Trace) []*patCand {
 }
 
 func newSearch(ix *patIndex) *patSearch {
-	return &patSearch{ix: ix, cands: make(map[string]*patCand)}
+	return &patSearch{ix: ix, cands: make(map[string]*patCand), compatCache: make(map[[2]HistoryID]bool)}
 }
 
+// run searches every variable and the atomic sets. The variables are
+// independent and the index is only read, so they are searched by
+// GOMAXPROCS workers, one patSearch each, alongside the atomic-set search;
+// the results are merged in variable order, so the outcome does not depend
+// on the schedule.
 func (s *patSearch) run() []*patCand {
 	ix := s.ix
-	slot := make([]int32, len(ix.keys))
-	for i := range slot {
-		slot[i] = -1
+	ix.computeMasks()
+	perVar := make([][]*patCand, len(ix.vars))
+	var asv []*patCand
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		w := newSearch(ix)
+		w.atomicSets()
+		asv = w.take()
+	}()
+	for range max(1, runtime.GOMAXPROCS(0)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w := newSearch(ix)
+			slot := make([]int32, len(ix.keys))
+			for i := range slot {
+				slot[i] = -1
+			}
+			for {
+				v := int(next.Add(1) - 1)
+				if v >= len(ix.vars) {
+					return
+				}
+				groups := ix.groupAccesses(ix.byVar[v], slot)
+				w.races(v, groups)
+				w.triplets(v, groups, w.slots(ix.byVar[v]))
+				perVar[v] = w.take()
+			}
+		}()
 	}
-	for v := range ix.vars {
-		groups := ix.groupAccesses(ix.byVar[v], slot)
-		s.races(v, groups)
-		s.triplets(v, groups, ix.slots(ix.byVar[v]))
+	wg.Wait()
+	for _, cs := range append(perVar, asv) {
+		for _, c := range cs {
+			s.merge(c)
+		}
 	}
-	s.atomicSets()
 	out := make([]*patCand, 0, len(s.order))
 	for _, k := range s.order {
 		c := s.cands[k]
@@ -484,6 +556,21 @@ func (s *patSearch) run() []*patCand {
 		out = append(out, c)
 	}
 	return out
+}
+
+// merge adds a worker's candidate to s: one site combination can be found
+// on several variables.
+func (s *patSearch) merge(c *patCand) {
+	old, ok := s.cands[c.key]
+	if !ok {
+		s.cands[c.key] = c
+		s.order = append(s.order, c.key)
+		return
+	}
+	old.f.Count += c.f.Count
+	for _, r := range c.reps {
+		old.offer(r)
+	}
 }
 
 // groupAccesses groups one variable's accesses by accKey, keeping the
@@ -562,7 +649,7 @@ func (s *patSearch) racePairs(v int, g1, g2 *accGroup) {
 		found := 0
 		nearest(lo, hi, k, func(m int) bool {
 			a := &ix.acc[g1.accs[m]]
-			if !ix.compat(a.hist, b.hist) {
+			if !s.compat(a.hist, b.hist) {
 				return false
 			}
 			first, second := a, b
@@ -688,12 +775,13 @@ type slotGroup struct {
 // byInstance splits one variable's accesses in region instances into one
 // list per instance, in order of the instances' first accesses, without a
 // map: two passes over per-instance counters.
-func (ix *patIndex) byInstance(accs []uint32) [][]uint32 {
-	if cap(ix.instCount) < int(ix.numInst)+1 {
-		ix.instCount = make([]int32, ix.numInst+1)
-		ix.instSlot = make([]int32, ix.numInst+1)
+func (s *patSearch) byInstance(accs []uint32) [][]uint32 {
+	ix := s.ix
+	if cap(s.instCount) < int(ix.numInst)+1 {
+		s.instCount = make([]int32, ix.numInst+1)
+		s.instSlot = make([]int32, ix.numInst+1)
 	}
-	count, slot := ix.instCount[:ix.numInst+1], ix.instSlot[:ix.numInst+1]
+	count, slot := s.instCount[:ix.numInst+1], s.instSlot[:ix.numInst+1]
 	var order []uint32
 	total := 0
 	for _, ai := range accs {
@@ -727,10 +815,11 @@ func (ix *patIndex) byInstance(accs []uint32) [][]uint32 {
 }
 
 // slots groups the placements of one variable's region instances.
-func (ix *patIndex) slots(accs []uint32) []*slotGroup {
+func (s *patSearch) slots(accs []uint32) []*slotGroup {
+	ix := s.ix
 	byKey := make(map[slotKey]*slotGroup)
 	var out []*slotGroup
-	for _, l := range ix.byInstance(accs) {
+	for _, l := range s.byInstance(accs) {
 		for i := 0; i+1 < len(l); i++ {
 			ai := &ix.acc[l[i]]
 			for _, fw := range [2]bool{true, false} {
@@ -818,7 +907,7 @@ func (s *patSearch) tripletPairs(sg *slotGroup, fg *accGroup) {
 		found := 0
 		nearest(lo, hi, k, func(m int) bool {
 			f := &ix.acc[fg.accs[m]]
-			if !ix.compatibleAny(gap, f.hist) {
+			if !s.compatibleAny(gap, f.hist) {
 				return false
 			}
 			if c == nil {

@@ -284,7 +284,7 @@ func (s *patSearch) atomicSetMatch(og, gr *innerGroup) {
 		found := 0
 		nearest(lo, hi, m0, func(m int) bool {
 			bf, bl := &ix.acc[gr.pairs[m][fi]], &ix.acc[gr.pairs[m][li]]
-			if !ix.compatibleAny(gapStates, bf.hist) || !ix.compatibleAny(gapStates, bl.hist) {
+			if !s.compatibleAny(gapStates, bf.hist) || !s.compatibleAny(gapStates, bl.hist) {
 				return false
 			}
 			if c == nil {
