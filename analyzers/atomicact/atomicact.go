@@ -161,13 +161,15 @@ func where(fset *token.FileSet, a *regions.Access) string {
 }
 
 // atomicType reports whether t is one of sync/atomic's types, or an
-// array or slice of them, whose values cannot be accessed plainly.
+// array or slice of them, whose values cannot be accessed plainly. It
+// looks through one level of array or slice only: a type may contain
+// itself (type T []T).
 func atomicType(t types.Type) bool {
 	switch u := types.Unalias(t).Underlying().(type) {
 	case *types.Array:
-		return atomicType(u.Elem())
+		t = u.Elem()
 	case *types.Slice:
-		return atomicType(u.Elem())
+		t = u.Elem()
 	}
 	n, ok := types.Unalias(t).(*types.Named)
 	return ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == "sync/atomic"

@@ -138,3 +138,20 @@ func Sticky(try func() error) error {
 	}
 	return err
 }
+
+// Recursive types must not send the analyzer into a loop.
+type Tree []Tree
+
+type Holder struct {
+	t    Tree
+	arr  [4]atomic.Int32
+	flag int32
+}
+
+func (h *Holder) Walk() int {
+	n := len(h.t)
+	for i := range h.arr {
+		n += int(h.arr[i].Load())
+	}
+	return n
+}
