@@ -138,7 +138,7 @@ func readTrace(path string, f trace.Format) (*trace.Trace, error) {
 	if err != nil {
 		var pe *os.PathError
 		if errors.As(err, &pe) {
-			return nil, fmt.Errorf("avcheck predict: %s: %v", path, pe.Err)
+			return nil, fmt.Errorf("avcheck predict: %s: %w", path, pe.Err)
 		}
 		return nil, err
 	}
@@ -153,10 +153,10 @@ func readTrace(path string, f trace.Format) (*trace.Trace, error) {
 		if errors.As(err, &pe) {
 			err = pe.Err
 		}
-		return nil, fmt.Errorf("avcheck predict: %s: %v", path, err)
+		return nil, fmt.Errorf("avcheck predict: %s: %w", path, err)
 	}
 	if err := trace.Validate(t); err != nil {
-		return nil, fmt.Errorf("%s: %v", path, err)
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return t, nil
 }

@@ -147,16 +147,10 @@ func (ix *patIndex) computeMasks() {
 
 // clk returns component gi of snapshot s.
 func (ix *patIndex) clk(s uint32, gi uint32) uint32 {
-	if uint32(gi) < ix.snapLen[s] {
-		return ix.snaps[ix.snapOff[s]+uint32(gi)]
+	if gi < ix.snapLen[s] {
+		return ix.snaps[ix.snapOff[s]+gi]
 	}
 	return 0
-}
-
-// hb reports whether access a happens before access b (of another
-// goroutine), by a's epoch against b's clock.
-func (ix *patIndex) hb(a, b *patAccess) bool {
-	return a.ep <= ix.clk(b.snap, a.g)
 }
 
 // learns reports whether an event of kind k can join another clock into
@@ -211,7 +205,7 @@ func buildIndex(t *trace.Trace) *patIndex {
 	}
 	varCount := []uint32{}
 	var lastObj trace.ObjID
-	var lastVar uint32 = ^uint32(0)
+	lastVar := ^uint32(0)
 	for i := range t.Events {
 		e := &t.Events[i]
 		vc := h.Step(e)

@@ -77,12 +77,9 @@ func Message(t *trace.Trace, f *predict.Finding) string {
 		if len(acc) != 3 {
 			break
 		}
-		var did string
-		switch {
-		case acc[0].Op == acc[2].Op:
+		did := fmt.Sprintf("%s then %s %s", verb(acc[0].Op), verb(acc[2].Op), f.Var)
+		if acc[0].Op == acc[2].Op {
 			did = fmt.Sprintf("%s %s twice", verb(acc[0].Op), f.Var)
-		default:
-			did = fmt.Sprintf("%s then %s %s", verb(acc[0].Op), verb(acc[2].Op), f.Var)
 		}
 		why := consequence(f.Pattern)
 		return fmt.Sprintf("%s: %s %s in one region, and %s's %s can run between them (%s); %s",
