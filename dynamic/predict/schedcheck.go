@@ -17,12 +17,9 @@ import (
 // validateSchedule checks that running the trace's events before from in
 // trace order, then sched, is a possible execution, and that it exhibits
 // g: the targets in order, the last one last, back to back for a race.
-// p must be at or before from; it is advanced.
+// p is moved to from (forwards, or back through its checkpoints).
 func validateSchedule(m *syncMeta, p *prefixState, from uint32, sched []uint32, g witnessGoal) error {
 	t := m.t
-	if p.at > from {
-		*p = *newPrefixState()
-	}
 	p.advance(t, from)
 	writer := make(map[trace.ObjID]trace.GoID, len(p.writer))
 	for k, v := range p.writer {

@@ -110,6 +110,46 @@ type prefixState struct {
 	writer  map[trace.ObjID]trace.GoID
 	readers map[trace.ObjID]map[trace.GoID]int
 	wg      map[trace.ObjID]int64
+	// checkpoints are copies taken every checkpointEvery events, so that
+	// going back costs a replay from the nearest one, not from the start.
+	checkpoints []*prefixState
+}
+
+// checkpointEvery is the distance between prefixState checkpoints.
+const checkpointEvery = 1 << 18
+
+// clone returns a copy of p's state, without its checkpoints.
+func (p *prefixState) clone() *prefixState {
+	c := newPrefixState()
+	c.at = p.at
+	for k, v := range p.writer {
+		c.writer[k] = v
+	}
+	for k, r := range p.readers {
+		m := make(map[trace.GoID]int, len(r))
+		for g, n := range r {
+			m[g] = n
+		}
+		c.readers[k] = m
+	}
+	for k, v := range p.wg {
+		c.wg[k] = v
+	}
+	return c
+}
+
+// rewind moves p back to the latest checkpoint at or before to.
+func (p *prefixState) rewind(to uint32) {
+	cps := p.checkpoints
+	k := sortSearch(len(cps), func(i int) bool { return cps[i].at > to })
+	var c *prefixState
+	if k == 0 {
+		c = newPrefixState()
+	} else {
+		c = cps[k-1].clone()
+	}
+	c.checkpoints = cps[:k]
+	*p = *c
 }
 
 func newPrefixState() *prefixState {
@@ -122,7 +162,13 @@ func newPrefixState() *prefixState {
 
 // advance replays events [p.at, to) of t.
 func (p *prefixState) advance(t *trace.Trace, to uint32) {
+	if p.at > to {
+		p.rewind(to)
+	}
 	for ; p.at < to; p.at++ {
+		if p.at%checkpointEvery == 0 && p.at > 0 && (len(p.checkpoints) == 0 || p.checkpoints[len(p.checkpoints)-1].at < p.at) {
+			p.checkpoints = append(p.checkpoints, p.clone())
+		}
 		e := &t.Events[p.at]
 		switch e.Kind {
 		case trace.KindAcquire:
@@ -532,11 +578,6 @@ func buildWitness(m *syncMeta, p *prefixState, g witnessGoal) (from uint32, sche
 		if x < start {
 			return 0, nil, nil, errNoWitness
 		}
-	}
-	if p.at > start {
-		// Windows come in any order; replaying again from the beginning
-		// is rare (the pipeline sorts goals by window).
-		*p = *newPrefixState()
 	}
 	p.advance(m.t, start)
 	w := newWindow(m, p, start, end)
