@@ -78,7 +78,7 @@ type patIndex struct {
 
 	keys    []accKey // dense accKey index to key
 	numInst uint32   // region instances, numbered from 1
-	lsMask  []lsBits // per LocksetID, its locks as bit sets, computed lazily
+	lsMask  []lsBits // per LocksetID, its locks as bit sets (computeMasks)
 	lockBit map[trace.ObjID]uint
 }
 
@@ -86,7 +86,7 @@ type patIndex struct {
 // that the search's lockset checks are two AND operations.
 type lsBits struct {
 	known      bool
-	big        bool // holds a lock beyond the first 64: use Locks.Conflict
+	big        bool // holds a lock beyond the first 64: use LocksetsConflict
 	write, any uint64
 }
 
