@@ -531,16 +531,21 @@ func witnessWindow(t *trace.Trace, g witnessGoal) (start, end uint32, ok bool) {
 	}
 	start = lo
 	// Walk back over each target goroutine's events to its region's
-	// beginning and past every lock it still holds at the target, so that
-	// the outermost lock node is inside the window and can move.
+	// beginning and past the locks it still holds at the target, so that
+	// the outermost lock node is inside the window and can move. The walk
+	// stops at the region's beginning, or, outside the region instance (or
+	// a little before a target outside every region), at the first event
+	// that is neither in a critical section still open at the target nor
+	// its acquisition.
 	for _, x := range g.targets {
-		gx := t.Events[x].G
+		tx := &t.Events[x]
 		depth := 0
 		for i := int64(x) - 1; i >= 0 && hi-uint32(i) < maxWindow; i-- {
 			e := &t.Events[i]
-			if e.G != gx {
+			if e.G != tx.G {
 				continue
 			}
+			acquire := false
 			switch e.Kind {
 			case trace.KindRelease, trace.KindRRelease:
 				depth++
@@ -549,10 +554,19 @@ func witnessWindow(t *trace.Trace, g witnessGoal) (start, end uint32, ok bool) {
 					depth--
 				} else {
 					start = min(start, uint32(i))
+					acquire = true
 				}
 			}
-			if e.Kind == trace.KindRegionBegin && depth == 0 {
+			if depth > 0 || acquire {
+				continue
+			}
+			if e.Kind == trace.KindRegionBegin {
 				start = min(start, uint32(i))
+				break
+			}
+			outside := tx.Region != 0 && (e.Region != tx.Region || e.Inst != tx.Inst) ||
+				tx.Region == 0 && uint64(x)-uint64(i) > 4*windowMargin
+			if outside {
 				break
 			}
 		}
