@@ -249,7 +249,7 @@ type summary struct {
 	kept       int        // len(states) after the last compaction
 	maxSucc    uint32     // the largest succ of states
 	last       int32      // index of the state last added, a cache for idx
-	done       []int32    // f groups whose triple with this summary is reported
+	done       []uint64   // bit set of the f groups whose triple with this summary is reported
 }
 
 type stateSucc struct {
@@ -518,7 +518,7 @@ func (m *Meta) access(e *trace.Event, gi int, vc VC, ep Epoch) {
 		ws := m.windowSum(v, gi, w, e)
 		s := &v.sums[ws.sum]
 		for _, p := range tv.pending {
-			if int(p.j) < w.start || slices.Contains(s.done, p.grp) {
+			if int(p.j) < w.start || s.isDone(p.grp) {
 				continue
 			}
 			f := &v.groups[p.grp]
@@ -765,10 +765,13 @@ func (m *Meta) summarise(v *metaVar, ws *windowSum, w *window, e2 *trace.Event, 
 // reported, so neither is matched against the other again.
 func (m *Meta) markDone(v *metaVar, si, grp int32) {
 	s := &v.sums[si]
-	if slices.Contains(s.done, grp) {
+	if s.isDone(grp) {
 		return
 	}
-	s.done = append(s.done, grp)
+	for len(s.done) <= int(grp)/64 {
+		s.done = append(s.done, 0)
+	}
+	s.done[grp/64] |= 1 << (grp % 64)
 	f := &v.groups[grp]
 	if k := slices.Index(f.cand, si); k >= 0 {
 		f.cand[k] = f.cand[len(f.cand)-1]
@@ -798,6 +801,11 @@ func (m *Meta) windowSum(v *metaVar, gi int, w *window, e2 *trace.Event) *window
 	}
 	w.sums = append(w.sums, windowSum{site: e2.Site, op: e2.Kind, sum: si, done: w.start, addedJ: -1})
 	return &w.sums[len(w.sums)-1]
+}
+
+// isDone reports whether group grp's triple with s is reported.
+func (s *summary) isDone(grp int32) bool {
+	return int(grp)/64 < len(s.done) && s.done[grp/64]&(1<<(grp%64)) != 0
 }
 
 // add merges a witness lock state with the epoch of its successor.
