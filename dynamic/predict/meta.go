@@ -167,7 +167,7 @@ type txVar struct {
 }
 
 // fgroup summarises the accesses f of one goroutine to one variable at one
-// site with one kind: a findings' interleaved access. Its lock states are
+// site with one kind: a finding's interleaved access. Its lock states are
 // kept apart, each with its latest access (the largest epoch, the best
 // candidate against happens-before).
 type fgroup struct {
@@ -609,9 +609,9 @@ func (m *Meta) closeTx(g *metaG) {
 	g.inTx = false
 }
 
-// caseA checks the access f (group grp, lock state, clock vc) against the witnesses of
-// tv's open transaction, all of which precede f in the trace, so f cannot
-// happen before them. A witness of interval j qualifies if its lock state
+// caseA checks the access f (group grp, lock state, clock vc) against the
+// witnesses of tv's open transaction, all of which precede f in the trace,
+// so f cannot happen before them. A witness of interval j qualifies if its lock state
 // is compatible with f's and the event after it does not happen before f;
 // the latest qualifying interval serves every window that starts no later.
 func (m *Meta) caseA(tv *txVar, grp int32, state HistoryID, seq uint64, vc VC) {
