@@ -37,11 +37,15 @@ type witnessGoal struct {
 	adjacent bool
 }
 
-// Witness search limits. Small traces are searched whole; on large ones the
-// window is bounded so that one finding cannot cost more than a few
-// milliseconds.
+// Witness search limits. The window around the violation is searched
+// first, from the trace's own state at its start; a trace of up to
+// wholeTraceLimit events is then also searched whole, and one of up to
+// smallTraceLimit only whole (exhaustively, as the differential tests
+// need). Every search expands at most searchBudget states, so that one
+// finding cannot cost more than a few milliseconds.
 const (
-	wholeTraceLimit = 4096    // traces up to this many events are searched whole
+	smallTraceLimit = 256     // traces up to this many events are only searched whole
+	wholeTraceLimit = 4096    // traces up to this many events are searched whole if the window fails
 	windowMargin    = 64      // events before the first target kept movable
 	maxWindow       = 1 << 17 // largest window searched, in events
 	searchBudget    = 20000   // states expanded per goal
@@ -514,14 +518,10 @@ func blocking(e *trace.Event) bool {
 	return false
 }
 
-// witnessWindow chooses the window of a goal: the whole trace when it is
-// small, otherwise from before the outermost lock held at each target (the
-// OML node of PECAN's section 6.1) to the last target.
+// witnessWindow chooses the window of a goal: from before the outermost
+// lock held at each target (the OML node of PECAN's section 6.1) to the
+// last target.
 func witnessWindow(t *trace.Trace, g witnessGoal) (start, end uint32, ok bool) {
-	n := uint32(len(t.Events))
-	if n <= wholeTraceLimit {
-		return 0, n, true
-	}
 	lo, hi := g.targets[0], g.targets[0]
 	for _, x := range g.targets {
 		lo, hi = min(lo, x), max(hi, x)
@@ -584,13 +584,33 @@ func witnessWindow(t *trace.Trace, g witnessGoal) (start, end uint32, ok bool) {
 // before it run first, as recorded), the schedule from there ending with
 // the last target, and a reduction of it to the events the targets need.
 func buildWitness(m *syncMeta, p *prefixState, g witnessGoal) (from uint32, sched, reduced []uint32, err error) {
-	start, end, ok := witnessWindow(m.t, g)
-	if !ok {
-		return 0, nil, nil, errNoWitness
+	// The window around the violation first: from there the search
+	// reaches it in few states. A small trace is then searched whole, which
+	// also finds schedules that reorder events before the window.
+	n := uint32(len(m.t.Events))
+	var windows [][2]uint32
+	if n > smallTraceLimit {
+		if start, end, ok := witnessWindow(m.t, g); ok {
+			windows = append(windows, [2]uint32{start, end})
+		}
 	}
+	if n <= wholeTraceLimit {
+		windows = append(windows, [2]uint32{0, n})
+	}
+	for _, win := range windows {
+		if sched, reduced, ok := searchWindow(m, p, g, win[0], win[1]); ok {
+			return win[0], sched, reduced, nil
+		}
+	}
+	return 0, nil, nil, errNoWitness
+}
+
+// searchWindow searches a schedule realising g that runs the events before
+// start as recorded.
+func searchWindow(m *syncMeta, p *prefixState, g witnessGoal, start, end uint32) (sched, reduced []uint32, ok bool) {
 	for _, x := range g.targets {
-		if x < start {
-			return 0, nil, nil, errNoWitness
+		if x < start || x >= end {
+			return nil, nil, false
 		}
 	}
 	p.advance(m.t, start)
@@ -618,9 +638,9 @@ func buildWitness(m *syncMeta, p *prefixState, g witnessGoal) (from uint32, sche
 	}
 	s.bound = neededPrefix(w, g.targets, all)
 	if !s.dfs() {
-		return 0, nil, nil, errNoWitness
+		return nil, nil, false
 	}
-	return start, s.path, minimizeSchedule(w, g, s.path), nil
+	return s.path, minimizeSchedule(w, g, s.path), true
 }
 
 // neededPrefix returns, per window goroutine, how many of its window
