@@ -499,23 +499,25 @@ func newSearch(ix *patIndex) *patSearch {
 
 // run searches every variable and the atomic sets. The variables are
 // independent and the index is only read, so they are searched by
-// GOMAXPROCS workers, one patSearch each, alongside the atomic-set search;
-// the results are merged in variable order, so the outcome does not depend
-// on the schedule.
+// GOMAXPROCS workers, one patSearch each; meanwhile one goroutine groups
+// the atomic sets' frames and inner pairs, and the workers then match them
+// in chunks of frame groups. The results are merged in variable and chunk
+// order, so the outcome does not depend on the schedule.
 func (s *patSearch) run() []*patCand {
+	const chunk = 64 // frame groups per atomic-set task
 	ix := s.ix
 	ix.computeMasks()
 	perVar := make([][]*patCand, len(ix.vars))
-	var asv []*patCand
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	wg.Add(1)
+	var asv *asvIndex
+	asvReady := make(chan struct{})
 	go func() {
-		defer wg.Done()
-		w := newSearch(ix)
-		w.atomicSets()
-		asv = w.take()
+		asv = ix.asvIndex()
+		close(asvReady)
 	}()
+	var perChunk [][]*patCand
+	var chunksOnce sync.Once
+	var nextVar, nextChunk atomic.Int64
+	var wg sync.WaitGroup
 	for range max(1, runtime.GOMAXPROCS(0)) {
 		wg.Add(1)
 		go func() {
@@ -526,19 +528,31 @@ func (s *patSearch) run() []*patCand {
 				slot[i] = -1
 			}
 			for {
-				v := int(next.Add(1) - 1)
+				v := int(nextVar.Add(1) - 1)
 				if v >= len(ix.vars) {
-					return
+					break
 				}
 				groups := ix.groupAccesses(ix.byVar[v], slot)
 				w.races(v, groups)
 				w.triplets(v, groups, w.slots(ix.byVar[v]))
 				perVar[v] = w.take()
 			}
+			<-asvReady
+			chunksOnce.Do(func() { perChunk = make([][]*patCand, (len(asv.outer)+chunk-1)/chunk) })
+			for {
+				c := int(nextChunk.Add(1) - 1)
+				if c >= len(perChunk) {
+					return
+				}
+				for _, og := range asv.outer[c*chunk : min((c+1)*chunk, len(asv.outer))] {
+					w.atomicSetOuter(asv, og)
+				}
+				perChunk[c] = w.take()
+			}
 		}()
 	}
 	wg.Wait()
-	for _, cs := range append(perVar, asv) {
+	for _, cs := range append(perVar, perChunk...) {
 		for _, c := range cs {
 			s.merge(c)
 		}

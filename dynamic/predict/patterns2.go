@@ -222,24 +222,32 @@ func (ix *patIndex) outerGroups(units [][]uint32) []*innerGroup {
 	return out
 }
 
-// atomicSets finds the nested atomic-set violations: for every group of
-// frames, the groups of inner pairs on the same two variables.
-func (s *patSearch) atomicSets() {
-	ix := s.ix
+// asvIndex is the atomic-set search's view of the trace: the frames and
+// inner pairs of the unit instances, grouped.
+type asvIndex struct {
+	inner map[[2]uint32][]*innerGroup
+	outer []*innerGroup
+}
+
+func (ix *patIndex) asvIndex() *asvIndex {
 	units := ix.unitInstances()
 	if len(units) == 0 {
-		return
+		return &asvIndex{}
 	}
-	inner := ix.innerGroups(units)
-	for _, og := range ix.outerGroups(units) {
-		ok := &og.key
-		for _, gr := range inner[[2]uint32{ok.x, ok.y}] {
-			k := &gr.key
-			if k.g == ok.g || !(ok.wx || k.wx) || !(k.wy || ok.wy) {
-				continue
-			}
-			s.atomicSetMatch(og, gr)
+	return &asvIndex{inner: ix.innerGroups(units), outer: ix.outerGroups(units)}
+}
+
+// atomicSetOuter finds the nested atomic-set violations framed by one
+// group of frames: it matches them against the inner groups on the same
+// two variables. patSearch.run calls it for every frame group.
+func (s *patSearch) atomicSetOuter(a *asvIndex, og *innerGroup) {
+	ok := &og.key
+	for _, gr := range a.inner[[2]uint32{ok.x, ok.y}] {
+		k := &gr.key
+		if k.g == ok.g || !(ok.wx || k.wx) || !(k.wy || ok.wy) {
+			continue
 		}
+		s.atomicSetMatch(og, gr)
 	}
 }
 
