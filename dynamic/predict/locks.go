@@ -175,7 +175,7 @@ type Locks struct {
 	locksets  [][]LockHold // sorted by Obj
 	lsKeys    map[string]LocksetID
 	compat    memo
-	conflict  map[[2]LocksetID]bool
+	conflict  memo
 	buf       []byte
 
 	// NonNested counts releases of a lock that was not the innermost one
@@ -193,7 +193,6 @@ func NewLocks() *Locks {
 		histKeys: make(map[string]HistoryID),
 		trans:    make(map[transKey]HistoryID),
 		lsKeys:   make(map[string]LocksetID),
-		conflict: make(map[[2]LocksetID]bool),
 	}
 	l.locksets = append(l.locksets, nil)
 	l.lsKeys[""] = 0
@@ -459,15 +458,12 @@ func (l *Locks) Conflict(a, b LocksetID) bool {
 	if a > b {
 		a, b = b, a
 	}
-	key := [2]LocksetID{a, b}
-	if c, ok := l.conflict[key]; ok {
+	key := uint64(a)<<32 | uint64(b)
+	if c, ok := l.conflict.get(key); ok {
 		return c
 	}
 	c := LocksetsConflict(l.locksets[a], l.locksets[b])
-	if len(l.conflict) >= maxMemo {
-		clear(l.conflict)
-	}
-	l.conflict[key] = c
+	l.conflict.put(key, c)
 	return c
 }
 

@@ -270,6 +270,10 @@ type metaVar struct {
 	lat    []uint32         // per group: its latest epoch
 	only   int              // the one goroutine that has accessed the variable, -1 if several
 	gidx   map[uint64]int32 // groupKey -> index in groups
+	gcache [16]struct {     // a direct-mapped cache in front of gidx
+		key uint64 // a groupKey; never 0, since no access kind is 0
+		gix int32
+	}
 	sums   []summary
 	sumIdx map[sumKey]int32
 	open   []*txVar // windows of open transactions on this variable
@@ -429,7 +433,14 @@ func (m *Meta) access(e *trace.Event, gi int, vc VC, ep Epoch) {
 	// Role f: update its class and check it against the witnesses that
 	// precede it in the trace.
 	gk := groupKey(gi, e.Site, e.Kind)
-	gix, ok := v.gidx[gk]
+	slot := &v.gcache[(gk^gk>>40^gk>>13)&uint64(len(v.gcache)-1)]
+	gix, ok := slot.gix, slot.key == gk
+	if !ok {
+		gix, ok = v.gidx[gk]
+		if ok {
+			slot.key, slot.gix = gk, gix
+		}
+	}
 	if !ok {
 		gix = int32(len(v.groups))
 		v.gidx[gk] = gix
