@@ -28,11 +28,14 @@ import "github.com/avcheck/avcheck/dynamic/trace"
 //     for r = a_i the check also needs a branch of thread 1 in (a_i, a_k],
 //     as case 2 of Lemma 2 does.
 
-// avIndex holds the writes of a trace per variable and per variable and
-// goroutine, so that Algorithm 1's "the last write before r" and "the
-// first write of thread 2 after r" are binary searches rather than scans.
+// avIndex finds the writes of a variable, and of a variable by one
+// goroutine, in trace order, so that Algorithm 1's "the last write before
+// r" and "the first write of thread 2 after r" are binary searches rather
+// than scans. The lists are drawn from the pattern search's index, for the
+// variables AVFilter asks about only.
 type avIndex struct {
 	t        *trace.Trace
+	ix       *patIndex
 	writes   map[trace.ObjID][]uint32
 	writesBy map[avKey][]uint32
 }
@@ -42,17 +45,35 @@ type avKey struct {
 	g   trace.GoID
 }
 
-func newAVIndex(t *trace.Trace) *avIndex {
-	av := &avIndex{t: t, writes: make(map[trace.ObjID][]uint32), writesBy: make(map[avKey][]uint32)}
-	for i := range t.Events {
-		e := &t.Events[i]
-		if e.Kind == trace.KindWrite {
-			av.writes[e.Obj] = append(av.writes[e.Obj], uint32(i))
-			k := avKey{e.Obj, e.G}
-			av.writesBy[k] = append(av.writesBy[k], uint32(i))
+func newAVIndex(t *trace.Trace, ix *patIndex) *avIndex {
+	return &avIndex{t: t, ix: ix, writes: make(map[trace.ObjID][]uint32), writesBy: make(map[avKey][]uint32)}
+}
+
+// writesOf returns the event indices of the writes of obj, or with byG
+// only those of goroutine g, in trace order.
+func (av *avIndex) writesOf(obj trace.ObjID, g trace.GoID, byG bool) []uint32 {
+	if !byG {
+		if l, ok := av.writes[obj]; ok {
+			return l
+		}
+	} else if l, ok := av.writesBy[avKey{obj, g}]; ok {
+		return l
+	}
+	var l []uint32
+	if v, ok := av.ix.varOf[obj]; ok {
+		for _, ai := range av.ix.byVar[v] {
+			a := &av.ix.acc[ai]
+			if a.write && (!byG || av.t.Events[a.ev].G == g) {
+				l = append(l, a.ev)
+			}
 		}
 	}
-	return av
+	if !byG {
+		av.writes[obj] = l
+	} else {
+		av.writesBy[avKey{obj, g}] = l
+	}
+	return l
 }
 
 // before returns the last element of l below i, or -1.
@@ -80,7 +101,7 @@ func (av *avIndex) drop(ai, aj, ak uint32) string {
 	t1, t2 := ev[ai].G, ev[aj].G
 	x := ev[aj].Obj
 	isRead := func(i uint32) bool { return ev[i].Kind == trace.KindRead }
-	lastWrite := func(obj trace.ObjID, i uint32) int64 { return before(av.writes[obj], i) }
+	lastWrite := func(obj trace.ObjID, i uint32) int64 { return before(av.writesOf(obj, 0, false), i) }
 	// branchIn reports a branch of thread 1 in (r, ak].
 	branchIn := func(r uint32) bool {
 		for k := r + 1; k <= ak; k++ {
@@ -121,7 +142,7 @@ func (av *avIndex) drop(ai, aj, ak uint32) string {
 				continue
 			}
 			// The first write of thread 2 to r's variable after r.
-			w := after(av.writesBy[avKey{ev[r].Obj, t2}], r)
+			w := after(av.writesOf(ev[r].Obj, t2, true), r)
 			if w >= 0 && w <= prev && branchIn(r) {
 				return "a write of the interleaving goroutine moved before the region changes a value the region branches on (AVFilter Lemma 1, case 3)"
 			}
@@ -150,7 +171,7 @@ func (av *avIndex) drop(ai, aj, ak uint32) string {
 				continue
 			}
 			// The last write of thread 2 to r's variable before r.
-			w := before(av.writesBy[avKey{ev[r].Obj, t2}], r)
+			w := before(av.writesOf(ev[r].Obj, t2, true), r)
 			if w > next && branchIn(r) {
 				return "a read of the region would miss a later write of the interleaving goroutine it branches on (AVFilter Lemma 2, case 2)"
 			}

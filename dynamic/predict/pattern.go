@@ -67,8 +67,9 @@ type patIndex struct {
 	gids  []trace.GoID // dense goroutine index to GoID
 
 	acc   []patAccess
-	vars  []trace.ObjID // dense variable index to ObjID
-	byVar [][]uint32    // per dense variable, indices into acc in trace order
+	vars  []trace.ObjID          // dense variable index to ObjID
+	varOf map[trace.ObjID]uint32 // ObjID to dense variable index
+	byVar [][]uint32             // per dense variable, indices into acc in trace order
 
 	snapOff []uint32 // per snapshot, offset into snaps
 	snapLen []uint32
@@ -179,6 +180,7 @@ func buildIndex(t *trace.Trace) *patIndex {
 	// an array lookup per access rather than a map lookup.
 	var keyTab [][]uint32
 	varIdx := make(map[trace.ObjID]uint32)
+	ix.varOf = varIdx
 	n := 0
 	for i := range t.Events {
 		if k := t.Events[i].Kind; k == trace.KindRead || k == trace.KindWrite {

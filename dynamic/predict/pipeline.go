@@ -61,7 +61,7 @@ func Predict(t *trace.Trace, opts Options) *Result {
 	if meta != nil {
 		cands = addMeta(t, cands, <-meta)
 	}
-	av := newAVIndex(t)
+	av := newAVIndex(t, ix)
 
 	m := newSyncMeta(t)
 	// Witness windows are replayed from a shared prefix state, so visit the
