@@ -40,7 +40,7 @@ func entryLocks(res *regions.Result) map[*ssa.Function][]regions.Path {
 		changed := false
 		for _, f := range res.Funcs {
 			fn := f.Fn
-			if fn.Parent() != nil || token.IsExported(fn.Name()) || taken[fn] || len(callers[fn]) == 0 {
+			if fn.Parent() == nil && token.IsExported(fn.Name()) || taken[fn] || len(callers[fn]) == 0 {
 				continue
 			}
 			var common []regions.Path
@@ -65,11 +65,20 @@ func entryLocks(res *regions.Result) map[*ssa.Function][]regions.Path {
 }
 
 // markTaken records the package's functions that an instruction uses as
-// a value rather than calls: their callers are unknown.
+// a value rather than calls: their callers are unknown. A closure that is
+// only ever called where it is made (remove := func() {...}; remove())
+// is not taken: its callers are those calls.
 func markTaken(instr ssa.Instruction, taken map[*ssa.Function]bool) {
 	var called ssa.Value
 	if c, ok := instr.(ssa.CallInstruction); ok && !c.Common().IsInvoke() {
 		called = c.Common().Value
+	}
+	if mc, ok := instr.(*ssa.MakeClosure); ok {
+		if onlyCalled(mc) {
+			return
+		}
+		taken[mc.Fn.(*ssa.Function)] = true
+		return
 	}
 	for _, op := range instr.Operands(nil) {
 		if fn, ok := (*op).(*ssa.Function); ok && *op != called {
@@ -78,12 +87,28 @@ func markTaken(instr ssa.Instruction, taken map[*ssa.Function]bool) {
 	}
 }
 
+// onlyCalled reports whether a closure value is used only as the callee
+// of calls in the goroutine that makes it.
+func onlyCalled(mc *ssa.MakeClosure) bool {
+	refs := mc.Referrers()
+	if refs == nil {
+		return false
+	}
+	for _, r := range *refs {
+		c, ok := r.(*ssa.Call)
+		if !ok || c.Call.Value != mc || slices.Contains(c.Call.Args, ssa.Value(mc)) {
+			return false
+		}
+	}
+	return true
+}
+
 // atCall returns the locks held at a call, those the caller holds itself
 // and those it runs with, as paths of the callee.
 func atCall(c caller, callerEntry []regions.Path, callee *ssa.Function) []regions.Path {
 	var out []regions.Path
 	add := func(l regions.Path) {
-		if p, ok := toCallee(l, c.call.Args, callee); ok {
+		if p, ok := toCallee(l, c.call, callee); ok {
 			out = append(out, p)
 		}
 	}
@@ -99,23 +124,39 @@ func atCall(c caller, callerEntry []regions.Path, callee *ssa.Function) []region
 }
 
 // toCallee rewrites a lock path of the caller as a path of the callee:
-// through the argument it is reached from, or unchanged for a
-// package-level mutex.
-func toCallee(l regions.Path, args []*regions.Path, callee *ssa.Function) (regions.Path, bool) {
+// through the argument it is reached from, or a captured variable of a
+// closure, or unchanged for a package-level mutex.
+func toCallee(l regions.Path, call regions.Call, callee *ssa.Function) (regions.Path, bool) {
 	if l.Root.Kind == regions.RootGlobal {
 		return l, true
 	}
-	for i, a := range args {
-		if a == nil || a.Root != l.Root || len(a.Fields) > len(l.Fields) || !slices.Equal(a.Fields, l.Fields[:len(a.Fields)]) {
-			continue
+	via := func(bases []*regions.Path, root func(i int) (regions.Root, bool)) (regions.Path, bool) {
+		for i, a := range bases {
+			if a == nil || a.Root != l.Root || len(a.Fields) > len(l.Fields) || !slices.Equal(a.Fields, l.Fields[:len(a.Fields)]) {
+				continue
+			}
+			r, ok := root(i)
+			if !ok {
+				break
+			}
+			return regions.Path{Root: r, Fields: slices.Clone(l.Fields[len(a.Fields):])}, true
 		}
-		if i >= len(callee.Params) {
-			break
-		}
-		root := regions.Root{Kind: regions.RootParam, Index: i, Name: callee.Params[i].Name()}
-		return regions.Path{Root: root, Fields: slices.Clone(l.Fields[len(a.Fields):])}, true
+		return regions.Path{}, false
 	}
-	return regions.Path{}, false
+	if p, ok := via(call.Args, func(i int) (regions.Root, bool) {
+		if i >= len(callee.Params) {
+			return regions.Root{}, false
+		}
+		return regions.Root{Kind: regions.RootParam, Index: i, Name: callee.Params[i].Name()}, true
+	}); ok {
+		return p, true
+	}
+	return via(call.Bindings, func(i int) (regions.Root, bool) {
+		if i >= len(callee.FreeVars) {
+			return regions.Root{}, false
+		}
+		return regions.Root{Kind: regions.RootFree, Index: i, Name: callee.FreeVars[i].Name()}, true
+	})
 }
 
 func intersect(a, b []regions.Path) []regions.Path {

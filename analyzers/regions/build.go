@@ -340,7 +340,16 @@ func (fa *funcAnalysis) collectCall(call *ssa.Call) {
 				args[i] = &p
 			}
 		}
-		fa.info.Calls = append(fa.info.Calls, Call{Instr: call, Callee: callee, Held: fa.held(call), Args: args})
+		var bindings []*Path
+		if mc, ok := c.Value.(*ssa.MakeClosure); ok {
+			bindings = make([]*Path, len(mc.Bindings))
+			for i, b := range mc.Bindings {
+				if p, ok := fa.pathOf(b); ok {
+					bindings[i] = &p
+				}
+			}
+		}
+		fa.info.Calls = append(fa.info.Calls, Call{Instr: call, Callee: callee, Held: fa.held(call), Args: args, Bindings: bindings})
 	}
 }
 

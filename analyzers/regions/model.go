@@ -213,8 +213,10 @@ type Call struct {
 	Instr  *ssa.Call
 	Callee *ssa.Function
 	Held   []Held
-	// Args are the paths of the arguments, where they have one.
-	Args []*Path
+	// Args are the paths of the arguments, and Bindings those of the
+	// variables a called closure captures, where they have one.
+	Args     []*Path
+	Bindings []*Path
 }
 
 // Func is what the analyzer learned about one function.

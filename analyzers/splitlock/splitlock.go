@@ -92,7 +92,9 @@ func check(pass *analysis.Pass, ann *annotation.Set, f *regions.Func) {
 // later critical section follows that update, not the check.
 func updatedWith(f *regions.Func, r *regions.Access) bool {
 	for _, w := range f.Accesses {
-		if w.Kind == regions.Write && w.Path.Key() == r.Path.Key() && w.Pos > r.Pos && regions.SameCS(r, w) {
+		// Accesses through one call share its position.
+		later := w.Pos > r.Pos || w.Instr == r.Instr && w != r
+		if w.Kind == regions.Write && w.Path.Key() == r.Path.Key() && later && regions.SameCS(r, w) {
 			return true
 		}
 	}

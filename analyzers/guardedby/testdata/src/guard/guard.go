@@ -140,3 +140,39 @@ func (p *Pool) shrink() { p.conns = p.conns[1:] }
 func (p *Pool) Drain() {
 	p.conns = nil // want `p.conns is accessed without p.mu, which guards it \(held at \d+ of its \d+ accesses\)`
 }
+
+var (
+	handlersMu sync.Mutex
+	handlers   = map[int]int{}
+)
+
+func Watch(n int) {
+	handlersMu.Lock()
+	handlers[n]++
+	handlersMu.Unlock()
+}
+
+func Count(n int) int {
+	handlersMu.Lock()
+	defer handlersMu.Unlock()
+	return handlers[n]
+}
+
+// Cancel removes through a closure it calls with the lock held.
+func Cancel(ns []int) {
+	handlersMu.Lock()
+	defer handlersMu.Unlock()
+	remove := func(n int) {
+		delete(handlers, n)
+	}
+	for _, n := range ns {
+		remove(n)
+	}
+}
+
+// Leak passes its closure on: who calls it, with what held, is unknown.
+func Leak(run func(func())) {
+	run(func() {
+		handlers[0] = 1 // want `handlers\[0\] is accessed without handlersMu`
+	})
+}

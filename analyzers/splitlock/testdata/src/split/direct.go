@@ -253,3 +253,21 @@ func (l *FreeList) Recycle() {
 	n := l.get()
 	l.put(n)
 }
+
+func (l *FreeList) pop() *node {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n := l.free
+	if n != nil {
+		l.free = n.next
+	}
+	return n
+}
+
+// Reuse checks the node it popped and pushes it back: the pop updated the
+// list in the critical section of the check.
+func (l *FreeList) Reuse() {
+	if n := l.pop(); n != nil {
+		l.put(n)
+	}
+}
