@@ -67,7 +67,9 @@ func Predict(t *trace.Trace, opts Options) *Result {
 	// Witness windows are replayed from a shared prefix state, so visit the
 	// candidates in trace order of their closest instance.
 	slices.SortFunc(cands, func(a, b *patCand) int { return cmp.Compare(slices.Min(a.reps[0]), slices.Min(b.reps[0])) })
-	pb, pv := newPrefixState(), newPrefixState()
+	// One replay of the trace's prefix serves the search and the validator:
+	// both start from the state the recorded run was in.
+	pb := newPrefixState()
 	var out []Finding
 	for _, c := range cands {
 		f := c.f
@@ -103,9 +105,9 @@ func Predict(t *trace.Trace, opts Options) *Result {
 				continue
 			}
 			sched := reduced
-			if validateSchedule(m, pv, from, sched, g) != nil {
+			if validateSchedule(m, pb, from, sched, g) != nil {
 				sched = full
-				if validateSchedule(m, pv, from, sched, g) != nil {
+				if validateSchedule(m, pb, from, sched, g) != nil {
 					continue
 				}
 			}
