@@ -123,7 +123,7 @@ type HBOptions struct {
 type HB struct {
 	opts HBOptions
 
-	gIndex map[trace.GoID]int
+	gIndex goIndex
 	clocks []VC // per dense goroutine index
 	lastG  trace.GoID
 	lastI  int // dense index of lastG, -1 if none
@@ -159,7 +159,6 @@ type chanState struct {
 func NewHB(opts HBOptions) *HB {
 	return &HB{
 		opts:     opts,
-		gIndex:   make(map[trace.GoID]int),
 		objIndex: make(map[trace.ObjID]int),
 		lastI:    -1,
 		adv:      -1,
@@ -173,10 +172,10 @@ func (h *HB) Index(g trace.GoID) int {
 	if h.lastI >= 0 && g == h.lastG {
 		return h.lastI
 	}
-	i, ok := h.gIndex[g]
+	i, ok := h.gIndex.get(g)
 	if !ok {
 		i = len(h.clocks)
-		h.gIndex[g] = i
+		h.gIndex.add(g, i)
 		var c VC
 		c.grow(i + 1)
 		c[i] = 1 // epochs start at 1 so that a zero component means "nothing seen"
@@ -402,6 +401,36 @@ func (h *HB) copyClock(vc VC) VC {
 	}
 	c = append(c, vc...)
 	return c
+}
+
+// goIndex assigns dense indices to goroutine ids. A small direct-mapped
+// cache sits in front of the map because the goroutine changes on most
+// events of an interleaved trace.
+type goIndex struct {
+	m     map[trace.GoID]int
+	cache [64]struct {
+		g trace.GoID
+		i int32 // index + 1; 0 marks an empty slot
+	}
+}
+
+func (x *goIndex) get(g trace.GoID) (int, bool) {
+	c := &x.cache[uint32(g)%uint32(len(x.cache))]
+	if c.i != 0 && c.g == g {
+		return int(c.i - 1), true
+	}
+	i, ok := x.m[g]
+	if ok {
+		c.g, c.i = g, int32(i+1)
+	}
+	return i, ok
+}
+
+func (x *goIndex) add(g trace.GoID, i int) {
+	if x.m == nil {
+		x.m = make(map[trace.GoID]int)
+	}
+	x.m[g] = i
 }
 
 // HappensBefore reports whether the event with epoch a happens before an

@@ -164,7 +164,7 @@ type transKey struct {
 // Locks tracks locksets and acquisition histories over a trace, one event
 // at a time. The zero value is not usable; call NewLocks.
 type Locks struct {
-	gIndex map[trace.GoID]int
+	gIndex goIndex
 	gs     []goLocks
 	lastG  trace.GoID
 	lastI  int
@@ -188,7 +188,6 @@ type Locks struct {
 // NewLocks returns a Locks ready for the trace's first event.
 func NewLocks() *Locks {
 	l := &Locks{
-		gIndex:   make(map[trace.GoID]int),
 		lastI:    -1,
 		histKeys: make(map[string]HistoryID),
 		trans:    make(map[transKey]HistoryID),
@@ -205,10 +204,10 @@ func (l *Locks) index(g trace.GoID) int {
 	if l.lastI >= 0 && g == l.lastG {
 		return l.lastI
 	}
-	i, ok := l.gIndex[g]
+	i, ok := l.gIndex.get(g)
 	if !ok {
 		i = len(l.gs)
-		l.gIndex[g] = i
+		l.gIndex.add(g, i)
 		l.gs = append(l.gs, goLocks{})
 	}
 	l.lastG, l.lastI = g, i
