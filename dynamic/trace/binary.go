@@ -513,8 +513,9 @@ func NewBinaryWriter(w io.Writer) *BinaryWriter {
 func (w *BinaryWriter) start() {
 	if !w.started {
 		w.started = true
-		w.w.WriteString(binaryMagic)
-		w.w.Write(binary.AppendUvarint(nil, BinaryVersion))
+		// A bufio.Writer keeps its first error for Flush to return.
+		_, _ = w.w.WriteString(binaryMagic)
+		_, _ = w.w.Write(binary.AppendUvarint(nil, BinaryVersion))
 	}
 }
 

@@ -136,7 +136,7 @@ func TestBinaryEmpty(t *testing.T) {
 	if b.String() != want {
 		t.Errorf("empty trace is % x, want % x", b.String(), want)
 	}
-	if _, err := NewBinaryReader(&b, "e").Next(); err != io.EOF {
+	if _, err := NewBinaryReader(&b, "e").Next(); !errors.Is(err, io.EOF) {
 		t.Errorf("reading it: %v, want io.EOF", err)
 	}
 }

@@ -187,7 +187,7 @@ func ReadAll(r Reader) (*Trace, error) {
 	t := &Trace{Sites: []Site{{}}, Objects: make(map[ObjID]Object)}
 	for {
 		e, err := r.Next()
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
@@ -229,7 +229,7 @@ func Copy(w Writer, r Reader) (int64, error) {
 	objs := make(map[ObjID]bool)
 	for {
 		e, err := r.Next()
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
@@ -366,7 +366,7 @@ func (w *FileWriter) Close() error {
 	if w.closeDone {
 		return errors.New("trace file " + w.path + " already closed")
 	}
-	err := w.Writer.Flush()
+	err := w.Flush()
 	if err == nil {
 		err = w.bw.Flush()
 	}

@@ -3,6 +3,7 @@ package trace
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -100,7 +101,7 @@ func (r *STDReader) ReadTable(tr io.Reader, name string) error {
 	if err == nil {
 		return &FormatError{File: name, Line: t.line, Msg: fmt.Sprintf("unexpected event %q in a site table", e.String())}
 	}
-	if err != io.EOF {
+	if !errors.Is(err, io.EOF) {
 		return err
 	}
 	r.sites = t.sites
@@ -145,9 +146,9 @@ func (r *STDReader) Next() (Event, error) {
 	}
 	for {
 		line, err := r.br.ReadSlice('\n')
-		if err == bufio.ErrBufferFull {
+		if errors.Is(err, bufio.ErrBufferFull) {
 			r.long = append(r.long[:0], line...)
-			for err == bufio.ErrBufferFull {
+			for errors.Is(err, bufio.ErrBufferFull) {
 				line, err = r.br.ReadSlice('\n')
 				r.long = append(r.long, line...)
 				if len(r.long) > maxLine {

@@ -279,7 +279,9 @@ g2 rel c.mu @3
 	}
 	// Errors name the file.
 	bad := filepath.Join(dir, "bad.txt")
-	os.WriteFile(bad, []byte("avtrace 1\ng1 rdd x\n"), 0o666)
+	if err := os.WriteFile(bad, []byte("avtrace 1\ng1 rdd x\n"), 0o666); err != nil {
+		t.Fatal(err)
+	}
 	file, err := Open(bad, FormatAuto)
 	if err != nil {
 		t.Fatal(err)
@@ -344,7 +346,9 @@ func TestCreateAbort(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.Write(Event{G: 1, Kind: KindRead, Obj: 1})
+	if err := w.Write(Event{G: 1, Kind: KindRead, Obj: 1}); err != nil {
+		t.Fatal(err)
+	}
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}

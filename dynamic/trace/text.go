@@ -87,9 +87,9 @@ func (r *TextReader) errorf(format string, args ...any) error {
 // next call.
 func (r *TextReader) readLine() ([]byte, error) {
 	line, err := r.br.ReadSlice('\n')
-	if err == bufio.ErrBufferFull {
+	if errors.Is(err, bufio.ErrBufferFull) {
 		r.long = append(r.long[:0], line...)
-		for err == bufio.ErrBufferFull {
+		for errors.Is(err, bufio.ErrBufferFull) {
 			line, err = r.br.ReadSlice('\n')
 			r.long = append(r.long, line...)
 			if len(r.long) > maxLine {
@@ -119,11 +119,11 @@ func (r *TextReader) Next() (Event, error) {
 	for {
 		line, err := r.readLine()
 		if err != nil {
-			if err == io.EOF && !r.header {
+			if errors.Is(err, io.EOF) && !r.header {
 				r.line = max(r.line, 1)
 				return Event{}, r.errorf("empty trace: want the header %q", "avtrace 1")
 			}
-			if err != io.EOF && r.err == nil {
+			if !errors.Is(err, io.EOF) && r.err == nil {
 				r.err = err
 			}
 			return Event{}, err

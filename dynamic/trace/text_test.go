@@ -208,11 +208,11 @@ func TestTextStreaming(t *testing.T) {
 	}
 	_, err1 := r.Next()
 	_, err2 := r.Next()
-	if err1 == nil || err1 != err2 {
+	if err1 == nil || !errors.Is(err2, err1) {
 		t.Errorf("errors %v, %v: want one sticky error", err1, err2)
 	}
 	r = NewTextReader(strings.NewReader("avtrace 1\n"), "t")
-	if _, err := r.Next(); err != io.EOF {
+	if _, err := r.Next(); !errors.Is(err, io.EOF) {
 		t.Errorf("empty trace: %v, want io.EOF", err)
 	}
 }

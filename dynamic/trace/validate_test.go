@@ -1,6 +1,7 @@
 package trace
 
 import (
+	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -80,7 +81,7 @@ func TestValidateNoNames(t *testing.T) {
 		t.Errorf("got %v, want %s", err, want)
 	}
 	// The first error sticks.
-	if err2 := v.Step(Event{Seq: 1, G: 1, Kind: KindRead}); err2 != err {
+	if err2 := v.Step(Event{Seq: 1, G: 1, Kind: KindRead}); !errors.Is(err2, err) {
 		t.Errorf("second Step = %v, want the first error again", err2)
 	}
 }
