@@ -2,6 +2,7 @@ package trace_test
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -63,7 +64,7 @@ func BenchmarkParse(b *testing.B) {
 					r := newReader(f, file)
 					for {
 						_, err := r.Next()
-						if err == io.EOF {
+						if errors.Is(err, io.EOF) {
 							break
 						}
 						if err != nil {

@@ -1,6 +1,7 @@
 package trace
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -136,7 +137,7 @@ func ValidateReader(r Reader) (int64, error) {
 	var n int64
 	for {
 		e, err := r.Next()
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			return n, nil
 		}
 		if err != nil {
