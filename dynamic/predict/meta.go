@@ -2,6 +2,7 @@ package predict
 
 import (
 	"cmp"
+	"errors"
 	"io"
 	"slices"
 
@@ -301,7 +302,7 @@ func MetaAnalysis(r trace.Reader) ([]Finding, error) {
 	m := NewMeta(MetaOptions{Object: r.Object})
 	for {
 		e, err := r.Next()
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			return m.Findings(), nil
 		}
 		if err != nil {

@@ -504,13 +504,13 @@ func (b *bruteForce) realisable(e1, f, e2 int) bool {
 			}
 			ev := b.gs[g][p[g]]
 			nflag := flag
-			switch {
-			case ev == e2:
+			switch ev {
+			case e2:
 				if flag == 1 {
 					return true
 				}
 				continue
-			case ev == f:
+			case f:
 				if p[tg] > b.pos[e1] && p[tg] <= b.pos[e2] {
 					nflag = 1
 				} else {
@@ -801,10 +801,10 @@ func formatTrace(tr *trace.Trace) string {
 	var b strings.Builder
 	for _, e := range tr.Events {
 		fmt.Fprintf(&b, "%d %s", e.G, e.Kind)
-		switch {
-		case e.Kind == trace.KindFork:
+		switch e.Kind {
+		case trace.KindFork:
 			fmt.Fprintf(&b, " %d", e.Arg)
-		case e.Kind == trace.KindRegionBegin || e.Kind == trace.KindRegionEnd:
+		case trace.KindRegionBegin, trace.KindRegionEnd:
 			fmt.Fprintf(&b, " r%d", e.Region)
 		default:
 			fmt.Fprintf(&b, " %s", tr.Objects[e.Obj].Name)

@@ -1,6 +1,7 @@
 package predict
 
 import (
+	"errors"
 	"io"
 
 	"github.com/avcheck/avcheck/dynamic/trace"
@@ -199,7 +200,7 @@ func CheckObserved(r trace.Reader) (*Finding, error) {
 	o := NewObserved(ObservedOptions{Object: r.Object})
 	for {
 		e, err := r.Next()
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			return o.Finish(), nil
 		}
 		if err != nil {
