@@ -2,9 +2,17 @@ module github.com/avcheck/avcheck
 
 go 1.26.0
 
-require golang.org/x/tools v0.52.0
+require (
+	github.com/go-delve/delve v1.27.2
+	golang.org/x/tools v0.52.0
+)
 
 require (
+	github.com/cilium/ebpf v0.22.0 // indirect
+	github.com/mattn/go-isatty v0.0.20 // indirect
+	golang.org/x/arch v0.28.0 // indirect
 	golang.org/x/mod v0.42.0 // indirect
 	golang.org/x/sync v0.24.0 // indirect
+	golang.org/x/sys v0.49.0 // indirect
+	golang.org/x/telemetry v0.0.0-20261009151841-97e8ea77aa2a // indirect
 )

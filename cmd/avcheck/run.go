@@ -1,13 +1,284 @@
 package main
 
 import (
+	"context"
+	"errors"
+	"flag"
 	"fmt"
+	"io"
 	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/avcheck/avcheck/dynamic/predict"
+	"github.com/avcheck/avcheck/dynamic/record"
+	"github.com/avcheck/avcheck/dynamic/report"
+	"github.com/avcheck/avcheck/dynamic/trace"
 )
 
-// runRecord is "avcheck run". The Delve-driven recorder is not built yet;
-// it says so rather than pretend.
-func runRecord([]string) int {
-	fmt.Fprintln(os.Stderr, "avcheck run: the Delve recorder is not built yet; record a trace by other means and use 'avcheck predict'")
-	return 1
+const runUsage = "usage: avcheck run [-run regexp] [-timeout d] [-o FILE] [-json] [-all] [-maxd n] [package] [-- args] (avcheck run -h for help)"
+
+const runHelp = `usage: avcheck run [flags] [package] [-- program args]
+
+Record one run of a package's tests (or of a main package without tests)
+under the debugger, then predict the atomicity violations that run and the
+other interleavings of its events admit, and report them like 'avcheck
+predict'. The package defaults to the one in the current directory.
+
+  1. plan: the regions analyzer finds the shared accesses, go statements
+     and intended atomic regions of the package and of the packages of
+     its module that it imports;
+  2. build: 'go test -c' (or 'go build') with -gcflags=all=-N -l into a
+     temporary directory, removed afterwards;
+  3. record: the binary runs under Delve with a breakpoint at every probe;
+     locks, unlocks and WaitGroups are recorded at the sync package;
+  4. predict and report; the report is also written, as JSON, to
+     .avcheck/report.json at the module root.
+
+Examples:
+  avcheck run ./testdata/example/bank -run TestTransfer
+  avcheck run -json -o run.avt ./pkg      keep the trace, JSON report
+  avcheck run ./cmd/server -- -port 0     a main package with arguments
+
+The run is slow (every probe stops the program); choose one test with
+-run. If the program panics, exits, deadlocks, runs past -timeout or is
+interrupted, it is killed and the events recorded so far are predicted on.
+Recording needs ptrace (see docs/run.md). Channel operations, Cond, Once
+and atomics are not recorded yet: predictions may include interleavings
+that these would forbid.
+
+Exit status: 0 nothing reported, 3 findings reported, 1 the package could
+not be built or recorded, 2 bad usage.
+
+Flags:
+`
+
+// runRecord is "avcheck run".
+func runRecord(args []string) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return runMain(ctx, args, os.Stdout, os.Stderr)
+}
+
+// runConfig holds avcheck run's flags.
+type runConfig struct {
+	run     string
+	timeout time.Duration
+	out     string
+	format  trace.Format
+	asJSON  bool
+	all     bool
+	maxd    int
+	pkg     string
+	args    []string
+}
+
+func parseRunArgs(args []string, stdout, stderr io.Writer) (*runConfig, int, bool) {
+	cfg := &runConfig{pkg: "."}
+	fs := flag.NewFlagSet("avcheck run", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.StringVar(&cfg.run, "run", "", "run only the tests matching `regexp` (as go test -run)")
+	fs.DurationVar(&cfg.timeout, "timeout", 10*time.Minute, "kill the program after `d` and predict on what was recorded")
+	fs.StringVar(&cfg.out, "o", "", "keep the recorded trace in `FILE` (native format, see docs/trace-formats.md)")
+	format := fs.String("format", "native", "`format` of the trace kept with -o: native or text")
+	fs.BoolVar(&cfg.asJSON, "json", false, "write the report as JSON (the schema of avcheck predict -json)")
+	fs.BoolVar(&cfg.all, "all", false, "also show findings removed by AVFilter or without a witness, marked as dropped")
+	fs.IntVar(&cfg.maxd, "maxd", 5, "how many source lines apart two accesses may be and still form one proximity region")
+	// The program's own arguments follow "--".
+	for i, a := range args {
+		if a == "--" {
+			cfg.args = args[i+1:]
+			args = args[:i]
+			break
+		}
+	}
+	// Flags may come before or after the package, as with go test.
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				fmt.Fprint(stdout, runHelp)
+				fs.SetOutput(stdout)
+				fs.PrintDefaults()
+				return nil, exitClean, false
+			}
+			fmt.Fprintf(stderr, "avcheck run: %v\n", err)
+			fmt.Fprintln(stderr, runUsage)
+			return nil, exitUsage, false
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		pos = append(pos, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	if len(pos) > 1 {
+		fmt.Fprintf(stderr, "avcheck run: one package at a time, not %d\n", len(pos))
+		fmt.Fprintln(stderr, runUsage)
+		return nil, exitUsage, false
+	}
+	if len(pos) == 1 {
+		cfg.pkg = pos[0]
+	}
+	f, err := trace.ParseFormat(*format)
+	if err != nil || (f != trace.FormatNative && f != trace.FormatText) {
+		fmt.Fprintf(stderr, "avcheck run: -format %q: want native or text\n", *format)
+		return nil, exitUsage, false
+	}
+	cfg.format = f
+	if cfg.timeout <= 0 {
+		fmt.Fprintln(stderr, "avcheck run: -timeout must be positive")
+		return nil, exitUsage, false
+	}
+	return cfg, 0, true
+}
+
+func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	cfg, code, ok := parseRunArgs(args, stdout, stderr)
+	if !ok {
+		return code
+	}
+	dir := workDir()
+	plan, err := record.MakePlan(record.PlanOptions{Dir: dir, Pattern: cfg.pkg, MaxD: cfg.maxd})
+	if err != nil {
+		fmt.Fprintf(stderr, "avcheck run: %v\n", err)
+		return exitError
+	}
+	program := plan.Main && !plan.HasTests
+	bin, cleanup, err := record.Build(ctx, dir, cfg.pkg, program)
+	defer cleanup()
+	if err != nil {
+		var be *record.BuildError
+		if errors.As(err, &be) {
+			fmt.Fprintln(stderr, be.Output)
+		} else {
+			fmt.Fprintf(stderr, "avcheck run: %v\n", err)
+		}
+		return exitError
+	}
+	progArgs := cfg.args
+	if !program {
+		progArgs = append([]string{"-test.run=" + cfg.run, "-test.timeout=0"}, cfg.args...)
+		if cfg.run == "" {
+			progArgs = progArgs[1:]
+		}
+	}
+	recCtx, cancel := context.WithTimeout(ctx, cfg.timeout)
+	defer cancel()
+	opts := record.Options{Binary: bin, Args: progArgs, Dir: packageDir(dir, cfg.pkg), Output: stderr}
+	if isTerminal(stderr) {
+		start := time.Now()
+		opts.Progress = func(n int) {
+			fmt.Fprintf(stderr, "\ravcheck run: %d events, %.0f/s ", n, float64(n)/time.Since(start).Seconds())
+		}
+	}
+	start := time.Now()
+	t, oc, err := record.Record(recCtx, plan, opts)
+	if opts.Progress != nil {
+		fmt.Fprintln(stderr)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "avcheck run: %v\n", err)
+		return exitError
+	}
+	fmt.Fprintf(stderr, "avcheck run: %s; %d events recorded\n", oc.Message, len(t.Events))
+	if oc.Invalid != "" {
+		fmt.Fprintf(stderr, "avcheck run: the trace stops before an impossible event: %s\n", oc.Invalid)
+	}
+	if cfg.out != "" {
+		if err := saveTrace(cfg.out, cfg.format, t); err != nil {
+			fmt.Fprintf(stderr, "avcheck run: writing %s: %v\n", cfg.out, err)
+			return exitError
+		}
+	}
+	res := predict.Predict(t, predict.Options{All: cfg.all})
+	st := report.Stats{Events: len(t.Events), Goroutines: res.Goroutines, Variables: res.Variables, Seconds: time.Since(start).Seconds()}
+	if root := moduleRoot(dir); root != "" {
+		if err := saveReport(filepath.Join(root, ".avcheck", "report.json"), t, res.Findings, st); err != nil {
+			fmt.Fprintf(stderr, "avcheck run: writing the report: %v\n", err)
+		}
+	}
+	if cfg.asJSON {
+		err = report.JSON(stdout, t, res.Findings, st)
+	} else {
+		err = report.Text(stdout, t, res.Findings, report.TextOptions{Dir: dir})
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "avcheck run: %v\n", err)
+		return exitError
+	}
+	if len(res.Reported()) > 0 {
+		return exitFindings
+	}
+	return exitClean
+}
+
+// packageDir is where the program runs: the package's directory for a
+// relative pattern, as go test does, otherwise the current one.
+func packageDir(dir, pkg string) string {
+	if filepath.IsAbs(pkg) {
+		return pkg
+	}
+	if len(pkg) > 0 && pkg[0] == '.' {
+		return filepath.Join(dir, pkg)
+	}
+	return dir
+}
+
+func saveTrace(path string, f trace.Format, t *trace.Trace) error {
+	w, err := trace.Create(path, f)
+	if err != nil {
+		return err
+	}
+	if err := trace.WriteTrace(w, t); err != nil {
+		w.Abort()
+		return err
+	}
+	return w.Close()
+}
+
+// saveReport writes the JSON report through a temporary file, so that a
+// reader never sees half of it.
+func saveReport(path string, t *trace.Trace, fs []predict.Finding, st report.Stats) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".report.json.tmp*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if err := report.JSON(tmp, t, fs, st); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// moduleRoot returns the directory of the go.mod governing dir, or "".
+func moduleRoot(dir string) string {
+	for d := dir; ; {
+		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+			return d
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return ""
+		}
+		d = parent
+	}
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }

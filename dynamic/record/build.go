@@ -1,0 +1,57 @@
+package record
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// BuildError is a failed build; Output is the go command's own output,
+// which the caller shows as it is.
+type BuildError struct {
+	Output string
+}
+
+func (e *BuildError) Error() string { return strings.TrimRight(e.Output, "\n") }
+
+// Build compiles pkg (a package pattern resolving to one package) in dir
+// without optimisation or inlining, so that every source line and variable
+// is visible to the debugger: a test binary with "go test -c", or the
+// program itself when the package is a main package with no test. It
+// returns the binary and a function that removes the temporary directory
+// holding it, which the caller must always call.
+func Build(ctx context.Context, dir, pkg string, isMain bool) (bin string, cleanup func(), err error) {
+	tmp, err := os.MkdirTemp("", "avcheck-run-")
+	if err != nil {
+		return "", func() {}, err
+	}
+	cleanup = func() { _ = os.RemoveAll(tmp) }
+	bin = filepath.Join(tmp, "prog")
+	args := []string{"test", "-c", "-gcflags=all=-N -l", "-o", bin, pkg}
+	if isMain {
+		args = []string{"build", "-gcflags=all=-N -l", "-o", bin, pkg}
+	}
+	cmd := exec.CommandContext(ctx, "go", args...)
+	cmd.Dir = dir
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		cleanup()
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return "", func() {}, &BuildError{Output: out.String()}
+		}
+		return "", func() {}, fmt.Errorf("go %s: %w", args[0], err)
+	}
+	if _, err := os.Stat(bin); err != nil {
+		// go test -c writes nothing for a package without test files.
+		cleanup()
+		return "", func() {}, fmt.Errorf("%s has no test files to run", pkg)
+	}
+	return bin, cleanup, nil
+}

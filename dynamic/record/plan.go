@@ -1,0 +1,266 @@
+package record
+
+import (
+	"fmt"
+	"go/ast"
+	"go/token"
+	"sort"
+	"strings"
+
+	"github.com/avcheck/avcheck/analyzers/regions"
+	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/analysis/checker"
+	"golang.org/x/tools/go/packages"
+	"golang.org/x/tools/go/ssa"
+)
+
+// Line is a source line, the unit at which the recorder stops.
+type Line struct {
+	File string // absolute path, as the compiler writes it in the binary
+	Line int
+}
+
+// AccessProbe is one access of shared state the recorder evaluates when a
+// goroutine stops at its line.
+type AccessProbe struct {
+	Expr  string // the source expression, such as "a.balance"
+	Write bool
+	Col   int
+	Func  string // the enclosing function, for the trace's sites
+}
+
+// RegionProbe is an intended atomic region of the plan.
+type RegionProbe struct {
+	ID       int // 1-based, the trace's RegionID
+	Kind     string
+	Begin    Line
+	EndLine  int // the region ends when its frame leaves [Begin.Line, EndLine]
+	Func     string
+	BeginCol int
+	Accesses int
+}
+
+// Plan is what the recorder probes: the accesses of shared state, the go
+// statements and the regions of the packages under test, computed by the
+// regions analyzer. Lock and WaitGroup operations are probed at the sync
+// package's methods, so they need no sites here; LockNames only names the
+// locks for the report.
+type Plan struct {
+	Accesses  map[Line][]AccessProbe
+	Gos       map[Line]string // go statement sites, with their function
+	Regions   []RegionProbe
+	RegionAt  map[Line][]int // region ids beginning at a line
+	LockNames map[Line]string
+	// Conds holds, per file, the lines of conditional branches (if, for,
+	// switch, select, && and ||): the recorder counts those a goroutine
+	// passes between two stops, AVFilter's br.
+	Conds map[string][]int
+	Files map[string]bool // the files of the packages under test
+	// Main says the package is a main package, and HasTests that it has
+	// test files: a main package without tests is run as a program.
+	Main, HasTests bool
+	// Skipped counts accesses made through calls (their callees' own
+	// accesses are probed where they happen) and other accesses that
+	// have no expression to evaluate.
+	Skipped int
+}
+
+// Lines returns every line the recorder sets a breakpoint at, sorted.
+func (p *Plan) Lines() []Line {
+	set := make(map[Line]bool)
+	for l := range p.Accesses {
+		set[l] = true
+	}
+	for l := range p.Gos {
+		set[l] = true
+	}
+	for l := range p.RegionAt {
+		set[l] = true
+	}
+	out := make([]Line, 0, len(set))
+	for l := range set {
+		out = append(out, l)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].File != out[j].File {
+			return out[i].File < out[j].File
+		}
+		return out[i].Line < out[j].Line
+	})
+	return out
+}
+
+// PlanOptions says what to plan for.
+type PlanOptions struct {
+	Dir     string // the directory to resolve Pattern in, like go test's
+	Pattern string // one package
+	MaxD    int    // the regions analyzer's -maxd; 0 means its default
+}
+
+// MakePlan loads the package with its tests, runs the regions analyzer on
+// it and on the packages of the main module it imports, and collects the
+// probes.
+func MakePlan(opts PlanOptions) (*Plan, error) {
+	pattern := opts.Pattern
+	cfg := &packages.Config{Mode: packages.LoadAllSyntax, Dir: opts.Dir, Tests: true}
+	pkgs, err := packages.Load(cfg, pattern)
+	if err != nil {
+		return nil, fmt.Errorf("loading %s: %w", pattern, err)
+	}
+	var errs []string
+	packages.Visit(pkgs, nil, func(p *packages.Package) {
+		for _, e := range p.Errors {
+			errs = append(errs, e.Error())
+		}
+	})
+	if len(errs) > 0 {
+		return nil, fmt.Errorf("%s", strings.Join(errs, "\n"))
+	}
+	if len(pkgs) == 0 {
+		return nil, fmt.Errorf("no package matches %s", pattern)
+	}
+	var mainMod string
+	for _, p := range pkgs {
+		if p.Module != nil && p.Module.Main {
+			mainMod = p.Module.Path
+		}
+	}
+	rcfg := regions.DefaultConfig()
+	if opts.MaxD > 0 {
+		rcfg.MaxD = opts.MaxD
+	}
+	analyzer := regions.New(rcfg)
+	graph, err := checker.Analyze([]*analysis.Analyzer{analyzer}, pkgs, nil)
+	if err != nil {
+		return nil, fmt.Errorf("analyzing %s: %w", pattern, err)
+	}
+	plan := &Plan{
+		Accesses:  make(map[Line][]AccessProbe),
+		Gos:       make(map[Line]string),
+		RegionAt:  make(map[Line][]int),
+		LockNames: make(map[Line]string),
+		Conds:     make(map[string][]int),
+		Files:     make(map[string]bool),
+	}
+	for _, p := range pkgs {
+		if p.Name == "main" {
+			plan.Main = true
+		}
+		for _, f := range p.GoFiles {
+			if strings.HasSuffix(f, "_test.go") {
+				plan.HasTests = true
+			}
+		}
+	}
+	seenAccess := make(map[string]bool)
+	seenRegion := make(map[string]bool)
+	for act := range graph.All() {
+		if act.Analyzer != analyzer || act.Err != nil || act.Result == nil {
+			continue
+		}
+		p := act.Package
+		if !act.IsRoot && (p.Module == nil || p.Module.Path != mainMod || mainMod == "") {
+			continue
+		}
+		if strings.HasSuffix(p.PkgPath, ".test") {
+			continue // the generated test main
+		}
+		plan.addFiles(p)
+		plan.addFuncs(p.Fset, act.Result.(*regions.Result), seenAccess, seenRegion)
+	}
+	return plan, nil
+}
+
+func (plan *Plan) addFiles(p *packages.Package) {
+	for i, f := range p.Syntax {
+		name := p.CompiledGoFiles[i]
+		if plan.Files[name] {
+			continue
+		}
+		plan.Files[name] = true
+		var lines []int
+		add := func(pos token.Pos) { lines = append(lines, p.Fset.Position(pos).Line) }
+		ast.Inspect(f, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.IfStmt:
+				add(n.Cond.Pos())
+			case *ast.ForStmt:
+				if n.Cond != nil {
+					add(n.Cond.Pos())
+				}
+			case *ast.RangeStmt:
+				add(n.Pos())
+			case *ast.SwitchStmt, *ast.TypeSwitchStmt, *ast.SelectStmt:
+				add(n.Pos())
+			case *ast.BinaryExpr:
+				if n.Op == token.LAND || n.Op == token.LOR {
+					add(n.OpPos)
+				}
+			}
+			return true
+		})
+		sort.Ints(lines)
+		plan.Conds[name] = lines
+	}
+}
+
+func (plan *Plan) addFuncs(fset *token.FileSet, res *regions.Result, seenAccess, seenRegion map[string]bool) {
+	for _, f := range res.Funcs {
+		fn := funcName(f.Fn)
+		for _, a := range f.Accesses {
+			if a.Via != "" || a.Sync || a.Atomic != "" || a.Expr == "" || !a.Path.Shared() {
+				plan.Skipped++
+				continue
+			}
+			pos := fset.Position(a.Pos)
+			key := fmt.Sprintf("%s:%d:%d:%s:%v", pos.Filename, pos.Line, pos.Column, a.Expr, a.Kind)
+			if seenAccess[key] {
+				continue
+			}
+			seenAccess[key] = true
+			l := Line{pos.Filename, pos.Line}
+			plan.Accesses[l] = append(plan.Accesses[l], AccessProbe{Expr: a.Expr, Write: a.Kind == regions.Write, Col: pos.Column, Func: fn})
+		}
+		for _, op := range f.SyncOps {
+			if op.What != "go statement" {
+				continue
+			}
+			pos := fset.Position(op.Pos)
+			plan.Gos[Line{pos.Filename, pos.Line}] = fn
+		}
+		for _, c := range f.Calls {
+			if c.Callee == nil || len(c.Args) == 0 || c.Args[0] == nil {
+				continue
+			}
+			switch c.Callee.String() {
+			case "(*sync.Mutex).Lock", "(*sync.RWMutex).Lock", "(*sync.RWMutex).RLock":
+				pos := fset.Position(c.Instr.Pos())
+				plan.LockNames[Line{pos.Filename, pos.Line}] = c.Args[0].String()
+			}
+		}
+		for _, r := range f.Regions {
+			b, e := fset.Position(r.Pos), fset.Position(r.End)
+			key := fmt.Sprintf("%s:%d:%d", b.Filename, b.Line, e.Line)
+			if seenRegion[key] || b.Filename != e.Filename {
+				continue
+			}
+			seenRegion[key] = true
+			id := len(plan.Regions) + 1
+			plan.Regions = append(plan.Regions, RegionProbe{
+				ID: id, Kind: r.Kind.String(), Begin: Line{b.Filename, b.Line}, EndLine: e.Line,
+				Func: fn, BeginCol: b.Column, Accesses: len(r.Accesses),
+			})
+			l := Line{b.Filename, b.Line}
+			plan.RegionAt[l] = append(plan.RegionAt[l], id)
+		}
+	}
+}
+
+// funcName names an SSA function as the trace's sites do: "pkg.F" or
+// "(*pkg.T).M", with the package's path.
+func funcName(fn *ssa.Function) string {
+	if fn == nil {
+		return ""
+	}
+	return fn.String()
+}

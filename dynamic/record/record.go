@@ -1,0 +1,742 @@
+package record
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"go/constant"
+	"io"
+	"os"
+	"reflect"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/avcheck/avcheck/dynamic/trace"
+	"github.com/go-delve/delve/pkg/proc"
+	"github.com/go-delve/delve/pkg/proc/native"
+)
+
+// Options says what to run under the recorder.
+type Options struct {
+	Binary string   // the program or test binary, built by Build
+	Args   []string // its arguments
+	Dir    string   // its working directory
+	// Output receives the program's standard output and error; nil
+	// discards them.
+	Output io.Writer
+	// Progress, when set, is called from time to time with the number of
+	// events recorded so far.
+	Progress func(events int)
+}
+
+// Outcome says how the recorded run ended, in one line for people.
+type Outcome struct {
+	// Complete says the program ran to its end by itself (with any exit
+	// status); otherwise the recorder stopped it.
+	Complete bool
+	Status   int // exit status, when Complete
+	// Message is one line: "the program exited with status 1", "the
+	// program ran past its time limit and was killed", ...
+	Message string
+	// Invalid, if not empty, is why recording stopped early: the first
+	// event that would have made the trace an impossible execution.
+	Invalid string
+	// Unevaluated counts probes whose address could not be evaluated.
+	Unevaluated int
+}
+
+// ErrPtrace is returned when the system does not allow the recorder to
+// trace the program.
+var ErrPtrace = errors.New("the system does not permit ptrace: allow it with 'sysctl kernel.yama.ptrace_scope=0', or run with CAP_SYS_PTRACE (docker: --cap-add=SYS_PTRACE)")
+
+// rootG is the goroutine standing for the program itself: it forks every
+// goroutine whose parent the plan does not know, such as the test's own
+// goroutine, so that every goroutine is created before it runs.
+const rootG trace.GoID = 1<<31 - 1
+
+// The sync methods probed at their entry; their receivers are named as in
+// the standard library's source.
+var syncFuncs = [...]string{
+	"sync.(*Mutex).Lock", "sync.(*Mutex).Unlock",
+	"sync.(*RWMutex).Lock", "sync.(*RWMutex).Unlock",
+	"sync.(*RWMutex).RLock", "sync.(*RWMutex).RUnlock",
+	"sync.(*WaitGroup).Add", "sync.(*WaitGroup).Done", "sync.(*WaitGroup).Wait",
+	"runtime.goexit1",
+}
+
+// Record runs the binary under the debugger with breakpoints at the
+// plan's probes and returns the trace of what it did. It stops the program
+// when ctx is done, and always kills it before returning. The trace is
+// valid even when the run was cut short: it holds the events up to then.
+func Record(ctx context.Context, plan *Plan, opts Options) (*trace.Trace, Outcome, error) {
+	out := opts.Output
+	if out == nil {
+		out = io.Discard
+	}
+	var copying sync.WaitGroup
+	pipe := func() (*os.File, error) {
+		r, w, err := os.Pipe()
+		if err != nil {
+			return nil, err
+		}
+		copying.Add(1)
+		go func() {
+			defer copying.Done()
+			_, _ = io.Copy(out, r)
+			r.Close()
+		}()
+		return w, nil
+	}
+	stdout, err := pipe()
+	if err != nil {
+		return nil, Outcome{}, err
+	}
+	stderr, err := pipe()
+	if err != nil {
+		stdout.Close()
+		return nil, Outcome{}, err
+	}
+	cmd := append([]string{opts.Binary}, opts.Args...)
+	grp, err := native.Launch(cmd, opts.Dir, 0, nil, "", "", proc.OutputRedirect{File: stdout}, proc.OutputRedirect{File: stderr})
+	// Launch passes the write ends to the child and closes its own copies;
+	// closing again only guards the error paths.
+	stdout.Close()
+	stderr.Close()
+	if err != nil {
+		copying.Wait()
+		if strings.Contains(err.Error(), "operation not permitted") {
+			return nil, Outcome{}, ErrPtrace
+		}
+		return nil, Outcome{}, fmt.Errorf("launching %s: %w", opts.Binary, err)
+	}
+	r := newRecorder(plan, grp.Selected, opts.Progress)
+	defer func() {
+		// Killing the child is the one thing that must always happen.
+		_ = grp.Detach(true)
+		copying.Wait()
+	}()
+	if err := r.setBreakpoints(); err != nil {
+		return r.t, Outcome{Message: "recording failed"}, err
+	}
+
+	stopDone := make(chan struct{})
+	defer close(stopDone)
+	go func() {
+		select {
+		case <-ctx.Done():
+			_ = grp.RequestManualStop()
+		case <-stopDone:
+		}
+	}()
+
+	oc := Outcome{}
+	for ctx.Err() == nil {
+		err := grp.Continue()
+		var exited proc.ErrProcessExited
+		if errors.As(err, &exited) {
+			oc.Complete, oc.Status = true, exited.Status
+			break
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				break
+			}
+			r.finish()
+			return r.t, Outcome{Message: "recording stopped: " + oneLine(err)}, nil
+		}
+		r.stop()
+		if r.invalid != "" {
+			break
+		}
+	}
+	r.finish()
+	switch {
+	case oc.Complete && oc.Status == 0:
+		oc.Message = "the program exited normally"
+	case oc.Complete:
+		oc.Message = fmt.Sprintf("the program exited with status %d", oc.Status)
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		oc.Message = "the program ran past its time limit and was killed"
+	case ctx.Err() != nil:
+		oc.Message = "interrupted: the program was killed"
+	default:
+		oc.Message = "recording stopped at an event that makes the trace invalid; the program was killed"
+	}
+	oc.Invalid = r.invalid
+	oc.Unevaluated = r.unevaluated
+	return r.t, oc, nil
+}
+
+func oneLine(err error) string {
+	s := err.Error()
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	return s
+}
+
+// bpRole is what a breakpoint address stands for.
+type bpRole struct {
+	line   Line
+	isGo   bool // a go statement in the function at this address
+	lineBP bool // a plan line (accesses, regions, go statements)
+	syncFn string
+}
+
+type recorder struct {
+	plan         *Plan
+	tgt          *proc.Target
+	progress     func(int)
+	t            *trace.Trace
+	v            *trace.Validator
+	sites        map[trace.Site]trace.SiteID
+	roles        map[uint64]bpRole
+	gs           map[trace.GoID]*gstate
+	inst         map[int]uint64 // region id -> last instance
+	forks        []pendingFork
+	rootUp       bool
+	invalid      string
+	unevaluated  int
+	lastProgress time.Time
+}
+
+type gstate struct {
+	id      trace.GoID
+	ended   bool
+	pending []trace.Event // acquires and waits, emitted at the next stop
+	regions []openRegion
+	frames  []frameKey
+	br      uint32
+}
+
+type openRegion struct {
+	id   int
+	inst uint64
+	cfa  int64
+	fn   uint64
+	end  int
+	beg  int
+}
+
+type frameKey struct {
+	cfa  int64
+	fn   uint64
+	file string
+	line int
+}
+
+type pendingFork struct {
+	parent trace.GoID
+	site   Line
+	siteID trace.SiteID
+}
+
+func newRecorder(plan *Plan, tgt *proc.Target, progress func(int)) *recorder {
+	t := &trace.Trace{Sites: []trace.Site{{}}, Objects: make(map[trace.ObjID]trace.Object)}
+	return &recorder{
+		plan: plan, tgt: tgt, progress: progress, t: t,
+		v:     trace.NewValidator(t),
+		sites: make(map[trace.Site]trace.SiteID),
+		roles: make(map[uint64]bpRole),
+		gs:    make(map[trace.GoID]*gstate),
+		inst:  make(map[int]uint64),
+	}
+}
+
+func (r *recorder) setBreakpoints() error {
+	bi := r.tgt.BinInfo()
+	for _, l := range r.plan.Lines() {
+		addrs, err := proc.FindFileLocation(r.tgt, l.File, l.Line)
+		if err != nil {
+			continue // a line without code of its own, such as a declaration
+		}
+		_, isGo := r.plan.Gos[l]
+		for _, a := range addrs {
+			role := bpRole{line: l, lineBP: true, isGo: isGo}
+			if isGo {
+				// The literal of "go func() {...}()" starts on the go
+				// statement's line; its entry is the child, not the fork.
+				if fn := bi.PCToFunc(a); fn != nil {
+					if _, fl, _ := bi.PCToLine(fn.Entry); fl == l.Line {
+						role.isGo = false
+					}
+				}
+			}
+			if err := r.set(a, role); err != nil {
+				return err
+			}
+		}
+	}
+	for _, name := range syncFuncs {
+		addrs, err := proc.FindFunctionLocation(r.tgt, name, 0)
+		if err != nil {
+			continue // not linked into this program
+		}
+		for _, a := range addrs {
+			if err := r.set(a, bpRole{syncFn: name}); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (r *recorder) set(addr uint64, role bpRole) error {
+	if _, ok := r.roles[addr]; ok {
+		return nil
+	}
+	if _, err := r.tgt.SetBreakpoint(len(r.roles)+1, addr, proc.UserBreakpoint, nil); err != nil {
+		return fmt.Errorf("setting a breakpoint at %s:%d: %w", role.line.File, role.line.Line, err)
+	}
+	r.roles[addr] = role
+	return nil
+}
+
+// stop turns the hit of every goroutine stopped at a breakpoint into
+// events.
+func (r *recorder) stop() {
+	threads := r.tgt.ThreadList()
+	sort.Slice(threads, func(i, j int) bool { return threads[i].ThreadID() < threads[j].ThreadID() })
+	for _, th := range threads {
+		bs := th.Breakpoint()
+		if bs == nil || bs.Breakpoint == nil || !bs.Active {
+			continue
+		}
+		role, ok := r.roles[bs.Addr]
+		if !ok {
+			continue
+		}
+		r.hit(th, role)
+		if r.invalid != "" {
+			return
+		}
+	}
+	if r.progress != nil && time.Since(r.lastProgress) > 200*time.Millisecond {
+		r.lastProgress = time.Now()
+		r.progress(len(r.t.Events))
+	}
+}
+
+func (r *recorder) hit(th proc.Thread, role bpRole) {
+	g, err := proc.GetG(th)
+	if err != nil || g == nil || g.SystemStack {
+		return
+	}
+	frames, err := proc.ThreadStacktrace(r.tgt, th, 32)
+	if err != nil || len(frames) == 0 {
+		return
+	}
+	gid := trace.GoID(g.ID)
+	if role.syncFn != "" {
+		// A sync method called by the sync package itself (RWMutex.Lock
+		// locks a Mutex, Done calls Add) is part of the outer operation.
+		if len(frames) > 1 && frames[1].Call.Fn != nil && frames[1].Call.Fn.PackageName() == "sync" {
+			return
+		}
+		if role.syncFn == "runtime.goexit1" {
+			r.goexit(gid, g)
+			return
+		}
+	}
+	user := -1 // the innermost frame in the packages under test
+	for i, f := range frames {
+		if r.plan.Files[f.Call.File] {
+			user = i
+			break
+		}
+	}
+	if user < 0 {
+		return // the testing package's own locks and goroutines
+	}
+	gs := r.goroutine(gid, g)
+	if gs == nil {
+		return
+	}
+	r.flushPending(gs)
+	r.countBranches(gs, frames)
+	r.closeRegions(gs, frames, role)
+
+	uf := frames[user].Call
+	site := r.site(Line{uf.File, uf.Line}, 0, fnName(uf.Fn))
+	if role.syncFn != "" {
+		r.syncOp(gs, th, g, frames, role.syncFn, site, Line{uf.File, uf.Line})
+		return
+	}
+	if user != 0 {
+		return
+	}
+	for _, id := range r.plan.RegionAt[role.line] {
+		rp := r.plan.Regions[id-1]
+		r.inst[id]++
+		inst := r.inst[id]
+		gs.regions = append(gs.regions, openRegion{id: id, inst: inst, cfa: frames[0].Regs.CFA, fn: fnEntry(frames[0]), end: rp.EndLine, beg: rp.Begin.Line})
+		r.emit(gs, trace.Event{Kind: trace.KindRegionBegin, Site: r.site(rp.Begin, rp.BeginCol, rp.Func), Region: trace.RegionID(id), Inst: inst})
+	}
+	r.accesses(gs, th, g, role.line)
+	if role.isGo {
+		r.forks = append(r.forks, pendingFork{parent: gid, site: role.line, siteID: r.site(role.line, 0, r.plan.Gos[role.line])})
+	}
+}
+
+func fnEntry(f proc.Stackframe) uint64 {
+	if f.Call.Fn == nil {
+		return 0
+	}
+	return f.Call.Fn.Entry
+}
+
+func fnName(fn *proc.Function) string {
+	if fn == nil {
+		return ""
+	}
+	return fn.Name
+}
+
+// goroutine returns the state of goroutine gid, creating it, with its
+// fork, when it is first seen.
+func (r *recorder) goroutine(gid trace.GoID, g *proc.G) *gstate {
+	if gs := r.gs[gid]; gs != nil {
+		if gs.ended {
+			return nil
+		}
+		return gs
+	}
+	gs := &gstate{id: gid}
+	r.gs[gid] = gs
+	parent, site := rootG, trace.SiteID(0)
+	goLoc := g.Go()
+	for i, f := range r.forks {
+		if f.site.File == goLoc.File && f.site.Line == goLoc.Line {
+			if p := r.gs[f.parent]; p != nil && !p.ended {
+				parent, site = f.parent, f.siteID
+				r.forks = append(r.forks[:i:i], r.forks[i+1:]...)
+				break
+			}
+		}
+	}
+	if parent == rootG && !r.rootUp {
+		r.rootUp = true
+		r.gs[rootG] = &gstate{id: rootG}
+	}
+	r.emit(r.gs[parent], trace.Event{Kind: trace.KindFork, Arg: uint64(gid), Site: site})
+	return gs
+}
+
+// flushPending emits what gs did since its previous stop: the forks of
+// the go statements it ran, and the acquires and waits that have returned.
+func (r *recorder) flushPending(gs *gstate) {
+	mine := false
+	for _, f := range r.forks {
+		if f.parent == gs.id {
+			mine = true
+		}
+	}
+	if mine {
+		all, _, err := proc.GoroutinesInfo(r.tgt, 0, 0)
+		if err == nil {
+			sort.Slice(all, func(i, j int) bool { return all[i].ID < all[j].ID })
+			for _, c := range all {
+				if _, known := r.gs[trace.GoID(c.ID)]; known {
+					continue
+				}
+				loc := c.Go()
+				for _, f := range r.forks {
+					if f.parent == gs.id && f.site.File == loc.File && f.site.Line == loc.Line {
+						r.goroutine(trace.GoID(c.ID), c)
+						break
+					}
+				}
+			}
+		}
+	}
+	for _, e := range gs.pending {
+		r.emit(gs, e)
+	}
+	gs.pending = gs.pending[:0]
+}
+
+// countBranches adds to gs.br the conditional branches between the
+// goroutine's previous stop and this one, in the innermost frame that
+// both share: an approximation of AVFilter's br from the source.
+func (r *recorder) countBranches(gs *gstate, frames []proc.Stackframe) {
+	cur := make([]frameKey, len(frames))
+	for i, f := range frames {
+		cur[i] = frameKey{cfa: f.Regs.CFA, fn: fnEntry(f), file: f.Call.File, line: f.Call.Line}
+	}
+	prev := gs.frames
+	gs.frames = cur
+	for _, c := range cur {
+		for _, p := range prev {
+			if p.cfa != c.cfa || p.fn != c.fn {
+				continue
+			}
+			switch {
+			case c.line < p.line:
+				gs.br++ // a loop's back edge
+			case c.line > p.line:
+				lines := r.plan.Conds[c.file]
+				i := sort.SearchInts(lines, p.line)
+				for ; i < len(lines) && lines[i] < c.line; i++ {
+					gs.br++
+				}
+			}
+			return
+		}
+	}
+}
+
+// closeRegions ends the goroutine's open regions whose frame has returned
+// or moved past the region's last line.
+func (r *recorder) closeRegions(gs *gstate, frames []proc.Stackframe, role bpRole) {
+	keep := len(gs.regions)
+	for k, o := range gs.regions {
+		found := false
+		for i, f := range frames {
+			if f.Regs.CFA != o.cfa || fnEntry(f) != o.fn {
+				continue
+			}
+			found = true
+			l := f.Call.Line
+			again := i == 0 && role.lineBP && l == o.beg && f.Call.File == role.line.File
+			if l < o.beg || l > o.end || again {
+				found = false
+			}
+			break
+		}
+		if !found {
+			keep = k
+			break
+		}
+	}
+	for len(gs.regions) > keep {
+		o := gs.regions[len(gs.regions)-1]
+		gs.regions = gs.regions[:len(gs.regions)-1]
+		r.emit(gs, trace.Event{Kind: trace.KindRegionEnd, Region: trace.RegionID(o.id), Inst: o.inst})
+	}
+}
+
+var loadScalar = proc.LoadConfig{MaxStructFields: 0}
+
+func (r *recorder) accesses(gs *gstate, th proc.Thread, g *proc.G, l Line) {
+	probes := r.plan.Accesses[l]
+	if len(probes) == 0 {
+		return
+	}
+	scope, err := proc.GoroutineScope(r.tgt, th)
+	if err != nil {
+		r.unevaluated += len(probes)
+		return
+	}
+	// A line is recorded before it runs, so its reads come before its
+	// writes (c.n += d reads c.n, then writes it).
+	order := make([]AccessProbe, len(probes))
+	copy(order, probes)
+	sort.SliceStable(order, func(i, j int) bool {
+		if order[i].Write != order[j].Write {
+			return !order[i].Write
+		}
+		return order[i].Col < order[j].Col
+	})
+	for _, p := range order {
+		v, err := scope.EvalExpression(p.Expr, loadScalar)
+		if err != nil || v.Addr == 0 || v.Addr >= proc.FakeAddressBase {
+			r.unevaluated++
+			continue
+		}
+		obj := trace.ObjID(v.Addr)
+		if _, ok := r.t.Objects[obj]; !ok {
+			r.t.Objects[obj] = trace.Object{Kind: trace.ObjVar, Name: p.Expr}
+		}
+		e := trace.Event{Kind: trace.KindRead, Obj: obj, Site: r.site(l, p.Col, p.Func)}
+		if p.Write {
+			e.Kind = trace.KindWrite
+		} else if val, ok := scalar(v); ok {
+			e.Value, e.Flags = val, trace.HasValue
+		}
+		r.emit(gs, e)
+	}
+}
+
+// scalar returns the value of an integer or boolean variable as the
+// trace's Value.
+func scalar(v *proc.Variable) (uint64, bool) {
+	if v.Unreadable != nil || v.Value == nil {
+		return 0, false
+	}
+	switch v.Kind {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		n, ok := constant.Int64Val(v.Value)
+		return uint64(n), ok
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return constant.Uint64Val(v.Value)
+	case reflect.Bool:
+		if constant.BoolVal(v.Value) {
+			return 1, true
+		}
+		return 0, true
+	}
+	return 0, false
+}
+
+// syncOp records a lock or WaitGroup operation at its method's entry.
+// Releases and Done are recorded before they happen; acquires and Wait
+// after they return, at the goroutine's next stop, so that the recorded
+// order is one the program could have run.
+func (r *recorder) syncOp(gs *gstate, th proc.Thread, g *proc.G, frames []proc.Stackframe, name string, site trace.SiteID, at Line) {
+	recv := "m"
+	switch {
+	case strings.HasPrefix(name, "sync.(*RWMutex)"):
+		recv = "rw"
+	case strings.HasPrefix(name, "sync.(*WaitGroup)"):
+		recv = "wg"
+	}
+	scope, err := proc.GoroutineScope(r.tgt, th)
+	if err != nil {
+		r.unevaluated++
+		return
+	}
+	v, err := scope.EvalExpression("*"+recv, loadScalar)
+	if err != nil || v.Addr == 0 {
+		r.unevaluated++
+		return
+	}
+	obj := trace.ObjID(v.Addr)
+	kind := trace.ObjMutex
+	switch recv {
+	case "rw":
+		kind = trace.ObjRWMutex
+	case "wg":
+		kind = trace.ObjWaitGroup
+	}
+	if _, ok := r.t.Objects[obj]; !ok {
+		label := r.plan.LockNames[at]
+		if label == "" {
+			label = fmt.Sprintf("%s@%s:%d", strings.TrimPrefix(kind.String(), "obj"), shortFile(at.File), at.Line)
+		}
+		r.t.Objects[obj] = trace.Object{Kind: kind, Name: label}
+	}
+	e := trace.Event{Obj: obj, Site: site}
+	switch name {
+	case "sync.(*Mutex).Lock", "sync.(*RWMutex).Lock":
+		e.Kind = trace.KindAcquire
+		gs.pending = append(gs.pending, e)
+	case "sync.(*RWMutex).RLock":
+		e.Kind = trace.KindRAcquire
+		gs.pending = append(gs.pending, e)
+	case "sync.(*Mutex).Unlock", "sync.(*RWMutex).Unlock":
+		e.Kind = trace.KindRelease
+		r.emit(gs, e)
+	case "sync.(*RWMutex).RUnlock":
+		e.Kind = trace.KindRRelease
+		r.emit(gs, e)
+	case "sync.(*WaitGroup).Add":
+		d, err := scope.EvalExpression("delta", loadScalar)
+		if err != nil {
+			r.unevaluated++
+			return
+		}
+		n, _ := scalar(d)
+		e.Kind, e.Arg = trace.KindWGAdd, n
+		r.emit(gs, e)
+	case "sync.(*WaitGroup).Done":
+		e.Kind = trace.KindWGDone
+		r.emit(gs, e)
+	case "sync.(*WaitGroup).Wait":
+		e.Kind = trace.KindWGWait
+		gs.pending = append(gs.pending, e)
+	}
+}
+
+func shortFile(path string) string {
+	if i := strings.LastIndexByte(path, '/'); i >= 0 {
+		return path[i+1:]
+	}
+	return path
+}
+
+// goexit ends a goroutine: its open regions close and its pending
+// acquires, which have returned, are emitted first.
+func (r *recorder) goexit(gid trace.GoID, g *proc.G) {
+	gs := r.gs[gid]
+	if gs == nil {
+		// A goroutine of the plan's go statements that never reached a
+		// probe: its pending fork is used up, so that a later child of the
+		// same statement is not taken for it.
+		loc := g.Go()
+		for i, f := range r.forks {
+			if f.site.File == loc.File && f.site.Line == loc.Line {
+				r.forks = append(r.forks[:i:i], r.forks[i+1:]...)
+				break
+			}
+		}
+		return
+	}
+	if gs.ended {
+		return
+	}
+	r.flushPending(gs)
+	for len(gs.regions) > 0 {
+		o := gs.regions[len(gs.regions)-1]
+		gs.regions = gs.regions[:len(gs.regions)-1]
+		r.emit(gs, trace.Event{Kind: trace.KindRegionEnd, Region: trace.RegionID(o.id), Inst: o.inst})
+	}
+	r.emit(gs, trace.Event{Kind: trace.KindEnd})
+	gs.ended = true
+}
+
+// finish closes the regions still open when the run ended. Pending
+// acquires are dropped: the program may have stopped before they
+// returned.
+func (r *recorder) finish() {
+	ids := make([]trace.GoID, 0, len(r.gs))
+	for id := range r.gs {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	for _, id := range ids {
+		gs := r.gs[id]
+		for len(gs.regions) > 0 && r.invalid == "" {
+			o := gs.regions[len(gs.regions)-1]
+			gs.regions = gs.regions[:len(gs.regions)-1]
+			r.emit(gs, trace.Event{Kind: trace.KindRegionEnd, Region: trace.RegionID(o.id), Inst: o.inst})
+		}
+	}
+}
+
+// site returns the id of a source position, declaring it on first use.
+func (r *recorder) site(l Line, col int, fn string) trace.SiteID {
+	s := trace.Site{File: l.File, Line: l.Line, Col: col, Func: fn}
+	if id, ok := r.sites[s]; ok {
+		return id
+	}
+	id := trace.SiteID(len(r.t.Sites))
+	r.t.Sites = append(r.t.Sites, s)
+	r.sites[s] = id
+	return id
+}
+
+// emit appends an event of gs, with the region it belongs to and the
+// branches counted since its previous event, if it keeps the trace a
+// possible execution. The first one that would not stops the recording.
+func (r *recorder) emit(gs *gstate, e trace.Event) {
+	if r.invalid != "" {
+		return
+	}
+	e.G = gs.id
+	e.Seq = uint64(len(r.t.Events))
+	if e.Kind != trace.KindRegionBegin && e.Kind != trace.KindRegionEnd && len(gs.regions) > 0 {
+		// The outermost open region is the intended one (SPEC: nested
+		// regions count as their outermost).
+		e.Region, e.Inst = trace.RegionID(gs.regions[0].id), gs.regions[0].inst
+	}
+	if e.Kind.IsAccess() || e.Kind == trace.KindAcquire || e.Kind == trace.KindRelease {
+		e.Branches, gs.br = gs.br, 0
+	}
+	if err := r.v.Step(e); err != nil {
+		r.invalid = oneLine(err)
+		return
+	}
+	r.t.Events = append(r.t.Events, e)
+}
