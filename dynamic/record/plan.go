@@ -102,7 +102,7 @@ type PlanOptions struct {
 // probes.
 func MakePlan(opts PlanOptions) (*Plan, error) {
 	pattern := opts.Pattern
-	cfg := &packages.Config{Mode: packages.LoadAllSyntax, Dir: opts.Dir, Tests: true}
+	cfg := &packages.Config{Mode: packages.LoadAllSyntax | packages.NeedModule, Dir: opts.Dir, Tests: true}
 	pkgs, err := packages.Load(cfg, pattern)
 	if err != nil {
 		return nil, fmt.Errorf("loading %s: %w", pattern, err)
@@ -130,7 +130,21 @@ func MakePlan(opts PlanOptions) (*Plan, error) {
 		rcfg.MaxD = opts.MaxD
 	}
 	analyzer := regions.New(rcfg)
-	graph, err := checker.Analyze([]*analysis.Analyzer{analyzer}, pkgs, nil)
+	// The checker keeps the Results of its roots only, so the packages of
+	// the main module that the package imports are roots too: the access
+	// that interferes with a region is often in another package.
+	roots := append([]*packages.Package(nil), pkgs...)
+	seen := make(map[string]bool)
+	for _, p := range pkgs {
+		seen[p.ID] = true
+	}
+	packages.Visit(pkgs, nil, func(p *packages.Package) {
+		if !seen[p.ID] && mainMod != "" && p.Module != nil && p.Module.Path == mainMod {
+			seen[p.ID] = true
+			roots = append(roots, p)
+		}
+	})
+	graph, err := checker.Analyze([]*analysis.Analyzer{analyzer}, roots, nil)
 	if err != nil {
 		return nil, fmt.Errorf("analyzing %s: %w", pattern, err)
 	}
@@ -159,7 +173,7 @@ func MakePlan(opts PlanOptions) (*Plan, error) {
 			continue
 		}
 		p := act.Package
-		if !act.IsRoot && (p.Module == nil || p.Module.Path != mainMod || mainMod == "") {
+		if !act.IsRoot {
 			continue
 		}
 		if strings.HasSuffix(p.PkgPath, ".test") {

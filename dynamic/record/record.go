@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -155,6 +156,10 @@ func Record(ctx context.Context, plan *Plan, opts Options) (*trace.Trace, Outcom
 	switch {
 	case oc.Complete && oc.Status == 0:
 		oc.Message = "the program exited normally"
+	case oc.Complete && oc.Status == 1:
+		oc.Message = "the program exited with status 1 (a test failed or it reported an error; see its output above)"
+	case oc.Complete && oc.Status == 2:
+		oc.Message = "the program exited with status 2 (a panic or a fatal error such as a deadlock; see its output above)"
 	case oc.Complete:
 		oc.Message = fmt.Sprintf("the program exited with status %d", oc.Status)
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
@@ -217,7 +222,7 @@ type openRegion struct {
 	cfa  int64
 	fn   uint64
 	end  int
-	beg  int
+	begs []int // the first lines of the regions it is made of
 }
 
 type frameKey struct {
@@ -369,9 +374,20 @@ func (r *recorder) hit(th proc.Thread, role bpRole) {
 	}
 	for _, id := range r.plan.RegionAt[role.line] {
 		rp := r.plan.Regions[id-1]
+		cfa, fn := frames[0].Regs.CFA, fnEntry(frames[0])
+		if n := len(gs.regions); n > 0 && gs.regions[n-1].cfa == cfa && gs.regions[n-1].fn == fn {
+			// Regions of one function overlap (a proximity region spans
+			// two lock scopes); the trace's regions nest, so the open one
+			// absorbs the new one: the outermost region is the intended
+			// one (SPEC, "Intended atomic regions").
+			o := &gs.regions[n-1]
+			o.end = max(o.end, rp.EndLine)
+			o.begs = append(o.begs, rp.Begin.Line)
+			continue
+		}
 		r.inst[id]++
 		inst := r.inst[id]
-		gs.regions = append(gs.regions, openRegion{id: id, inst: inst, cfa: frames[0].Regs.CFA, fn: fnEntry(frames[0]), end: rp.EndLine, beg: rp.Begin.Line})
+		gs.regions = append(gs.regions, openRegion{id: id, inst: inst, cfa: cfa, fn: fn, end: rp.EndLine, begs: []int{rp.Begin.Line}})
 		r.emit(gs, trace.Event{Kind: trace.KindRegionBegin, Site: r.site(rp.Begin, rp.BeginCol, rp.Func), Region: trace.RegionID(id), Inst: inst})
 	}
 	r.accesses(gs, th, g, role.line)
@@ -499,8 +515,10 @@ func (r *recorder) closeRegions(gs *gstate, frames []proc.Stackframe, role bpRol
 			}
 			found = true
 			l := f.Call.Line
-			again := i == 0 && role.lineBP && l == o.beg && f.Call.File == role.line.File
-			if l < o.beg || l > o.end || again {
+			// Reaching a first line again in the same frame (a loop) starts
+			// a new instance.
+			again := i == 0 && role.lineBP && f.Call.File == role.line.File && slices.Contains(o.begs, l)
+			if l < o.begs[0] || l > o.end || again {
 				found = false
 			}
 			break

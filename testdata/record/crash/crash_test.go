@@ -1,0 +1,36 @@
+// Package crash panics in the middle of a test that has already made a
+// lost-update interleaving possible.
+package crash
+
+import (
+	"sync"
+	"testing"
+)
+
+type counter struct {
+	mu sync.Mutex
+	n  int
+}
+
+func (c *counter) inc() {
+	c.mu.Lock()
+	n := c.n
+	c.mu.Unlock()
+	c.mu.Lock()
+	c.n = n + 1
+	c.mu.Unlock()
+}
+
+func TestCrash(t *testing.T) {
+	c := &counter{}
+	var wg sync.WaitGroup
+	for range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c.inc()
+		}()
+	}
+	wg.Wait()
+	panic("crash after the increments")
+}
