@@ -96,21 +96,25 @@ func predictMain(args []string, stdout, stderr io.Writer) int {
 	path := fs.Arg(0)
 
 	start := time.Now()
-	t, err := readTrace(path, f)
-	if err != nil {
-		fmt.Fprintln(stderr, err)
-		return exitError
-	}
-	var findings []predict.Finding
-	st := report.Stats{Events: len(t.Events)}
+	var (
+		t        *trace.Trace
+		findings []predict.Finding
+		st       report.Stats
+	)
 	switch *mode {
 	case "predict":
+		if t, err = readTrace(path, f); err != nil {
+			fmt.Fprintln(stderr, err)
+			return exitError
+		}
 		res := predict.Predict(t, predict.Options{All: *all})
 		findings = res.Findings
-		st.Goroutines, st.Variables = res.Goroutines, res.Variables
+		st = report.Stats{Events: len(t.Events), Goroutines: res.Goroutines, Variables: res.Variables}
 	case "observed":
-		findings = observedFindings(t)
-		st.Goroutines, st.Variables = countGoroutinesVars(t)
+		if t, findings, st, err = observeFile(path, f); err != nil {
+			fmt.Fprintln(stderr, err)
+			return exitError
+		}
 	}
 	st.Seconds = time.Since(start).Seconds()
 
@@ -131,9 +135,8 @@ func predictMain(args []string, stdout, stderr io.Writer) int {
 	return exitClean
 }
 
-// readTrace reads a whole trace file and checks that it is a possible
-// execution; every error is one line naming the file.
-func readTrace(path string, f trace.Format) (*trace.Trace, error) {
+// openTrace opens a trace file; its error is one line naming the file.
+func openTrace(path string, f trace.Format) (*trace.File, error) {
 	file, err := trace.Open(path, f)
 	if err != nil {
 		var pe *os.PathError
@@ -142,35 +145,44 @@ func readTrace(path string, f trace.Format) (*trace.Trace, error) {
 		}
 		return nil, err
 	}
+	return file, nil
+}
+
+// readError makes an error met while reading path one line naming the
+// file: a malformed file's position, or the event that makes the trace
+// impossible.
+func readError(path string, err error) error {
+	var fe *trace.FormatError
+	if errors.As(err, &fe) {
+		return err // already "file:line: what was expected"
+	}
+	var ve *trace.ValidationError
+	if errors.As(err, &ve) {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	return fmt.Errorf("avcheck predict: %s: %w", path, err)
+}
+
+// readTrace reads a whole trace file and checks that it is a possible
+// execution; every error is one line naming the file.
+func readTrace(path string, f trace.Format) (*trace.Trace, error) {
+	file, err := openTrace(path, f)
+	if err != nil {
+		return nil, err
+	}
 	defer file.Close()
 	t, err := trace.ReadAll(file)
 	if err != nil {
-		var fe *trace.FormatError
-		if errors.As(err, &fe) {
-			return nil, err // already "file:line: what was expected"
-		}
-		var pe *os.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		return nil, fmt.Errorf("avcheck predict: %s: %w", path, err)
+		return nil, readError(path, err)
 	}
 	if err := trace.Validate(t); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, readError(path, err)
 	}
 	return t, nil
-}
-
-func countGoroutinesVars(t *trace.Trace) (goroutines, vars int) {
-	gs := make(map[trace.GoID]bool)
-	vs := make(map[trace.ObjID]bool)
-	for _, e := range t.Events {
-		gs[e.G] = true
-		if e.Kind == trace.KindRead || e.Kind == trace.KindWrite {
-			vs[e.Obj] = true
-		}
-	}
-	return len(gs), len(vs)
 }
 
 func workDir() string {
@@ -179,15 +191,4 @@ func workDir() string {
 		return ""
 	}
 	return d
-}
-
-// observedFindings checks the recorded run itself: is it conflict
-// serializable (predict.CheckObservedTrace)? It reports at most the first
-// cycle found.
-func observedFindings(t *trace.Trace) []predict.Finding {
-	f := predict.CheckObservedTrace(t)
-	if f == nil {
-		return nil
-	}
-	return []predict.Finding{*f}
 }

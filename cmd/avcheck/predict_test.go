@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -206,5 +207,73 @@ func TestPredictHelp(t *testing.T) {
 		if !strings.Contains(out+errOut, w) {
 			t.Errorf("help lacks %q", w)
 		}
+	}
+}
+
+// Observed mode reads the trace in one pass: an error still comes as one
+// line naming the file and the position, with nothing on stdout.
+func TestPredictObservedBadInput(t *testing.T) {
+	malformed := writeTemp(t, "trace.txt", "avtrace 1\ng1 fork g2\ng1 rdd x\n")
+	invalid := writeTemp(t, "bad.txt", "avtrace 1\ng1 fork g2\ng1 rel mu\n")
+	tests := []struct {
+		path, want string
+	}{
+		{malformed, `trace.txt:3: unknown event kind "rdd"`},
+		{invalid, invalid + ": event 1 (g1 rel mu): release of mu, which is not locked"},
+	}
+	for _, tt := range tests {
+		for _, mode := range []string{"-mode=observed", "-mode=predict"} {
+			code, out, errOut := runPredictTest(mode, tt.path)
+			if code != exitError || out != "" || errOut != tt.want+"\n" {
+				t.Errorf("%s %s: exit %d, stdout %q, stderr %q; want exit %d and %q", mode, filepath.Base(tt.path), code, out, errOut, exitError, tt.want)
+			}
+		}
+	}
+}
+
+// Observed mode's report and statistics name the sites and objects of the
+// cycle it found, as read from the file.
+func TestPredictObservedCycle(t *testing.T) {
+	p := writeTemp(t, "trace.txt", `avtrace 1
+g1 fork g2
+g1 begin region=1.1
+g1 rd c.n @c.go:3:2 region=1.1
+g2 wr c.n @c.go:9:2
+g1 wr c.n @c.go:4:2 region=1.1
+g1 finish region=1.1
+`)
+	code, out, errOut := runPredictTest("-mode=observed", "-json", p)
+	if code != exitFindings {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	var doc struct {
+		Findings []struct {
+			Variable string
+			Accesses []struct {
+				File string
+				Line int
+			}
+		}
+		Stats struct{ Events, Goroutines, Variables int }
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Findings) != 1 || doc.Findings[0].Variable != "c.n" {
+		t.Fatalf("findings %+v", doc.Findings)
+	}
+	var lines []int
+	for _, a := range doc.Findings[0].Accesses {
+		if a.File != "c.go" && a.File != "" {
+			t.Errorf("access in %q", a.File)
+		}
+		lines = append(lines, a.Line)
+	}
+	if st := doc.Stats; st.Events != 6 || st.Goroutines != 2 || st.Variables != 1 {
+		t.Errorf("stats %+v, want 6 events, 2 goroutines, 1 variable", st)
+	}
+	// The transaction is named by its begin event, which has no site.
+	if !slices.Equal(lines, []int{0, 9, 4}) {
+		t.Errorf("access lines %v, want [0 9 4]", lines)
 	}
 }

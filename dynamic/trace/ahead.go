@@ -1,0 +1,202 @@
+package trace
+
+import (
+	"errors"
+	"sync"
+)
+
+// aheadBatch is the number of events ReadAhead hands over at a time: large
+// enough that the hand-over costs little per event, small enough that the
+// batches in flight take a few hundred kilobytes whatever the trace's
+// length.
+const aheadBatch = 4096
+
+// aheadInFlight is the number of batches the reading goroutine may be
+// ahead of the caller.
+const aheadInFlight = 4
+
+// errAheadClosed is what Next returns after Close.
+var errAheadClosed = errors.New("trace: read after Close")
+
+// batch is a run of events with the declarations they use first.
+type batch struct {
+	events []Event
+	sites  []siteDecl
+	objs   []objDecl
+	err    error // after the events: io.EOF, a format or a validation error
+}
+
+type siteDecl struct {
+	id SiteID
+	s  Site
+}
+
+type objDecl struct {
+	id ObjID
+	o  Object
+}
+
+// AheadReader is a Reader that parses, and optionally validates, a trace
+// on a goroutine of its own, a few thousand events ahead of its caller, so
+// that on a machine with two cores reading the file and an engine run at
+// the same time. Its memory does not depend on the trace's length.
+//
+// Site and Object answer from copies of the declarations that come with
+// the events, so the caller never touches the underlying reader's tables
+// while the reading goroutine fills them.
+type AheadReader struct {
+	out   chan *batch
+	free  chan *batch
+	stop  chan struct{}
+	done  sync.WaitGroup
+	cur   *batch
+	i     int
+	err   error
+	sites []Site
+	objs  map[ObjID]Object
+}
+
+// ReadAhead starts reading r on a new goroutine. When v is not nil every
+// event goes through v.Step first, and the first error it gives is
+// returned by Next in the event's place. Call Close when done, even after
+// io.EOF. r must not be used by anyone else until Close returns.
+func ReadAhead(r Reader, v *Validator) *AheadReader {
+	a := &AheadReader{
+		out:   make(chan *batch, aheadInFlight),
+		free:  make(chan *batch, aheadInFlight+1),
+		stop:  make(chan struct{}),
+		sites: []Site{{}},
+		objs:  make(map[ObjID]Object),
+	}
+	a.done.Add(1)
+	go a.read(r, v)
+	return a
+}
+
+// read is the reading goroutine: it fills batches until the trace ends,
+// an error, or Close.
+func (a *AheadReader) read(r Reader, v *Validator) {
+	defer a.done.Done()
+	defer close(a.out)
+	// Declarations are handed over the first time an event uses them; a
+	// reader declares each before its first use.
+	var siteSent []bool
+	objSent := make(map[ObjID]bool)
+	var lastObj ObjID
+	haveLast := false
+	for {
+		var b *batch
+		select {
+		case b = <-a.free:
+			b.events, b.sites, b.objs, b.err = b.events[:0], b.sites[:0], b.objs[:0], nil
+		default:
+			b = &batch{events: make([]Event, 0, aheadBatch)}
+		}
+		for len(b.events) < aheadBatch {
+			e, err := r.Next()
+			if err == nil && v != nil {
+				err = v.Step(e)
+			}
+			if err != nil {
+				b.err = err
+				break
+			}
+			if e.Site != 0 {
+				for int(e.Site) >= len(siteSent) {
+					siteSent = append(siteSent, false)
+				}
+				if !siteSent[e.Site] {
+					siteSent[e.Site] = true
+					b.sites = append(b.sites, siteDecl{e.Site, r.Site(e.Site)})
+				}
+			}
+			if usesObj(e.Kind) && (!haveLast || e.Obj != lastObj) {
+				if !objSent[e.Obj] {
+					objSent[e.Obj] = true
+					b.objs = append(b.objs, objDecl{e.Obj, r.Object(e.Obj)})
+				}
+				lastObj, haveLast = e.Obj, true
+			}
+			b.events = append(b.events, e)
+		}
+		select {
+		case a.out <- b:
+		case <-a.stop:
+			return
+		}
+		if b.err != nil {
+			return
+		}
+	}
+}
+
+// Next returns the next event, or the error the reading goroutine met in
+// its place: io.EOF after the last event, a *FormatError, or a
+// *ValidationError.
+func (a *AheadReader) Next() (Event, error) {
+	for a.cur == nil || a.i >= len(a.cur.events) {
+		if a.err != nil {
+			return Event{}, a.err
+		}
+		if a.cur != nil {
+			if a.cur.err != nil {
+				a.err = a.cur.err
+				continue
+			}
+			select {
+			case a.free <- a.cur:
+			default:
+			}
+			a.cur = nil
+		}
+		b, ok := <-a.out
+		if !ok {
+			a.err = errAheadClosed
+			continue
+		}
+		for _, d := range b.sites {
+			for int(d.id) >= len(a.sites) {
+				a.sites = append(a.sites, Site{})
+			}
+			a.sites[d.id] = d.s
+		}
+		for _, d := range b.objs {
+			if d.o != (Object{}) {
+				a.objs[d.id] = d.o
+			}
+		}
+		a.cur, a.i = b, 0
+	}
+	a.i++
+	return a.cur.events[a.i-1], nil
+}
+
+// Site returns the site of an id the events returned so far use.
+func (a *AheadReader) Site(id SiteID) Site {
+	if int(id) < len(a.sites) {
+		return a.sites[id]
+	}
+	return Site{}
+}
+
+// Object returns what is known of an object the events returned so far
+// use.
+func (a *AheadReader) Object(id ObjID) Object { return a.objs[id] }
+
+// Close stops the reading goroutine and waits for it.
+func (a *AheadReader) Close() {
+	select {
+	case <-a.stop:
+	default:
+		close(a.stop)
+	}
+	// Drain, so that the reading goroutine, blocked on a full channel or
+	// not, sees stop.
+	for range a.out {
+	}
+	a.done.Wait()
+	a.cur = nil
+	if a.err == nil {
+		a.err = errAheadClosed
+	}
+}

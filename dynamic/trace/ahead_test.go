@@ -1,0 +1,100 @@
+package trace_test
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/avcheck/avcheck/dynamic/trace"
+	"github.com/avcheck/avcheck/internal/tracegen"
+)
+
+// TestReadAhead checks that ReadAhead returns the events and
+// declarations of the reader it wraps, across many batches.
+func TestReadAhead(t *testing.T) {
+	cfg := tracegen.Config{Seed: 3, Events: 20000, Goroutines: 4, Locks: 4, Vars: 8, MaxNesting: 2, Chans: 2, Regions: 4}
+	want, err := trace.ReadAll(tracegen.New(cfg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := trace.ReadAhead(tracegen.New(cfg), trace.NewValidator(nil))
+	defer a.Close()
+	for i := 0; ; i++ {
+		e, err := a.Next()
+		if errors.Is(err, io.EOF) {
+			if i != len(want.Events) {
+				t.Fatalf("%d events, want %d", i, len(want.Events))
+			}
+			break
+		}
+		if err != nil {
+			t.Fatalf("event %d: %v", i, err)
+		}
+		if e != want.Events[i] {
+			t.Fatalf("event %d: got %v, want %v", i, e, want.Events[i])
+		}
+		if a.Site(e.Site) != want.Site(e.Site) {
+			t.Fatalf("event %d: site %v, want %v", i, a.Site(e.Site), want.Site(e.Site))
+		}
+		if e.Kind != trace.KindFork && e.Kind != trace.KindEnd && a.Object(e.Obj) != want.Object(e.Obj) {
+			t.Fatalf("event %d: object %v, want %v", i, a.Object(e.Obj), want.Object(e.Obj))
+		}
+	}
+	if _, err := a.Next(); !errors.Is(err, io.EOF) {
+		t.Errorf("after the end: %v, want io.EOF", err)
+	}
+}
+
+// TestReadAheadErrors checks that a malformed line and an impossible event
+// come back in their place, after the events before them.
+func TestReadAheadErrors(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("avtrace 1\n")
+	for i := range 10000 {
+		fmt.Fprintf(&b, "g1 wr x%d\n", i%7)
+	}
+	good := b.String()
+	tests := []struct {
+		name, tail, want string
+		events           int
+	}{
+		{"malformed", "g1 rdd x\n", `trace:10002: unknown event kind "rdd"`, 10000},
+		{"invalid", "g1 rel mu\n", "event 10000 (g1 rel mu): release of mu, which is not locked", 10000},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := trace.NewTextReader(strings.NewReader(good+tt.tail+"g1 wr y\n"), "trace")
+			a := trace.ReadAhead(r, trace.NewValidator(r))
+			defer a.Close()
+			n := 0
+			var err error
+			for {
+				if _, err = a.Next(); err != nil {
+					break
+				}
+				n++
+			}
+			if n != tt.events || err.Error() != tt.want {
+				t.Errorf("after %d events: %v; want %d events, then %s", n, err, tt.events, tt.want)
+			}
+			if _, again := a.Next(); !errors.Is(again, err) {
+				t.Errorf("then %v, want the same error", again)
+			}
+		})
+	}
+}
+
+// TestReadAheadClose checks that Close stops a reader that is still
+// ahead of its caller.
+func TestReadAheadClose(t *testing.T) {
+	a := trace.ReadAhead(tracegen.New(tracegen.Config{Seed: 1, Events: 1_000_000, Goroutines: 2, Locks: 1, Vars: 2}), nil)
+	if _, err := a.Next(); err != nil {
+		t.Fatal(err)
+	}
+	a.Close()
+	if _, err := a.Next(); err == nil {
+		t.Error("Next after Close returned an event")
+	}
+}
