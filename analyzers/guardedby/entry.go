@@ -23,15 +23,24 @@ type caller struct {
 func entryLocks(res *regions.Result) map[*ssa.Function][]regions.Path {
 	callers := map[*ssa.Function][]caller{}
 	taken := map[*ssa.Function]bool{}
+	calls := map[*ssa.Call]regions.Call{}
 	for _, f := range res.Funcs {
 		for _, c := range f.Calls {
+			calls[c.Instr] = c
 			if _, ours := res.ByFunc[c.Callee]; ours {
 				callers[c.Callee] = append(callers[c.Callee], caller{f, c})
 			}
+			// A closure passed as a synchronous callback runs inside
+			// the call, with the caller's locks.
+			for _, ca := range c.Closures {
+				callers[ca.Fn] = append(callers[ca.Fn], caller{f, regions.Call{Held: c.Held, Bindings: ca.Bindings}})
+			}
 		}
+	}
+	for _, f := range res.Funcs {
 		for _, b := range f.Fn.Blocks {
 			for _, instr := range b.Instrs {
-				markTaken(instr, taken)
+				markTaken(instr, calls, taken)
 			}
 		}
 	}
@@ -66,38 +75,56 @@ func entryLocks(res *regions.Result) map[*ssa.Function][]regions.Path {
 
 // markTaken records the package's functions that an instruction uses as
 // a value rather than calls: their callers are unknown. A closure that is
-// only ever called where it is made (remove := func() {...}; remove())
-// is not taken: its callers are those calls.
-func markTaken(instr ssa.Instruction, taken map[*ssa.Function]bool) {
+// only ever called where it is made (remove := func() {...}; remove()),
+// or passed as a synchronous callback, is not taken: its callers are
+// those calls.
+func markTaken(instr ssa.Instruction, calls map[*ssa.Call]regions.Call, taken map[*ssa.Function]bool) {
 	var called ssa.Value
+	var callbacks []int
 	if c, ok := instr.(ssa.CallInstruction); ok && !c.Common().IsInvoke() {
 		called = c.Common().Value
+		if call, ok := c.(*ssa.Call); ok {
+			callbacks = calls[call].Callbacks
+		}
 	}
 	if mc, ok := instr.(*ssa.MakeClosure); ok {
-		if onlyCalled(mc) {
+		if onlyCalled(mc, calls) {
 			return
 		}
 		taken[mc.Fn.(*ssa.Function)] = true
 		return
 	}
-	for _, op := range instr.Operands(nil) {
-		if fn, ok := (*op).(*ssa.Function); ok && *op != called {
-			taken[fn] = true
+	ops := instr.Operands(nil)
+	for i, op := range ops {
+		fn, ok := (*op).(*ssa.Function)
+		if !ok || *op == called {
+			continue
 		}
+		// Operands of a call are its callee, then its arguments.
+		if called != nil && slices.Contains(callbacks, i-1) {
+			continue
+		}
+		taken[fn] = true
 	}
 }
 
 // onlyCalled reports whether a closure value is used only as the callee
-// of calls in the goroutine that makes it.
-func onlyCalled(mc *ssa.MakeClosure) bool {
+// of calls in the goroutine that makes it, or as an argument that the
+// callee only calls.
+func onlyCalled(mc *ssa.MakeClosure, calls map[*ssa.Call]regions.Call) bool {
 	refs := mc.Referrers()
 	if refs == nil {
 		return false
 	}
 	for _, r := range *refs {
 		c, ok := r.(*ssa.Call)
-		if !ok || c.Call.Value != mc || slices.Contains(c.Call.Args, ssa.Value(mc)) {
+		if !ok {
 			return false
+		}
+		for i, a := range c.Call.Args {
+			if a == mc && !slices.Contains(calls[c].Callbacks, i) {
+				return false
+			}
 		}
 	}
 	return true

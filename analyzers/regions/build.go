@@ -342,14 +342,24 @@ func (fa *funcAnalysis) collectCall(call *ssa.Call) {
 		}
 		var bindings []*Path
 		if mc, ok := c.Value.(*ssa.MakeClosure); ok {
-			bindings = make([]*Path, len(mc.Bindings))
-			for i, b := range mc.Bindings {
-				if p, ok := fa.pathOf(b); ok {
-					bindings[i] = &p
+			bindings = fa.bindingPaths(mc)
+		}
+		rc := Call{Instr: call, Callee: callee, Held: fa.held(call), Args: args, Bindings: bindings}
+		if _, sum := fa.calleeSummary(c); sum != nil {
+			rc.Callbacks = sum.Callbacks
+			for _, i := range sum.Callbacks {
+				if i >= len(c.Args) {
+					continue
+				}
+				switch fn := c.Args[i].(type) {
+				case *ssa.MakeClosure:
+					rc.Closures = append(rc.Closures, ClosureArg{Fn: fn.Fn.(*ssa.Function), Bindings: fa.bindingPaths(fn)})
+				case *ssa.Function: // a function literal that captures nothing
+					rc.Closures = append(rc.Closures, ClosureArg{Fn: fn})
 				}
 			}
 		}
-		fa.info.Calls = append(fa.info.Calls, Call{Instr: call, Callee: callee, Held: fa.held(call), Args: args, Bindings: bindings})
+		fa.info.Calls = append(fa.info.Calls, rc)
 	}
 }
 
@@ -459,4 +469,15 @@ func SameCS(a, b *Access) bool {
 		}
 	}
 	return false
+}
+
+// bindingPaths returns the paths of the variables a closure captures.
+func (fa *funcAnalysis) bindingPaths(mc *ssa.MakeClosure) []*Path {
+	out := make([]*Path, len(mc.Bindings))
+	for i, b := range mc.Bindings {
+		if p, ok := fa.pathOf(b); ok {
+			out[i] = &p
+		}
+	}
+	return out
 }

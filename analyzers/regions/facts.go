@@ -21,6 +21,10 @@ type Summary struct {
 	// acquired them (an unlock helper).
 	Acquires []Path
 	Releases []Path
+	// Callbacks are the parameters of function type that it only calls,
+	// before it returns, in its own goroutine (a ForEach's callback): a
+	// closure passed there runs with the caller's locks held.
+	Callbacks []int
 }
 
 // SummaryAccess is one access of a Summary.
@@ -81,6 +85,9 @@ func (s *Summary) String() string {
 	}
 	for _, l := range s.Locks {
 		parts = append(parts, "takes "+l.String())
+	}
+	for _, i := range s.Callbacks {
+		parts = append(parts, fmt.Sprintf("calls param%d", i))
 	}
 	for _, l := range s.Acquires {
 		parts = append(parts, "acquires "+l.String())

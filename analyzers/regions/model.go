@@ -217,6 +217,18 @@ type Call struct {
 	// variables a called closure captures, where they have one.
 	Args     []*Path
 	Bindings []*Path
+	// Callbacks are the argument positions the callee only calls, in this
+	// goroutine before it returns (its Summary's Callbacks), and Closures
+	// the closures passed in those positions.
+	Callbacks []int
+	Closures  []ClosureArg
+}
+
+// ClosureArg is a closure passed as an argument that the callee calls
+// synchronously.
+type ClosureArg struct {
+	Fn       *ssa.Function
+	Bindings []*Path // the paths of the variables it captures
 }
 
 // Func is what the analyzer learned about one function.

@@ -70,7 +70,7 @@ func run(pass *analysis.Pass, cfg *Config) (any, error) {
 }
 
 func (s *Summary) empty() bool {
-	return len(s.Accesses) == 0 && len(s.Acquires) == 0 && len(s.Releases) == 0
+	return len(s.Accesses) == 0 && len(s.Locks) == 0 && len(s.Acquires) == 0 && len(s.Releases) == 0 && len(s.Callbacks) == 0
 }
 
 // exprIndex maps the positions SSA instructions carry (a selector's

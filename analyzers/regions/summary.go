@@ -79,6 +79,7 @@ func (fa *funcAnalysis) summarize() *Summary {
 		slices.Sort(r)
 	}
 	s.Locks = fa.locksTaken()
+	s.Callbacks = fa.callbacks()
 	s.Acquires = fa.heldAtExit()
 	for _, l := range fa.unheldReleases {
 		if !fa.deferredAcquireKeys[l.Key()] {
@@ -171,4 +172,46 @@ func (fa *funcAnalysis) locksTaken() []Path {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Key() < out[j].Key() })
 	return out
+}
+
+// callbacks returns the parameters of function type that the function
+// only calls in its own goroutine, directly or by passing them to a
+// callee that does.
+func (fa *funcAnalysis) callbacks() []int {
+	var out []int
+	for i, p := range fa.fn.Params {
+		if _, ok := p.Type().Underlying().(*types.Signature); !ok {
+			continue
+		}
+		if fa.onlyCalled(p) {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+func (fa *funcAnalysis) onlyCalled(p *ssa.Parameter) bool {
+	refs := p.Referrers()
+	if refs == nil {
+		return false
+	}
+	for _, r := range *refs {
+		c, ok := r.(*ssa.Call) // not go or defer: those run it elsewhere or later
+		if !ok {
+			return false
+		}
+		if c.Call.Value == p && !slices.Contains(c.Call.Args, ssa.Value(p)) {
+			continue
+		}
+		_, sum := fa.calleeSummary(c.Common())
+		if sum == nil {
+			return false
+		}
+		for j, a := range c.Call.Args {
+			if a == p && !slices.Contains(sum.Callbacks, j) {
+				return false
+			}
+		}
+	}
+	return true
 }

@@ -176,3 +176,34 @@ func Leak(run func(func())) {
 		handlers[0] = 1 // want `handlers\[0\] is accessed without handlersMu`
 	})
 }
+
+// forEach calls fn for each handler, in its own goroutine, before it
+// returns: a synchronous callback.
+func forEach(fn func(k, v int)) {
+	for i := 0; i < 3; i++ {
+		fn(i, i)
+	}
+}
+
+// later stores its callback to run it elsewhere.
+var later []func()
+
+func defer2(fn func()) { later = append(later, fn) }
+
+// Sweep visits the handlers through a callback it runs with the lock.
+func Sweep() {
+	handlersMu.Lock()
+	defer handlersMu.Unlock()
+	forEach(func(k, v int) {
+		handlers[k] = v
+	})
+}
+
+// Postpone hands its closure to code that runs it after the lock is gone.
+func Postpone() {
+	handlersMu.Lock()
+	defer handlersMu.Unlock()
+	defer2(func() {
+		handlers[1] = 2 // want `handlers\[1\] is accessed without handlersMu`
+	})
+}
