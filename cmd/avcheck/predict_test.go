@@ -171,6 +171,7 @@ func TestPredictBadInput(t *testing.T) {
 		{"two files", []string{bad, bad}, exitUsage, "usage: avcheck predict *"},
 		{"bad format", []string{"-format=xml", bad}, exitUsage, `avcheck predict: unknown trace format "xml" *`},
 		{"bad mode", []string{"-mode=guess", bad}, exitUsage, `avcheck predict: unknown mode "guess" *`},
+		{"bad engine", []string{"-engine=fast", bad}, exitUsage, `avcheck predict: unknown engine "fast" *`},
 		{"wrong format", []string{"-format=native", bad}, exitError, "trace.txt: *"},
 		{"directory", []string{t.TempDir()}, exitError, "avcheck predict: *"},
 	}
@@ -203,7 +204,7 @@ func TestPredictHelp(t *testing.T) {
 	if code != exitClean {
 		t.Errorf("exit %d", code)
 	}
-	for _, w := range []string{"usage: avcheck predict", "-json", "-all", "-mode", "-format", "Exit status"} {
+	for _, w := range []string{"usage: avcheck predict", "-json", "-all", "-mode", "-engine", "-format", "Exit status"} {
 		if !strings.Contains(out+errOut, w) {
 			t.Errorf("help lacks %q", w)
 		}
