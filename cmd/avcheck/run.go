@@ -143,7 +143,16 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	dir := workDir()
 	plan, err := record.MakePlan(record.PlanOptions{Dir: dir, Pattern: cfg.pkg, MaxD: cfg.maxd})
 	if err != nil {
-		fmt.Fprintf(stderr, "avcheck run: %v\n", err)
+		// A package that does not compile is shown by the compiler's own
+		// messages, as go test shows it.
+		_, cleanup, berr := record.Build(ctx, dir, cfg.pkg, false)
+		cleanup()
+		var be *record.BuildError
+		if errors.As(berr, &be) {
+			fmt.Fprintln(stderr, be.Error())
+		} else {
+			fmt.Fprintf(stderr, "avcheck run: %v\n", err)
+		}
 		return exitError
 	}
 	program := plan.Main && !plan.HasTests
@@ -152,7 +161,7 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		var be *record.BuildError
 		if errors.As(err, &be) {
-			fmt.Fprintln(stderr, be.Output)
+			fmt.Fprintln(stderr, be.Error())
 		} else {
 			fmt.Fprintf(stderr, "avcheck run: %v\n", err)
 		}

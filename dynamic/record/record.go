@@ -46,6 +46,9 @@ type Outcome struct {
 	Invalid string
 	// Unevaluated counts probes whose address could not be evaluated.
 	Unevaluated int
+	// PID is the process the recorder ran, killed by the time Record
+	// returns.
+	PID int
 }
 
 // ErrPtrace is returned when the system does not allow the recorder to
@@ -66,6 +69,12 @@ var syncFuncs = [...]string{
 	"sync.(*WaitGroup).Add", "sync.(*WaitGroup).Done", "sync.(*WaitGroup).Wait",
 	"runtime.goexit1",
 }
+
+// recording serialises Record within one process: Delve's native backend
+// waits for any child (waitpid(-1), to see new threads), so two recordings
+// at once would take each other's stops and hang. It is the one package
+// variable of avcheck, and the reason is the operating system's, not ours.
+var recording sync.Mutex
 
 // Record runs the binary under the debugger with breakpoints at the
 // plan's probes and returns the trace of what it did. It stops the program
@@ -99,6 +108,8 @@ func Record(ctx context.Context, plan *Plan, opts Options) (*trace.Trace, Outcom
 		stdout.Close()
 		return nil, Outcome{}, err
 	}
+	recording.Lock()
+	defer recording.Unlock()
 	cmd := append([]string{opts.Binary}, opts.Args...)
 	grp, err := native.Launch(cmd, opts.Dir, 0, nil, "", "", proc.OutputRedirect{File: stdout}, proc.OutputRedirect{File: stderr})
 	// Launch passes the write ends to the child and closes its own copies;
@@ -112,6 +123,7 @@ func Record(ctx context.Context, plan *Plan, opts Options) (*trace.Trace, Outcom
 		}
 		return nil, Outcome{}, fmt.Errorf("launching %s: %w", opts.Binary, err)
 	}
+	pid := grp.Selected.Pid()
 	r := newRecorder(plan, grp.Selected, opts.Progress)
 	defer func() {
 		// Killing the child is the one thing that must always happen.
@@ -132,7 +144,7 @@ func Record(ctx context.Context, plan *Plan, opts Options) (*trace.Trace, Outcom
 		}
 	}()
 
-	oc := Outcome{}
+	oc := Outcome{PID: pid}
 	for ctx.Err() == nil {
 		err := grp.Continue()
 		var exited proc.ErrProcessExited
@@ -145,7 +157,7 @@ func Record(ctx context.Context, plan *Plan, opts Options) (*trace.Trace, Outcom
 				break
 			}
 			r.finish()
-			return r.t, Outcome{Message: "recording stopped: " + oneLine(err)}, nil
+			return r.t, Outcome{Message: "recording stopped: " + oneLine(err), PID: pid}, nil
 		}
 		r.stop()
 		if r.invalid != "" {

@@ -1,0 +1,130 @@
+package record
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/avcheck/avcheck/dynamic/trace"
+)
+
+// prepare plans and builds one of testdata/record's programs.
+func prepare(tb testing.TB, name string, isMain bool) (*Plan, string) {
+	tb.Helper()
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	pkg := "./testdata/record/" + name
+	plan, err := MakePlan(PlanOptions{Dir: root, Pattern: pkg})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	bin, cleanup, err := Build(context.Background(), root, pkg, isMain)
+	tb.Cleanup(cleanup)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return plan, bin
+}
+
+func record(tb testing.TB, ctx context.Context, plan *Plan, opts Options) (*trace.Trace, Outcome) {
+	tb.Helper()
+	t, oc, err := Record(ctx, plan, opts)
+	if errors.Is(err, ErrPtrace) {
+		tb.Skip(err)
+	}
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return t, oc
+}
+
+// gone reports whether the process has left no trace behind: not running,
+// not stopped, not a zombie.
+func gone(pid int) bool {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return true
+	}
+	// The state follows the command name in parentheses.
+	s := string(data)
+	if i := strings.LastIndexByte(s, ')'); i >= 0 && i+2 < len(s) {
+		return s[i+2] == 'X'
+	}
+	return syscall.Kill(pid, 0) != nil
+}
+
+// A program that never ends is stopped when the context is cancelled (as
+// Ctrl-C does), the child is killed, and the trace so far is valid.
+func TestRecordInterrupted(t *testing.T) {
+	plan, bin := prepare(t, "forever", true)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	time.AfterFunc(time.Second, cancel)
+	tr, oc := record(t, ctx, plan, Options{Binary: bin})
+	if oc.Complete || !strings.HasPrefix(oc.Message, "interrupted") {
+		t.Errorf("outcome %+v, want an interruption", oc)
+	}
+	if len(tr.Events) == 0 {
+		t.Errorf("no events recorded")
+	}
+	if err := trace.Validate(tr); err != nil {
+		t.Errorf("trace: %v", err)
+	}
+	if !gone(oc.PID) {
+		t.Errorf("process %d is still there", oc.PID)
+	}
+}
+
+// The recorded loop program has every event the plan asks for: 2
+// goroutines x N increments x (2 acquires, 2 releases, a read and a write
+// of c.n). main's wg.Wait is not recorded: a Wait is recorded at the
+// goroutine's next stop, and main has none before the program exits.
+func TestRecordLoop(t *testing.T) {
+	plan, bin := prepare(t, "loop", true)
+	tr, oc := record(t, context.Background(), plan, Options{Binary: bin, Args: []string{"5"}})
+	if !oc.Complete || oc.Status != 0 || oc.Invalid != "" || oc.Unevaluated != 0 {
+		t.Fatalf("outcome %+v", oc)
+	}
+	count := map[trace.Kind]int{}
+	for _, e := range tr.Events {
+		if e.Kind.IsAccess() && tr.Object(e.Obj).Name != "c.n" {
+			continue // the closure's reads of the captured c and times
+		}
+		count[e.Kind]++
+	}
+	for k, want := range map[trace.Kind]int{
+		trace.KindAcquire: 20, trace.KindRelease: 20, trace.KindRead: 10, trace.KindWrite: 10,
+		trace.KindWGAdd: 2, trace.KindWGDone: 2, trace.KindWGWait: 0, trace.KindEnd: 2,
+	} {
+		if count[k] != want {
+			t.Errorf("%d %s events, want %d", count[k], k, want)
+		}
+	}
+	if !gone(oc.PID) {
+		t.Errorf("process %d is still there", oc.PID)
+	}
+}
+
+// BenchmarkRecord measures recording speed: events recorded per second of
+// a run of the loop program under the recorder (launch included).
+func BenchmarkRecord(b *testing.B) {
+	plan, bin := prepare(b, "loop", true)
+	events := 0
+	start := time.Now()
+	for b.Loop() {
+		tr, oc := record(b, context.Background(), plan, Options{Binary: bin, Args: []string{"200"}})
+		if !oc.Complete {
+			b.Fatalf("outcome %+v", oc)
+		}
+		events += len(tr.Events)
+	}
+	b.ReportMetric(float64(events)/time.Since(start).Seconds(), "events/s")
+}
