@@ -2,6 +2,7 @@ package predict
 
 import (
 	"encoding/binary"
+	"slices"
 
 	"github.com/avcheck/avcheck/dynamic/trace"
 )
@@ -68,8 +69,10 @@ type innerGroup struct {
 	key   innerKey
 	pairs [][2]uint32
 	// Copies of what the sweeps compare, per pair: the epoch and event of
-	// the instance's first access and the clock snapshot of its last.
-	firstEp, firstEv, lastSnap []uint32
+	// the instance's first access and the clock snapshot of its last, and
+	// the lock states of both.
+	firstEp, firstEv, lastSnap, lastEv []uint32
+	firstHist, lastHist                []HistoryID
 }
 
 // add appends the pair (bx, by) to the group.
@@ -82,6 +85,9 @@ func (gr *innerGroup) add(ix *patIndex, pair [2]uint32) {
 	gr.firstEp = append(gr.firstEp, ix.acc[f].ep)
 	gr.firstEv = append(gr.firstEv, ix.acc[f].ev)
 	gr.lastSnap = append(gr.lastSnap, ix.acc[l].snap)
+	gr.lastEv = append(gr.lastEv, ix.acc[l].ev)
+	gr.firstHist = append(gr.firstHist, ix.acc[f].hist)
+	gr.lastHist = append(gr.lastHist, ix.acc[l].hist)
 }
 
 // unitInstances returns the region instances that access at least two
@@ -259,10 +265,6 @@ func (s *patSearch) atomicSetOuter(a *asvIndex, og *innerGroup) {
 func (s *patSearch) atomicSetMatch(og, gr *innerGroup) {
 	ix := s.ix
 	k := &gr.key
-	fi, li := 1, 0 // index in a pair of the inner instance's first and last access
-	if k.xFirst {
-		fi, li = 0, 1
-	}
 	n := len(gr.pairs)
 	var c *patCand
 	lo, hi := 0, 0
@@ -287,32 +289,18 @@ func (s *patSearch) atomicSetMatch(og, gr *innerGroup) {
 		if lo >= hi {
 			continue
 		}
-		gapStates := ix.gapStates(a1.g, a1, a2)
+		s.setGap(ix.gapStates(a1.g, a1, a2))
 		m0 := lo + sortSearch(hi-lo, func(m int) bool { return gr.firstEv[lo+m] > a1.ev })
 		found := 0
 		nearest(lo, hi, m0, func(m int) bool {
-			bf, bl := &ix.acc[gr.pairs[m][fi]], &ix.acc[gr.pairs[m][li]]
-			if !s.compatibleAny(gapStates, bf.hist) || !s.compatibleAny(gapStates, bl.hist) {
+			if !s.compatGap(gr.firstHist[m]) || !s.compatGap(gr.lastHist[m]) {
 				return false
 			}
 			if c == nil {
-				ok := &og.key
-				s.key = s.key[:0]
-				s.key = append(s.key, 'a')
-				for _, x := range []struct {
-					site  trace.SiteID
-					write bool
-				}{{ok.sx, ok.wx}, {ix.t.Events[bf.ev].Site, bf.write}, {ix.t.Events[bl.ev].Site, bl.write}, {ok.sy, ok.wy}} {
-					s.key = binary.AppendUvarint(s.key, uint64(x.site))
-					s.key = append(s.key, opLetter(x.write)[0])
-				}
-				pat := opLetter(ok.wx) + "u(x)-" + opLetter(bf.write) + "u'(" + xy(k.xFirst) + ")-" +
-					opLetter(bl.write) + "u'(" + xy(!k.xFirst) + ")-" + opLetter(ok.wy) + "u(y)"
-				c = s.get(s.key, func() Finding {
-					return Finding{Kind: KindAtomicSet, Level: LevelPredicted, Pattern: pat}
-				})
+				c = s.atomicSetCand(og, gr)
 			}
-			c.offer([]uint32{a1.ev, bf.ev, bl.ev, a2.ev})
+			rep := [4]uint32{a1.ev, gr.firstEv[m], gr.lastEv[m], a2.ev}
+			c.offer(rep[:])
 			found++
 			return found == 2
 		})
@@ -320,6 +308,68 @@ func (s *patSearch) atomicSetMatch(og, gr *innerGroup) {
 			c.f.Count++
 		}
 	}
+}
+
+// atomicSetCand returns the candidate of frames og interleaved by the
+// inner pairs of gr. The sites and operations of both come from the groups'
+// keys.
+func (s *patSearch) atomicSetCand(og, gr *innerGroup) *patCand {
+	ok, k := &og.key, &gr.key
+	// The inner instance's first access is its access to x when xFirst.
+	fs, fw, ls, lw := k.sx, k.wx, k.sy, k.wy
+	if !k.xFirst {
+		fs, fw, ls, lw = ls, lw, fs, fw
+	}
+	s.key = append(s.key[:0], 'a')
+	for _, x := range [4]struct {
+		site  trace.SiteID
+		write bool
+	}{{ok.sx, ok.wx}, {fs, fw}, {ls, lw}, {ok.sy, ok.wy}} {
+		s.key = binary.AppendUvarint(s.key, uint64(x.site))
+		s.key = append(s.key, opLetter(x.write)[0])
+	}
+	return s.get(s.key, func() Finding {
+		pat := opLetter(ok.wx) + "u(x)-" + opLetter(fw) + "u'(" + xy(k.xFirst) + ")-" +
+			opLetter(lw) + "u'(" + xy(!k.xFirst) + ")-" + opLetter(ok.wy) + "u(y)"
+		return Finding{Kind: KindAtomicSet, Level: LevelPredicted, Pattern: pat}
+	})
+}
+
+// setGap makes gap the lock states compatGap checks against. Consecutive
+// frames of a group usually pass through the same lock states, so the
+// answers compatGap remembers are kept while the states stay the same.
+func (s *patSearch) setGap(gap []HistoryID) {
+	if slices.Equal(gap, s.gap) {
+		return
+	}
+	s.gap = append(s.gap[:0], gap...)
+	s.gapMemo = s.gapMemo[:0]
+}
+
+// maxGapMemo bounds the lock states compatGap remembers per gap; a gap is
+// matched against few distinct inner states, and a linear scan of a short
+// list is cheaper than a map.
+const maxGapMemo = 32
+
+// compatGap reports whether lock state h can coexist with some state of
+// the gap set by setGap (compatibleAny, remembered).
+func (s *patSearch) compatGap(h HistoryID) bool {
+	for _, m := range s.gapMemo {
+		if m.h == h {
+			return m.ok
+		}
+	}
+	ok := s.compatibleAny(s.gap, h)
+	if len(s.gapMemo) < maxGapMemo {
+		s.gapMemo = append(s.gapMemo, gapAnswer{h, ok})
+	}
+	return ok
+}
+
+// gapAnswer is one answer compatGap remembers.
+type gapAnswer struct {
+	h  HistoryID
+	ok bool
 }
 
 func xy(isX bool) string {
