@@ -185,11 +185,12 @@ func readTrace(path string, f trace.Format) (*trace.Trace, error) {
 		return nil, err
 	}
 	defer file.Close()
-	t, err := trace.ReadAll(file)
+	// Parsing and validation run on a goroutine of their own while this
+	// one stores the events.
+	r := trace.ReadAhead(file, trace.NewValidator(file))
+	defer r.Close()
+	t, err := trace.ReadAll(r)
 	if err != nil {
-		return nil, readError(path, err)
-	}
-	if err := trace.Validate(t); err != nil {
 		return nil, readError(path, err)
 	}
 	return t, nil

@@ -183,6 +183,11 @@ func (a *AheadReader) Site(id SiteID) Site {
 // use.
 func (a *AheadReader) Object(id ObjID) Object { return a.objs[id] }
 
+// declaredSites and declaredObjects give ReadAll the declarations the
+// events use, so that it need not collect them event by event.
+func (a *AheadReader) declaredSites() []Site             { return a.sites }
+func (a *AheadReader) declaredObjects() map[ObjID]Object { return a.objs }
+
 // Close stops the reading goroutine and waits for it.
 func (a *AheadReader) Close() {
 	select {

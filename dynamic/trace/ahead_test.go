@@ -98,3 +98,30 @@ func TestReadAheadClose(t *testing.T) {
 		t.Error("Next after Close returned an event")
 	}
 }
+
+// TestReadAheadReadAll checks that ReadAll over ReadAhead keeps the events
+// and the declarations they use.
+func TestReadAheadReadAll(t *testing.T) {
+	cfg := tracegen.Config{Seed: 5, Events: 10000, Goroutines: 3, Locks: 3, Vars: 5, Chans: 1, Regions: 2}
+	want, err := trace.ReadAll(tracegen.New(cfg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := trace.ReadAhead(tracegen.New(cfg), nil)
+	defer a.Close()
+	got, err := trace.ReadAll(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Events) != len(want.Events) {
+		t.Fatalf("%d events, want %d", len(got.Events), len(want.Events))
+	}
+	for i, e := range got.Events {
+		if e != want.Events[i] {
+			t.Fatalf("event %d: got %v, want %v", i, e, want.Events[i])
+		}
+		if got.Site(e.Site) != want.Site(e.Site) || got.Object(e.Obj) != want.Object(e.Obj) {
+			t.Fatalf("event %d: site %v object %v, want %v %v", i, got.Site(e.Site), got.Object(e.Obj), want.Site(e.Site), want.Object(e.Obj))
+		}
+	}
+}
