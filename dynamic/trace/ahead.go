@@ -130,42 +130,65 @@ func (a *AheadReader) read(r Reader, v *Validator) {
 	}
 }
 
+// fill makes the next batch current and records its declarations; it
+// reports false, with a.err set, when there is none.
+func (a *AheadReader) fill() bool {
+	if a.err != nil {
+		return false
+	}
+	if a.cur != nil {
+		if a.cur.err != nil {
+			a.err = a.cur.err
+			return false
+		}
+		select {
+		case a.free <- a.cur:
+		default:
+		}
+		a.cur = nil
+	}
+	b, ok := <-a.out
+	if !ok {
+		a.err = errAheadClosed
+		return false
+	}
+	for _, d := range b.sites {
+		for int(d.id) >= len(a.sites) {
+			a.sites = append(a.sites, Site{})
+		}
+		a.sites[d.id] = d.s
+	}
+	for _, d := range b.objs {
+		if d.o != (Object{}) {
+			a.objs[d.id] = d.o
+		}
+	}
+	a.cur, a.i = b, 0
+	return true
+}
+
+// appendAll appends the rest of the events to evs a batch at a time, for
+// ReadAll.
+func (a *AheadReader) appendAll(evs []Event) ([]Event, error) {
+	for {
+		if a.cur != nil {
+			evs = append(evs, a.cur.events[a.i:]...)
+			a.i = len(a.cur.events)
+		}
+		if !a.fill() {
+			return evs, a.err
+		}
+	}
+}
+
 // Next returns the next event, or the error the reading goroutine met in
 // its place: io.EOF after the last event, a *FormatError, or a
 // *ValidationError.
 func (a *AheadReader) Next() (Event, error) {
 	for a.cur == nil || a.i >= len(a.cur.events) {
-		if a.err != nil {
+		if !a.fill() {
 			return Event{}, a.err
 		}
-		if a.cur != nil {
-			if a.cur.err != nil {
-				a.err = a.cur.err
-				continue
-			}
-			select {
-			case a.free <- a.cur:
-			default:
-			}
-			a.cur = nil
-		}
-		b, ok := <-a.out
-		if !ok {
-			a.err = errAheadClosed
-			continue
-		}
-		for _, d := range b.sites {
-			for int(d.id) >= len(a.sites) {
-				a.sites = append(a.sites, Site{})
-			}
-			a.sites[d.id] = d.s
-		}
-		for _, d := range b.objs {
-			if d.o != (Object{}) {
-				a.objs[d.id] = d.o
-			}
-		}
-		a.cur, a.i = b, 0
 	}
 	a.i++
 	return a.cur.events[a.i-1], nil

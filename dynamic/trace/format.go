@@ -185,6 +185,12 @@ func ReadAll(r Reader) (*Trace, error) {
 		r = f.Reader // for its tables
 	}
 	t := &Trace{Sites: []Site{{}}, Objects: make(map[ObjID]Object)}
+	if a, ok := r.(*AheadReader); ok {
+		var err error
+		if t.Events, err = a.appendAll(nil); !errors.Is(err, io.EOF) {
+			return nil, err
+		}
+	}
 	for {
 		e, err := r.Next()
 		if errors.Is(err, io.EOF) {
