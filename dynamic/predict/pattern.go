@@ -146,6 +146,11 @@ func (ix *patIndex) computeMasks() {
 	}
 }
 
+// site returns the source site of an access from its group key, which
+// the index holds compactly, rather than from the event, which is a cache
+// miss away in a long trace.
+func (ix *patIndex) site(a *patAccess) trace.SiteID { return ix.keys[a.key].site }
+
 // clk returns component gi of snapshot s.
 func (ix *patIndex) clk(s uint32, gi uint32) uint32 {
 	if gi < ix.snapLen[s] {
@@ -731,7 +736,7 @@ func (s *patSearch) raceCand(first, second *patAccess) *patCand {
 	ix := s.ix
 	s.key = s.key[:0]
 	s.key = append(s.key, 'r')
-	s1, s2 := ix.t.Events[first.ev].Site, ix.t.Events[second.ev].Site
+	s1, s2 := ix.site(first), ix.site(second)
 	w1, w2 := first.write, second.write
 	if s1 > s2 || s1 == s2 && w1 && !w2 {
 		s1, s2, w1, w2 = s2, s1, w2, w1
@@ -875,7 +880,7 @@ func (s *patSearch) slots(accs []uint32) []*slotGroup {
 					continue
 				}
 				a1, a2 := &ix.acc[l[e1]], &ix.acc[l[e2]]
-				k := slotKey{g: ai.g, s1: ix.t.Events[a1.ev].Site, s2: ix.t.Events[a2.ev].Site,
+				k := slotKey{g: ai.g, s1: ix.site(a1), s2: ix.site(a2),
 					w1: a1.write, w2: a2.write, fWrite: fw}
 				sg, ok := byKey[k]
 				if !ok {

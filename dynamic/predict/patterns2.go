@@ -160,7 +160,7 @@ func (ix *patIndex) innerGroups(units [][]uint32) map[[2]uint32][]*innerGroup {
 					bx, by := &ix.acc[o[0]], &ix.acc[o[1]]
 					k := innerKey{
 						g: bx.g, x: bx.v, y: by.v,
-						sx: ix.t.Events[bx.ev].Site, sy: ix.t.Events[by.ev].Site,
+						sx: ix.site(bx), sy: ix.site(by),
 						wx: bx.write, wy: by.write, xFirst: o[0] == l[p],
 					}
 					gr, ok := byKey[k]
@@ -214,7 +214,7 @@ func (ix *patIndex) outerGroups(units [][]uint32) []*innerGroup {
 				if !tight {
 					continue
 				}
-				k := outerKey{g: a1.g, x: x, y: y, s1: ix.t.Events[a1.ev].Site, s2: ix.t.Events[a2.ev].Site, w1: a1.write, w2: a2.write}
+				k := outerKey{g: a1.g, x: x, y: y, s1: ix.site(a1), s2: ix.site(a2), w1: a1.write, w2: a2.write}
 				gr, ok := byKey[k]
 				if !ok {
 					gr = &innerGroup{key: innerKey{g: k.g, x: x, y: y, sx: k.s1, sy: k.s2, wx: k.w1, wy: k.w2, xFirst: true}}
