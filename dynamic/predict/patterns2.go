@@ -67,27 +67,31 @@ type innerKey struct {
 // each as its access on x and its access on y.
 type innerGroup struct {
 	key   innerKey
-	pairs [][2]uint32
-	// Copies of what the sweeps compare, per pair: the epoch and event of
-	// the instance's first access and the clock snapshot of its last, and
-	// the lock states of both.
-	firstEp, firstEv, lastSnap, lastEv []uint32
-	firstHist, lastHist                []HistoryID
+	pairs []innerPair
+}
+
+// innerPair is one instance of an innerGroup: its access on x and its
+// access on y, with copies of what the sweeps compare (the epoch, event and
+// lock state of the instance's first access, and the clock snapshot, event
+// and lock state of its last), so that a sweep reads one array. Groups are
+// many and mostly small, so one array rather than one per field also
+// saves allocations.
+type innerPair struct {
+	pair                               [2]uint32
+	firstEp, firstEv, lastSnap, lastEv uint32
+	firstHist, lastHist                HistoryID
 }
 
 // add appends the pair (bx, by) to the group.
 func (gr *innerGroup) add(ix *patIndex, pair [2]uint32) {
-	f, l := pair[0], pair[1]
+	f, l := &ix.acc[pair[0]], &ix.acc[pair[1]]
 	if !gr.key.xFirst {
 		f, l = l, f
 	}
-	gr.pairs = append(gr.pairs, pair)
-	gr.firstEp = append(gr.firstEp, ix.acc[f].ep)
-	gr.firstEv = append(gr.firstEv, ix.acc[f].ev)
-	gr.lastSnap = append(gr.lastSnap, ix.acc[l].snap)
-	gr.lastEv = append(gr.lastEv, ix.acc[l].ev)
-	gr.firstHist = append(gr.firstHist, ix.acc[f].hist)
-	gr.lastHist = append(gr.lastHist, ix.acc[l].hist)
+	gr.pairs = append(gr.pairs, innerPair{
+		pair: pair, firstEp: f.ep, firstEv: f.ev, lastSnap: l.snap, lastEv: l.ev,
+		firstHist: f.hist, lastHist: l.hist,
+	})
 }
 
 // unitInstances returns the region instances that access at least two
@@ -170,7 +174,7 @@ func (ix *patIndex) innerGroups(units [][]uint32) map[[2]uint32][]*innerGroup {
 						out[[2]uint32{k.x, k.y}] = append(out[[2]uint32{k.x, k.y}], gr)
 					}
 					pair := o
-					if n := len(gr.pairs); n == 0 || gr.pairs[n-1] != pair {
+					if n := len(gr.pairs); n == 0 || gr.pairs[n-1].pair != pair {
 						gr.add(ix, pair)
 					}
 				}
@@ -269,7 +273,8 @@ func (s *patSearch) atomicSetMatch(og, gr *innerGroup) {
 	var c *patCand
 	lo, hi := 0, 0
 	var prev1, prev2 uint32
-	for _, fr := range og.pairs {
+	for i := range og.pairs {
+		fr := &og.pairs[i].pair
 		if c != nil && c.f.Count >= maxInstances && len(c.reps) == maxReps {
 			return
 		}
@@ -284,22 +289,23 @@ func (s *patSearch) atomicSetMatch(og, gr *innerGroup) {
 		}
 		prev1, prev2 = a1.ev, a2.ev
 		c1 := ix.clk(a1.snap, k.g)
-		lo = gallop(lo, n, func(m int) bool { return gr.firstEp[m] > c1 })
-		hi = gallop(max(hi, lo), n, func(m int) bool { return a2.ep <= ix.clk(gr.lastSnap[m], a2.g) })
+		lo = gallop(lo, n, func(m int) bool { return gr.pairs[m].firstEp > c1 })
+		hi = gallop(max(hi, lo), n, func(m int) bool { return a2.ep <= ix.clk(gr.pairs[m].lastSnap, a2.g) })
 		if lo >= hi {
 			continue
 		}
 		s.setGap(ix.gapStates(a1.g, a1, a2))
-		m0 := lo + sortSearch(hi-lo, func(m int) bool { return gr.firstEv[lo+m] > a1.ev })
+		m0 := lo + sortSearch(hi-lo, func(m int) bool { return gr.pairs[lo+m].firstEv > a1.ev })
 		found := 0
 		nearest(lo, hi, m0, func(m int) bool {
-			if !s.compatGap(gr.firstHist[m]) || !s.compatGap(gr.lastHist[m]) {
+			p := &gr.pairs[m]
+			if !s.compatGap(p.firstHist) || !s.compatGap(p.lastHist) {
 				return false
 			}
 			if c == nil {
 				c = s.atomicSetCand(og, gr)
 			}
-			rep := [4]uint32{a1.ev, gr.firstEv[m], gr.lastEv[m], a2.ev}
+			rep := [4]uint32{a1.ev, p.firstEv, p.lastEv, a2.ev}
 			c.offer(rep[:])
 			found++
 			return found == 2

@@ -15,6 +15,10 @@ const aheadBatch = 4096
 // ahead of the caller.
 const aheadInFlight = 4
 
+// aheadBatches is the number of batches a ReadAhead allocates: those in
+// flight, the one the caller reads and the one being filled.
+const aheadBatches = aheadInFlight + 2
+
 // errAheadClosed is what Next returns after Close.
 var errAheadClosed = errors.New("trace: read after Close")
 
@@ -63,7 +67,7 @@ type AheadReader struct {
 func ReadAhead(r Reader, v *Validator) *AheadReader {
 	a := &AheadReader{
 		out:   make(chan *batch, aheadInFlight),
-		free:  make(chan *batch, aheadInFlight+1),
+		free:  make(chan *batch, aheadBatches),
 		stop:  make(chan struct{}),
 		sites: []Site{{}},
 		objs:  make(map[ObjID]Object),
@@ -84,14 +88,26 @@ func (a *AheadReader) read(r Reader, v *Validator) {
 	objSent := make(map[ObjID]bool)
 	var lastObj ObjID
 	haveLast := false
+	made := 0
 	for {
 		var b *batch
 		select {
 		case b = <-a.free:
-			b.events, b.sites, b.objs, b.err = b.events[:0], b.sites[:0], b.objs[:0], nil
 		default:
-			b = &batch{events: make([]Event, 0, aheadBatch)}
+			if made < aheadBatches {
+				made++
+				b = &batch{events: make([]Event, 0, aheadBatch)}
+				break
+			}
+			// Every batch is in flight: wait for the caller to hand one
+			// back, so that a slow caller costs no allocation.
+			select {
+			case b = <-a.free:
+			case <-a.stop:
+				return
+			}
 		}
+		b.events, b.sites, b.objs, b.err = b.events[:0], b.sites[:0], b.objs[:0], nil
 		for len(b.events) < aheadBatch {
 			e, err := r.Next()
 			if err == nil && v != nil {
