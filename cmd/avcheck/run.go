@@ -174,9 +174,7 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			progArgs = progArgs[1:]
 		}
 	}
-	recCtx, cancel := context.WithTimeout(ctx, cfg.timeout)
-	defer cancel()
-	opts := record.Options{Binary: bin, Args: progArgs, Dir: packageDir(dir, cfg.pkg), Output: stderr}
+	opts := record.Options{Binary: bin, Args: progArgs, Dir: packageDir(dir, cfg.pkg), Output: stderr, Timeout: cfg.timeout}
 	if isTerminal(stderr) {
 		start := time.Now()
 		opts.Progress = func(n int) {
@@ -184,7 +182,7 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	start := time.Now()
-	t, oc, err := record.Record(recCtx, plan, opts)
+	t, oc, err := record.Record(ctx, plan, opts)
 	if opts.Progress != nil {
 		fmt.Fprintln(stderr)
 	}

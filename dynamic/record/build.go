@@ -26,6 +26,8 @@ func (e *BuildError) Error() string { return strings.TrimRight(e.Output, "\n") }
 // returns the binary and a function that removes the temporary directory
 // holding it, which the caller must always call.
 func Build(ctx context.Context, dir, pkg string, isMain bool) (bin string, cleanup func(), err error) {
+	recording.RLock()
+	defer recording.RUnlock()
 	tmp, err := os.MkdirTemp("", "avcheck-run-")
 	if err != nil {
 		return "", func() {}, err

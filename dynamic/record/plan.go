@@ -101,6 +101,8 @@ type PlanOptions struct {
 // it and on the packages of the main module it imports, and collects the
 // probes.
 func MakePlan(opts PlanOptions) (*Plan, error) {
+	recording.RLock()
+	defer recording.RUnlock()
 	pattern := opts.Pattern
 	cfg := &packages.Config{Mode: packages.LoadAllSyntax | packages.NeedModule, Dir: opts.Dir, Tests: true}
 	pkgs, err := packages.Load(cfg, pattern)

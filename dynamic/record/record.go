@@ -27,6 +27,9 @@ type Options struct {
 	// Output receives the program's standard output and error; nil
 	// discards them.
 	Output io.Writer
+	// Timeout, if positive, bounds the program's run: past it, the
+	// program is killed and the trace so far returned.
+	Timeout time.Duration
 	// Progress, when set, is called from time to time with the number of
 	// events recorded so far.
 	Progress func(events int)
@@ -70,11 +73,15 @@ var syncFuncs = [...]string{
 	"runtime.goexit1",
 }
 
-// recording serialises Record within one process: Delve's native backend
-// waits for any child (waitpid(-1), to see new threads), so two recordings
-// at once would take each other's stops and hang. It is the one package
-// variable of avcheck, and the reason is the operating system's, not ours.
-var recording sync.Mutex
+// recording keeps a recording alone among the child processes of avcheck:
+// Delve's native backend waits for any child (waitpid(-1), to see the
+// program's new threads), so it would take the exit of any other child
+// process, such as the go command that MakePlan and Build run, or the
+// stops of a second recording. Record holds it exclusively, MakePlan and
+// Build shared. It is the one package variable of avcheck, and the reason
+// is the operating system's. A process that records must start no other
+// children while Record runs.
+var recording sync.RWMutex
 
 // Record runs the binary under the debugger with breakpoints at the
 // plan's probes and returns the trace of what it did. It stops the program
@@ -134,6 +141,13 @@ func Record(ctx context.Context, plan *Plan, opts Options) (*trace.Trace, Outcom
 		return r.t, Outcome{Message: "recording failed"}, err
 	}
 
+	// The time limit counts from the launch, not from the wait for the
+	// recording lock.
+	if opts.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, opts.Timeout)
+		defer cancel()
+	}
 	stopDone := make(chan struct{})
 	defer close(stopDone)
 	go func() {
