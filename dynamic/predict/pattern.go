@@ -336,23 +336,35 @@ func (s *patSearch) compat(a, b HistoryID) bool {
 	if a == 0 || b == 0 {
 		return true
 	}
-	l := s.ix.locks
-	la, lb := l.HistoryLockset(a), l.HistoryLockset(b)
-	if s.ix.conflict(la, lb) {
-		return false
-	}
+	// The answer is symmetric: ask about the ordered pair.
 	if a > b {
 		a, b = b, a
-		la, lb = lb, la
 	}
-	key := [2]HistoryID{a, b}
-	// A direct-mapped table in front of the map: the search asks about
-	// the same few pairs over and over, and hashing into a map was a
-	// tenth of its time.
-	slot := &s.compatFast[(uint32(a)*0x9e3779b1^uint32(b))%compatFastSize]
+	// A direct-mapped table in front of everything: the search asks about
+	// the same pairs over and over, and the lockset lookups and the map
+	// were a sixth of its time.
+	if s.compatFast == nil {
+		// Small traces, such as the differential tests' thousands, ask
+		// about few pairs: a small table spares allocating a large one
+		// per search.
+		bits := 8
+		if len(s.ix.acc) > 1<<16 {
+			bits = compatFastBits
+		}
+		s.compatFast, s.compatShift = make([]compatEntry, 1<<bits), uint(64-bits)
+	}
+	h := (uint64(a)<<32 | uint64(b)) * 0x9e3779b97f4a7c15
+	slot := &s.compatFast[h>>s.compatShift]
 	if slot.a == a && slot.b == b {
 		return slot.ok
 	}
+	l := s.ix.locks
+	la, lb := l.HistoryLockset(a), l.HistoryLockset(b)
+	if s.ix.conflict(la, lb) {
+		*slot = compatEntry{a, b, false}
+		return false
+	}
+	key := [2]HistoryID{a, b}
 	if c, ok := s.compatCache[key]; ok {
 		*slot = compatEntry{a, b, c}
 		return c
@@ -377,9 +389,9 @@ func (s *patSearch) compat(a, b HistoryID) bool {
 	return c
 }
 
-// compatFastSize is the size of compat's direct-mapped table (64K entries,
-// 768 KB per search worker).
-const compatFastSize = 1 << 16
+// compatFastBits sizes compat's direct-mapped table on long traces: 128K
+// entries, 1.5 MB per search worker.
+const compatFastBits = 17
 
 // compatEntry is one answer of compat's direct-mapped table; a, b = 0, 0
 // is never looked up there (compat answers it first).
@@ -476,7 +488,8 @@ type patSearch struct {
 	order       []string
 	key         []byte
 	compatCache map[[2]HistoryID]bool
-	compatFast  []compatEntry // compatFastSize entries, see compat
+	compatFast  []compatEntry // direct-mapped, indexed by a hash's top bits, see compat
+	compatShift uint          // 64 minus the bits of compatFast's index
 	// Scratch for byInstance, indexed by instance.
 	instCount, instSlot []int32
 	// The lock states of the atomic-set frame being matched, and what
@@ -526,7 +539,7 @@ func searchCandidates(t *trace.Trace) []*patCand {
 }
 
 func newSearch(ix *patIndex) *patSearch {
-	return &patSearch{ix: ix, cands: make(map[string]*patCand), compatCache: make(map[[2]HistoryID]bool), compatFast: make([]compatEntry, compatFastSize)}
+	return &patSearch{ix: ix, cands: make(map[string]*patCand), compatCache: make(map[[2]HistoryID]bool)}
 }
 
 // run searches every variable and the atomic sets. The variables are
