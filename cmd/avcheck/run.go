@@ -81,7 +81,7 @@ func parseRunArgs(args []string, stdout, stderr io.Writer) (*runConfig, int, boo
 	fs.SetOutput(io.Discard)
 	fs.StringVar(&cfg.run, "run", "", "run only the tests matching `regexp` (as go test -run)")
 	fs.DurationVar(&cfg.timeout, "timeout", 10*time.Minute, "kill the program after `d` and predict on what was recorded")
-	fs.StringVar(&cfg.out, "o", "", "keep the recorded trace in `FILE` (native format, see docs/trace-formats.md)")
+	fs.StringVar(&cfg.out, "o", "", "keep the recorded trace in `FILE` (see -format and docs/trace-formats.md)")
 	format := fs.String("format", "native", "`format` of the trace kept with -o: native or text")
 	fs.BoolVar(&cfg.asJSON, "json", false, "write the report as JSON (the schema of avcheck predict -json)")
 	fs.BoolVar(&cfg.all, "all", false, "also show findings removed by AVFilter or without a witness, marked as dropped")
