@@ -69,7 +69,7 @@ func Predict(t *trace.Trace, opts Options) *Result {
 	slices.SortFunc(cands, func(a, b *patCand) int { return cmp.Compare(slices.Min(a.reps[0]), slices.Min(b.reps[0])) })
 	// One replay of the trace's prefix serves the search and the validator:
 	// both start from the state the recorded run was in.
-	pb := newPrefixState()
+	pb := m.newPrefixState()
 	var out []Finding
 	for _, c := range cands {
 		f := c.f

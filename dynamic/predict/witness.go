@@ -64,6 +64,10 @@ type syncMeta struct {
 	recvIdx map[[2]uint64]uint32  // (channel, message) -> Recv event
 	closeOf map[trace.ObjID]uint32
 	onceRan map[trace.ObjID]uint32 // Once -> the Do that ran the function
+	// stateEvs lists the events that change a prefixState (lock and
+	// WaitGroup operations), in trace order, so that replaying a prefix
+	// skips the rest.
+	stateEvs []uint32
 }
 
 func newSyncMeta(t *trace.Trace) *syncMeta {
@@ -92,9 +96,19 @@ func newSyncMeta(t *trace.Trace) *syncMeta {
 			if e.Arg == 1 {
 				m.onceRan[e.Obj] = uint32(i)
 			}
+		case trace.KindAcquire, trace.KindRelease, trace.KindRAcquire, trace.KindRRelease, trace.KindWGAdd, trace.KindWGDone:
+			m.stateEvs = append(m.stateEvs, uint32(i))
 		}
 	}
 	return m
+}
+
+// newPrefixState returns the state before the trace's first event, which
+// replays through m's list of the events that change it.
+func (m *syncMeta) newPrefixState() *prefixState {
+	p := newPrefixState()
+	p.evs = m.stateEvs
+	return p
 }
 
 // chanCap returns a channel's capacity and whether it is known.
@@ -117,6 +131,9 @@ type prefixState struct {
 	// checkpoints are copies taken every checkpointEvery events, so that
 	// going back costs a replay from the nearest one, not from the start.
 	checkpoints []*prefixState
+	// evs, when not nil, lists every event that changes the state
+	// (syncMeta.stateEvs); advance visits only those.
+	evs []uint32
 }
 
 // checkpointEvery is the distance between prefixState checkpoints.
@@ -125,7 +142,7 @@ const checkpointEvery = 1 << 18
 // clone returns a copy of p's state, without its checkpoints.
 func (p *prefixState) clone() *prefixState {
 	c := newPrefixState()
-	c.at = p.at
+	c.at, c.evs = p.at, p.evs
 	for k, v := range p.writer {
 		c.writer[k] = v
 	}
@@ -149,6 +166,7 @@ func (p *prefixState) rewind(to uint32) {
 	var c *prefixState
 	if k == 0 {
 		c = newPrefixState()
+		c.evs = p.evs
 	} else {
 		c = cps[k-1].clone()
 	}
@@ -169,34 +187,69 @@ func (p *prefixState) advance(t *trace.Trace, to uint32) {
 	if p.at > to {
 		p.rewind(to)
 	}
+	if p.evs != nil {
+		p.advanceList(t, to)
+		return
+	}
 	for ; p.at < to; p.at++ {
 		if p.at%checkpointEvery == 0 && p.at > 0 && (len(p.checkpoints) == 0 || p.checkpoints[len(p.checkpoints)-1].at < p.at) {
 			p.checkpoints = append(p.checkpoints, p.clone())
 		}
-		e := &t.Events[p.at]
-		switch e.Kind {
-		case trace.KindAcquire:
-			p.writer[e.Obj] = e.G
-		case trace.KindRelease:
-			delete(p.writer, e.Obj)
-		case trace.KindRAcquire:
-			r := p.readers[e.Obj]
-			if r == nil {
-				r = make(map[trace.GoID]int)
-				p.readers[e.Obj] = r
-			}
-			r[e.G]++
-		case trace.KindRRelease:
-			if r := p.readers[e.Obj]; r != nil {
-				if r[e.G]--; r[e.G] <= 0 {
-					delete(r, e.G)
-				}
-			}
-		case trace.KindWGAdd:
-			p.wg[e.Obj] += int64(e.Arg)
-		case trace.KindWGDone:
-			p.wg[e.Obj]--
+		p.apply(&t.Events[p.at])
+	}
+}
+
+// advanceList is advance through the list of the events that change the
+// state: the same states and checkpoints, without visiting the rest.
+func (p *prefixState) advanceList(t *trace.Trace, to uint32) {
+	i := sortSearch(len(p.evs), func(k int) bool { return p.evs[k] >= p.at })
+	for p.at < to {
+		next := to
+		if i < len(p.evs) && p.evs[i] < to {
+			next = p.evs[i]
 		}
+		// The checkpoints advance takes at the positions from here to
+		// next (and below to): the state does not change in between.
+		for cp := (p.at + checkpointEvery - 1) / checkpointEvery * checkpointEvery; cp <= min(next, to-1); cp += checkpointEvery {
+			if cp > 0 && (len(p.checkpoints) == 0 || p.checkpoints[len(p.checkpoints)-1].at < cp) {
+				p.at = cp
+				p.checkpoints = append(p.checkpoints, p.clone())
+			}
+		}
+		if next == to {
+			p.at = to
+			return
+		}
+		p.apply(&t.Events[next])
+		p.at = next + 1
+		i++
+	}
+}
+
+// apply changes the state by one event.
+func (p *prefixState) apply(e *trace.Event) {
+	switch e.Kind {
+	case trace.KindAcquire:
+		p.writer[e.Obj] = e.G
+	case trace.KindRelease:
+		delete(p.writer, e.Obj)
+	case trace.KindRAcquire:
+		r := p.readers[e.Obj]
+		if r == nil {
+			r = make(map[trace.GoID]int)
+			p.readers[e.Obj] = r
+		}
+		r[e.G]++
+	case trace.KindRRelease:
+		if r := p.readers[e.Obj]; r != nil {
+			if r[e.G]--; r[e.G] <= 0 {
+				delete(r, e.G)
+			}
+		}
+	case trace.KindWGAdd:
+		p.wg[e.Obj] += int64(e.Arg)
+	case trace.KindWGDone:
+		p.wg[e.Obj]--
 	}
 }
 
