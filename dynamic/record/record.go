@@ -249,6 +249,7 @@ type openRegion struct {
 	fn   uint64
 	end  int
 	begs []int // the first lines of the regions it is made of
+	last int   // the line its frame was at when last seen
 }
 
 type frameKey struct {
@@ -413,7 +414,7 @@ func (r *recorder) hit(th proc.Thread, role bpRole) {
 		}
 		r.inst[id]++
 		inst := r.inst[id]
-		gs.regions = append(gs.regions, openRegion{id: id, inst: inst, cfa: cfa, fn: fn, end: rp.EndLine, begs: []int{rp.Begin.Line}})
+		gs.regions = append(gs.regions, openRegion{id: id, inst: inst, cfa: cfa, fn: fn, end: rp.EndLine, begs: []int{rp.Begin.Line}, last: rp.Begin.Line})
 		r.emit(gs, trace.Event{Kind: trace.KindRegionBegin, Site: r.site(rp.Begin, rp.BeginCol, rp.Func), Region: trace.RegionID(id), Inst: inst})
 	}
 	r.accesses(gs, th, g, role.line)
@@ -541,12 +542,16 @@ func (r *recorder) closeRegions(gs *gstate, frames []proc.Stackframe, role bpRol
 			}
 			found = true
 			l := f.Call.Line
-			// Reaching a first line again in the same frame (a loop) starts
-			// a new instance.
-			again := i == 0 && role.lineBP && f.Call.File == role.line.File && slices.Contains(o.begs, l)
+			// A line breakpoint reached again in the region's own frame at
+			// or before the last line seen there is a loop's next
+			// iteration: a new instance, started anew if the line is a
+			// first line of the region.
+			again := i == 0 && role.lineBP && f.Call.File == role.line.File &&
+				(slices.Contains(o.begs, l) || l <= gs.regions[k].last)
 			if l < o.begs[0] || l > o.end || again {
 				found = false
 			}
+			gs.regions[k].last = l
 			break
 		}
 		if !found {

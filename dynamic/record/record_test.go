@@ -108,6 +108,29 @@ func TestRecordLoop(t *testing.T) {
 			t.Errorf("%d %s events, want %d", count[k], k, want)
 		}
 	}
+	// Each call of inc is one instance of its region, although the calls
+	// come from one loop whose own region encloses them: a loop's next
+	// iteration ends the instance.
+	type inst struct {
+		g    trace.GoID
+		r    trace.RegionID
+		inst uint64
+	}
+	perInst := map[inst][]trace.Kind{}
+	for _, e := range tr.Events {
+		if e.Kind.IsAccess() && tr.Object(e.Obj).Name == "c.n" {
+			k := inst{e.G, e.Region, e.Inst}
+			perInst[k] = append(perInst[k], e.Kind)
+		}
+	}
+	if len(perInst) != 10 {
+		t.Errorf("c.n is accessed in %d region instances, want 10", len(perInst))
+	}
+	for k, kinds := range perInst {
+		if k.r == 0 || len(kinds) != 2 || kinds[0] != trace.KindRead || kinds[1] != trace.KindWrite {
+			t.Errorf("region instance %+v has c.n accesses %v, want rd wr", k, kinds)
+		}
+	}
 	if !gone(oc.PID) {
 		t.Errorf("process %d is still there", oc.PID)
 	}
