@@ -70,7 +70,7 @@ func predictMain(args []string, stdout, stderr io.Writer) int {
 	mode := fs.String("mode", "predict", "`mode`: predict (other interleavings too) or observed (the recorded run only)")
 	asJSON := fs.Bool("json", false, "write the report as JSON (schema version 1, see docs/predict.md)")
 	all := fs.Bool("all", false, "also show findings removed by AVFilter or without a witness, marked as dropped")
-	engine := fs.String("engine", "search", "prediction `engines`: search (the pattern search) or all (also the meta-analysis, which adds nothing on the traces the search is exact for and costs the most)")
+	engine := fs.String("engine", "search", "prediction `engines`: search (the pattern search) or all (also the meta-analysis, which is exact for two goroutines and one variable, where the search agrees with it, and is the slowest stage on long traces)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stdout, predictHelp)
