@@ -250,6 +250,9 @@ type openRegion struct {
 	end  int
 	begs []int // the first lines of the regions it is made of
 	last int   // the line its frame was at when last seen
+	// lastTop says the frame was the innermost one then, not a caller
+	// waiting for a call at that line to return.
+	lastTop bool
 }
 
 type frameKey struct {
@@ -356,7 +359,7 @@ func (r *recorder) hit(th proc.Thread, role bpRole) {
 	if err != nil || g == nil || g.SystemStack {
 		return
 	}
-	frames, err := proc.ThreadStacktrace(r.tgt, th, 32)
+	frames, err := proc.ThreadStacktrace(r.tgt, th, maxDepth)
 	if err != nil || len(frames) == 0 {
 		return
 	}
@@ -401,7 +404,7 @@ func (r *recorder) hit(th proc.Thread, role bpRole) {
 	}
 	for _, id := range r.plan.RegionAt[role.line] {
 		rp := r.plan.Regions[id-1]
-		cfa, fn := frames[0].Regs.CFA, fnEntry(frames[0])
+		cfa, fn := frameID(frames, 0), fnEntry(frames[0])
 		if n := len(gs.regions); n > 0 && gs.regions[n-1].cfa == cfa && gs.regions[n-1].fn == fn {
 			// Regions of one function overlap (a proximity region spans
 			// two lock scopes); the trace's regions nest, so the open one
@@ -414,13 +417,27 @@ func (r *recorder) hit(th proc.Thread, role bpRole) {
 		}
 		r.inst[id]++
 		inst := r.inst[id]
-		gs.regions = append(gs.regions, openRegion{id: id, inst: inst, cfa: cfa, fn: fn, end: rp.EndLine, begs: []int{rp.Begin.Line}, last: rp.Begin.Line})
+		gs.regions = append(gs.regions, openRegion{id: id, inst: inst, cfa: cfa, fn: fn, end: rp.EndLine, begs: []int{rp.Begin.Line}, last: rp.Begin.Line, lastTop: true})
 		r.emit(gs, trace.Event{Kind: trace.KindRegionBegin, Site: r.site(rp.Begin, rp.BeginCol, rp.Func), Region: trace.RegionID(id), Inst: inst})
 	}
 	r.accesses(gs, th, g, role.line)
 	if role.isGo {
 		r.forks = append(r.forks, pendingFork{parent: gid, site: role.line, siteID: r.site(role.line, 0, r.plan.Gos[role.line])})
 	}
+}
+
+// maxDepth bounds the stack unwound at a stop.
+const maxDepth = 64
+
+// frameID identifies a frame across stops by its depth from the
+// goroutine's first frame: the runtime moves stacks when it grows or
+// shrinks them, which changes every frame's address. A stack deeper than
+// maxDepth is not seen whole, and its frames go by address instead.
+func frameID(frames []proc.Stackframe, i int) int64 {
+	if len(frames) < maxDepth {
+		return int64(len(frames) - i)
+	}
+	return frames[i].Regs.CFA
 }
 
 func fnEntry(f proc.Stackframe) uint64 {
@@ -506,7 +523,7 @@ func (r *recorder) flushPending(gs *gstate) {
 func (r *recorder) countBranches(gs *gstate, frames []proc.Stackframe) {
 	cur := make([]frameKey, len(frames))
 	for i, f := range frames {
-		cur[i] = frameKey{cfa: f.Regs.CFA, fn: fnEntry(f), file: f.Call.File, line: f.Call.Line}
+		cur[i] = frameKey{cfa: frameID(frames, i), fn: fnEntry(f), file: f.Call.File, line: f.Call.Line}
 	}
 	prev := gs.frames
 	gs.frames = cur
@@ -537,7 +554,7 @@ func (r *recorder) closeRegions(gs *gstate, frames []proc.Stackframe, role bpRol
 	for k, o := range gs.regions {
 		found := false
 		for i, f := range frames {
-			if f.Regs.CFA != o.cfa || fnEntry(f) != o.fn {
+			if frameID(frames, i) != o.cfa || fnEntry(f) != o.fn {
 				continue
 			}
 			found = true
@@ -546,12 +563,13 @@ func (r *recorder) closeRegions(gs *gstate, frames []proc.Stackframe, role bpRol
 			// or before the last line seen there is a loop's next
 			// iteration: a new instance, started anew if the line is a
 			// first line of the region.
+			back := l < o.last || l == o.last && !o.lastTop // back where a call was made: the call returned
 			again := i == 0 && role.lineBP && f.Call.File == role.line.File &&
-				(slices.Contains(o.begs, l) || l <= gs.regions[k].last)
+				(slices.Contains(o.begs, l) || back)
 			if l < o.begs[0] || l > o.end || again {
 				found = false
 			}
-			gs.regions[k].last = l
+			gs.regions[k].last, gs.regions[k].lastTop = l, i == 0
 			break
 		}
 		if !found {
