@@ -93,7 +93,24 @@ func (ps *passState) analyze(fn *ssa.Function) *Func {
 	fa.markRechecked()
 	f.Summary = fa.summarize()
 	f.Regions = fa.regions()
+	fa.release()
 	return f
+}
+
+// release drops the working state that only the analysis of the function
+// itself needs, keeping what Feeds uses later. A driver such as avcheck's
+// standalone mode keeps every package's Result until it ends.
+func (fa *funcAnalysis) release() {
+	fa.heldBefore = nil
+	fa.mergedCS = nil
+	fa.acquireCS = nil
+	fa.acquireAt = nil
+	fa.releaseAt = nil
+	fa.deferredRelease = nil
+	fa.deferredKeys = nil
+	fa.deferredAcquireKeys = nil
+	fa.unheldReleases = nil
+	fa.callCS = nil
 }
 
 // calleeSummary returns the static callee of c and its Summary: computed
@@ -433,7 +450,6 @@ func (fa *funcAnalysis) collectCallee(call *ssa.Call) {
 			a.seeds = append(a.seeds, carriers...)
 		}
 	}
-	fa.callResults[call] = results
 }
 
 // markRechecked marks the writes that a read of the same state in the

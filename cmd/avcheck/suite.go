@@ -99,7 +99,11 @@ func runFiltered(args []string) int {
 	var exit *exec.ExitError
 	if errors.As(err, &exit) {
 		if exit.ExitCode() < 0 {
-			return 1 // killed by a signal
+			// Killed by a signal: most often the kernel, out of memory.
+			// Standalone, every package's analysis stays in memory
+			// until the end; go vet runs one package per process.
+			fmt.Fprintf(os.Stderr, "avcheck: the analysis was stopped (%v); if memory ran out, analyse fewer packages at once or use go vet -vettool=$(which avcheck)\n", exit.ProcessState)
+			return 1
 		}
 		return exit.ExitCode()
 	}
