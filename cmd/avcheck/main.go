@@ -46,7 +46,7 @@ var subcommands = map[string]subcommand{
 	},
 	"run": {
 		usage: "avcheck run [flags] [package] [-- args]",
-		short: "record a test or program, predict, report (not built yet)",
+		short: "record a test or program under Delve, predict, report",
 		run:   runRecord,
 	},
 }
