@@ -67,35 +67,19 @@ type BinaryReader struct {
 	site   SiteID
 	region RegionID
 	inst   uint64
-	sites  []Site
-	objs   map[ObjID]Object
+	declarations
 }
 
 // NewBinaryReader returns a reader of the native format from r; name is
 // the file name its errors give.
 func NewBinaryReader(r io.Reader, name string) *BinaryReader {
 	return &BinaryReader{
-		r:     r,
-		name:  name,
-		buf:   make([]byte, 0, 256<<10),
-		sites: []Site{{}},
-		objs:  make(map[ObjID]Object),
+		r:            r,
+		name:         name,
+		buf:          make([]byte, 0, 256<<10),
+		declarations: newDeclarations(),
 	}
 }
-
-// Site returns a declared site, or the zero Site.
-func (r *BinaryReader) Site(id SiteID) Site {
-	if int(id) < len(r.sites) {
-		return r.sites[id]
-	}
-	return Site{}
-}
-
-// Object returns a declared object, or the zero Object.
-func (r *BinaryReader) Object(id ObjID) Object { return r.objs[id] }
-
-func (r *BinaryReader) declaredSites() []Site             { return r.sites }
-func (r *BinaryReader) declaredObjects() map[ObjID]Object { return r.objs }
 
 func (r *BinaryReader) errorf(off int64, format string, args ...any) error {
 	r.err = &FormatError{File: r.name, Offset: off, Msg: fmt.Sprintf(format, args...)}

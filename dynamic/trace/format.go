@@ -473,3 +473,29 @@ func ParseObjKind(s string) (ObjKind, bool) {
 func sortedObjIDs(m map[ObjID]Object) []ObjID {
 	return slices.Sorted(maps.Keys(m))
 }
+
+// declarations are the sites and objects a reader has read so far. Every
+// format's reader embeds them, and they give it the Site and Object
+// methods of Reader.
+type declarations struct {
+	sites []Site // indexed by SiteID; sites[0] is the zero Site
+	objs  map[ObjID]Object
+}
+
+func newDeclarations() declarations {
+	return declarations{sites: []Site{{}}, objs: make(map[ObjID]Object)}
+}
+
+// Site returns a declared site, or the zero Site.
+func (d *declarations) Site(id SiteID) Site {
+	if int(id) < len(d.sites) {
+		return d.sites[id]
+	}
+	return Site{}
+}
+
+// Object returns what is known of an object, or the zero Object.
+func (d *declarations) Object(id ObjID) Object { return d.objs[id] }
+
+func (d *declarations) declaredSites() []Site             { return d.sites }
+func (d *declarations) declaredObjects() map[ObjID]Object { return d.objs }

@@ -54,8 +54,9 @@ type STDReader struct {
 	err  error
 	seq  uint64
 
-	sites []Site
-	objs  map[ObjID]Object
+	// declarations holds the side table's sites and objects, and the
+	// objects named only by their STD names.
+	declarations
 	// varByName and lockByName map the names that are not V<n> or L<n>,
 	// or whose number is taken by an object of the other namespace: STD
 	// variables and locks are separate namespaces.
@@ -81,14 +82,13 @@ type STDReader struct {
 // file name its errors give.
 func NewSTDReader(r io.Reader, name string) *STDReader {
 	return &STDReader{
-		name:       name,
-		br:         bufio.NewReaderSize(r, 1<<16),
-		sites:      []Site{{}},
-		objs:       make(map[ObjID]Object),
-		varByName:  make(map[string]ObjID),
-		lockByName: make(map[string]ObjID),
-		freshObj:   stdFreshObj,
-		freshGo:    stdFreshGo,
+		name:         name,
+		br:           bufio.NewReaderSize(r, 1<<16),
+		declarations: newDeclarations(),
+		varByName:    make(map[string]ObjID),
+		lockByName:   make(map[string]ObjID),
+		freshObj:     stdFreshObj,
+		freshGo:      stdFreshGo,
 	}
 }
 
@@ -106,28 +106,12 @@ func (r *STDReader) ReadTable(tr io.Reader, name string) error {
 	}
 	r.sites = t.sites
 	r.fromTable = make(map[ObjID]bool)
-	for id, o := range t.objects {
+	for id, o := range t.objs {
 		r.setObj(id, o)
 		r.fromTable[id] = true
 	}
 	return nil
 }
-
-// Site returns the site the table declares for a location, or the zero
-// Site.
-func (r *STDReader) Site(id SiteID) Site {
-	if int(id) < len(r.sites) {
-		return r.sites[id]
-	}
-	return Site{}
-}
-
-// Object returns what is known of an object: its table entry, or its STD
-// name.
-func (r *STDReader) Object(id ObjID) Object { return r.objs[id] }
-
-func (r *STDReader) declaredSites() []Site             { return r.sites }
-func (r *STDReader) declaredObjects() map[ObjID]Object { return r.objs }
 
 func (r *STDReader) errorf(format string, args ...any) error {
 	r.err = &FormatError{File: r.name, Line: r.line, Msg: fmt.Sprintf(format, args...)}

@@ -36,11 +36,10 @@ type TextReader struct {
 	err    error // sticky: the first error is the only one
 	seq    uint64
 
-	sites     []Site
+	declarations
 	siteKnown []bool
 	siteByPos map[string]SiteID
 
-	objects      map[ObjID]Object
 	objByName    map[string]ObjID
 	ambiguous    map[string]bool
 	nextImplicit ObjID
@@ -56,27 +55,12 @@ func NewTextReader(r io.Reader, name string) *TextReader {
 	return &TextReader{
 		name:         name,
 		br:           bufio.NewReaderSize(r, 1<<16),
-		sites:        []Site{{}},
+		declarations: newDeclarations(),
 		siteKnown:    []bool{true},
-		objects:      make(map[ObjID]Object),
 		objByName:    make(map[string]ObjID),
 		nextImplicit: 1,
 	}
 }
-
-// Site returns a declared site, or the zero Site.
-func (r *TextReader) Site(id SiteID) Site {
-	if int(id) < len(r.sites) {
-		return r.sites[id]
-	}
-	return Site{}
-}
-
-// Object returns a declared object, or the zero Object.
-func (r *TextReader) Object(id ObjID) Object { return r.objects[id] }
-
-func (r *TextReader) declaredSites() []Site             { return r.sites }
-func (r *TextReader) declaredObjects() map[ObjID]Object { return r.objects }
 
 func (r *TextReader) errorf(format string, args ...any) error {
 	r.err = &FormatError{File: r.name, Line: r.line, Msg: fmt.Sprintf(format, args...)}
@@ -296,10 +280,10 @@ func (r *TextReader) parseObj(tl *tokens) error {
 			return r.errorf("%v", err)
 		}
 	}
-	if old, ok := r.objects[id]; ok {
+	if old, ok := r.objs[id]; ok {
 		return r.errorf("object %#x declared twice (first as %s %q)", uint64(id), old.Kind, old.Name)
 	}
-	r.objects[id] = o
+	r.objs[id] = o
 	r.addName(o.Name, id)
 	return nil
 }
@@ -524,14 +508,14 @@ func (r *TextReader) resolveObj(tok []byte, k Kind) (ObjID, error) {
 			return 0, r.errorf("object name %q names more than one object; use its id", tok)
 		}
 		// A mutex that is read-locked too is an RWMutex.
-		if o := r.objects[id]; o.Kind == ObjMutex && (k == KindRAcquire || k == KindRRelease) {
+		if o := r.objs[id]; o.Kind == ObjMutex && (k == KindRAcquire || k == KindRRelease) {
 			o.Kind = ObjRWMutex
-			r.objects[id] = o
+			r.objs[id] = o
 		}
 		return id, nil
 	}
 	for {
-		if _, taken := r.objects[r.nextImplicit]; !taken {
+		if _, taken := r.objs[r.nextImplicit]; !taken {
 			break
 		}
 		r.nextImplicit++
@@ -539,7 +523,7 @@ func (r *TextReader) resolveObj(tok []byte, k Kind) (ObjID, error) {
 	id := r.nextImplicit
 	r.nextImplicit++
 	name := string(tok)
-	r.objects[id] = Object{Kind: objKindFor(k), Name: name}
+	r.objs[id] = Object{Kind: objKindFor(k), Name: name}
 	r.objByName[name] = id
 	return id, nil
 }
