@@ -87,7 +87,7 @@ func (ps *passState) analyze(fn *ssa.Function) *Func {
 		callResults:         map[*ssa.Call][][]*Access{},
 		decidersOf:          map[*ssa.BasicBlock][]*ssa.If{},
 	}
-	f.flows = &flowCache{fa: fa, byRead: map[*Access]*flow{}, byParam: map[int]*flow{}}
+	f.flows = &flowCache{fa: fa, byRead: map[*Access]*flow{}}
 	fa.computeLocks()
 	fa.collect()
 	fa.markRechecked()

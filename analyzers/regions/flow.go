@@ -13,9 +13,8 @@ import (
 type flow struct {
 	fa      *funcAnalysis
 	vals    map[ssa.Value]bool
-	mem     map[ssa.Value]bool // local variables that hold carried data
-	conds   map[*ssa.If]bool   // branches whose condition carries data
-	results map[int]bool       // results of the function that carry data
+	conds   map[*ssa.If]bool // branches whose condition carries data
+	results map[int]bool     // results of the function that carry data
 }
 
 // flowFrom follows what the seeds carry. With values set, it follows
@@ -25,7 +24,6 @@ func (fa *funcAnalysis) flowFrom(seeds []ssa.Value, values bool) *flow {
 	fl := &flow{
 		fa:      fa,
 		vals:    map[ssa.Value]bool{},
-		mem:     map[ssa.Value]bool{},
 		conds:   map[*ssa.If]bool{},
 		results: map[int]bool{},
 	}
@@ -67,7 +65,6 @@ func (fa *funcAnalysis) flowFrom(seeds []ssa.Value, values bool) *flow {
 		if root == nil {
 			return
 		}
-		fl.mem[root] = true
 		loadsFrom(root, 0, func(load *ssa.UnOp) {
 			if fa.reaches(store, load) {
 				add(load)
@@ -210,9 +207,8 @@ func (f *Func) Feeds(from, to *Access) (data, control bool) {
 }
 
 type flowCache struct {
-	fa      *funcAnalysis
-	byRead  map[*Access]*flow
-	byParam map[int]*flow
+	fa     *funcAnalysis
+	byRead map[*Access]*flow
 }
 
 func (f *Func) flowOf(a *Access) *flow {

@@ -148,9 +148,6 @@ type Access struct {
 	Var *types.Var
 	// Instr is the SSA instruction of the access or of the call.
 	Instr ssa.Instruction
-	// Params, for a write, lists the parameters of the function whose
-	// values flow into the written value.
-	Params []int
 
 	seeds []ssa.Value // for a read: the values that carry what it read
 	srcs  []ssa.Value // for a write: the values that make what it writes
