@@ -10,25 +10,13 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/avcheck/avcheck/analyzers/annotation"
-	"github.com/avcheck/avcheck/analyzers/atomicact"
-	"github.com/avcheck/avcheck/analyzers/guardedby"
-	"github.com/avcheck/avcheck/analyzers/regions"
-	"github.com/avcheck/avcheck/analyzers/splitlock"
+	"github.com/avcheck/avcheck/internal/suite"
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/analysis/multichecker"
 )
 
 // analyzers is the static suite, in the order help lists them.
-func analyzers() []*analysis.Analyzer {
-	return []*analysis.Analyzer{
-		annotation.Analyzer,
-		regions.Analyzer,
-		splitlock.Analyzer,
-		atomicact.Analyzer,
-		guardedby.Analyzer,
-	}
-}
+func analyzers() []*analysis.Analyzer { return suite.Analyzers() }
 
 // childEnv marks the process that runs the suite for a standalone
 // avcheck, which filters what it prints.
