@@ -1,0 +1,71 @@
+// Package solve decides ordering constraints over the events of a trace
+// window: is there a total order of the events that satisfies a Boolean
+// combination of atoms O(a) < O(b)? It is the precise stage's back end
+// (dynamic/predict, precise.go): a predicted violation is proven when the
+// constraints of a feasible interleaving that exhibits it are satisfiable.
+//
+// Events are numbered 0..n-1 within one Solver. The atom Before(a, b)
+// stands for O(a) < O(b); its negation is O(b) < O(a), since the order is
+// total. Edge asserts an order that holds unconditionally (program order,
+// happens-before), which engines treat as graph edges rather than clauses.
+package solve
+
+import "time"
+
+// Lit is a literal: an order atom, a variable introduced by And or Or, or
+// the negation of either. The zero Lit is not a literal.
+type Lit int32
+
+// Not returns the negation of l.
+func (l Lit) Not() Lit { return -l }
+
+// Status is the answer of Check.
+type Status uint8
+
+// The answers of Check.
+const (
+	Unknown Status = iota // the budget ran out, or the engine failed
+	Sat                   // a total order satisfies the constraints
+	Unsat                 // no total order does
+)
+
+var statusNames = [...]string{"unknown", "sat", "unsat"}
+
+// String returns "sat", "unsat" or "unknown".
+func (s Status) String() string {
+	if int(s) < len(statusNames) {
+		return statusNames[s]
+	}
+	return "unknown"
+}
+
+// Budget bounds one Check. A zero field means no bound of that kind.
+type Budget struct {
+	Rounds int           // refinement rounds (lazy engines) before Unknown
+	Time   time.Duration // wall-clock time before Unknown
+}
+
+// Solver holds the constraints over the events of one window.
+type Solver interface {
+	// Before returns the atom O(a) < O(b), for a != b in [0, n).
+	// Before(b, a) is Before(a, b).Not().
+	Before(a, b int) Lit
+	// Edge asserts O(a) < O(b) unconditionally.
+	Edge(a, b int)
+	// And returns a literal equivalent to the conjunction of ls (true for
+	// none).
+	And(ls ...Lit) Lit
+	// Or returns a literal equivalent to the disjunction of ls (false for
+	// none).
+	Or(ls ...Lit) Lit
+	// Assert adds l as a constraint that holds in every later Check.
+	Assert(l Lit)
+	// Check decides the constraints together with the assumptions, which
+	// hold for this Check only.
+	Check(assumptions ...Lit) Status
+	// Order returns the n events in a total order that satisfies the
+	// constraints of the last Check, which must have returned Sat.
+	Order() []int
+	// Close releases the solver (an external solver's process).
+	Close() error
+}
