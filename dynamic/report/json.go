@@ -1,8 +1,13 @@
 package report
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"io"
+	"os"
+	"path/filepath"
+	"slices"
 
 	"github.com/avcheck/avcheck/dynamic/predict"
 	"github.com/avcheck/avcheck/dynamic/trace"
@@ -17,6 +22,18 @@ type Document struct {
 	Version  int       `json:"version"`
 	Findings []Finding `json:"findings"`
 	Stats    Stats     `json:"stats"`
+	// Files lists the source files that the findings' accesses name, with
+	// their content's hash when the report was written (see HashFiles),
+	// so that a reader can tell whether a position still holds.
+	Files []File `json:"files,omitempty"`
+}
+
+// File is a source file named by a report's findings.
+type File struct {
+	File string `json:"file"`
+	// SHA256 is the hex SHA-256 of the file's content, or "" when it
+	// could not be read.
+	SHA256 string `json:"sha256"`
 }
 
 // Finding is one finding in the JSON report.
@@ -42,6 +59,7 @@ type Access struct {
 	Goroutine uint32 `json:"goroutine"`
 	Role      string `json:"role"`
 	Seq       uint64 `json:"seq"`
+	Object    string `json:"object,omitempty"`
 }
 
 // Step is one event of a witness schedule in the JSON report.
@@ -77,7 +95,7 @@ func NewDocument(t *trace.Trace, fs []predict.Finding, st Stats) *Document {
 			s := t.Site(a.Site)
 			jf.Accesses = append(jf.Accesses, Access{
 				File: s.File, Line: s.Line, Col: s.Col, Op: a.Op.String(),
-				Goroutine: uint32(a.G), Role: a.Role, Seq: a.Seq,
+				Goroutine: uint32(a.G), Role: a.Role, Seq: a.Seq, Object: varOf(t, a),
 			})
 		}
 		for _, seq := range f.Witness {
@@ -99,9 +117,43 @@ func NewDocument(t *trace.Trace, fs []predict.Finding, st Stats) *Document {
 	return doc
 }
 
-// JSON writes the JSON report of findings, indented, with a final newline.
-func JSON(w io.Writer, t *trace.Trace, fs []predict.Finding, st Stats) error {
+// HashFiles sets d.Files to the files that d's findings' accesses name,
+// sorted, each with the SHA-256 of its content as it is now; a relative
+// name is read relative to dir. Sources edited after this no longer
+// match, which is how analyzers/avreport knows to skip their findings.
+func (d *Document) HashFiles(dir string) {
+	var names []string
+	for _, f := range d.Findings {
+		for _, a := range f.Accesses {
+			if a.File != "" {
+				names = append(names, a.File)
+			}
+		}
+	}
+	slices.Sort(names)
+	d.Files = []File{}
+	for _, name := range slices.Compact(names) {
+		path := name
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(dir, path)
+		}
+		f := File{File: name}
+		if data, err := os.ReadFile(path); err == nil {
+			sum := sha256.Sum256(data)
+			f.SHA256 = hex.EncodeToString(sum[:])
+		}
+		d.Files = append(d.Files, f)
+	}
+}
+
+// Encode writes d indented, with a final newline.
+func (d *Document) Encode(w io.Writer) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(NewDocument(t, fs, st))
+	return enc.Encode(d)
+}
+
+// JSON writes the JSON report of findings, indented, with a final newline.
+func JSON(w io.Writer, t *trace.Trace, fs []predict.Finding, st Stats) error {
+	return NewDocument(t, fs, st).Encode(w)
 }
