@@ -1,0 +1,6 @@
+package changed
+
+// Get reads Flag.
+func Get() bool {
+	return Flag
+}

@@ -1,0 +1,3 @@
+module example.com/avr
+
+go 1.26
