@@ -5,6 +5,7 @@ package suite
 import (
 	"github.com/avcheck/avcheck/analyzers/annotation"
 	"github.com/avcheck/avcheck/analyzers/atomicact"
+	"github.com/avcheck/avcheck/analyzers/avreport"
 	"github.com/avcheck/avcheck/analyzers/guardedby"
 	"github.com/avcheck/avcheck/analyzers/regions"
 	"github.com/avcheck/avcheck/analyzers/splitlock"
@@ -21,5 +22,6 @@ func Analyzers() []*analysis.Analyzer {
 		splitlock.Analyzer,
 		atomicact.Analyzer,
 		guardedby.Analyzer,
+		avreport.Analyzer,
 	}
 }
