@@ -21,7 +21,7 @@ const (
 	exitFindings = 3 // findings reported
 )
 
-const predictUsage = "usage: avcheck predict [-format=auto|native|text|std] [-mode=predict|observed] [-engine=search|all] [-json] [-all] FILE (avcheck predict -h for help)"
+const predictUsage = "usage: avcheck predict [-format=auto|native|text|std] [-mode=predict|observed] [-engine=search|all] [-json|-sarif] [-all] FILE (avcheck predict -h for help)"
 
 const predictHelp = `usage: avcheck predict [flags] FILE
 
@@ -36,6 +36,7 @@ finding means, the JSON schema, and the trace formats.
 Examples:
   avcheck predict trace.avt               predict, text output
   avcheck predict -json trace.avt         the same as JSON (schema version 1)
+  avcheck predict -sarif trace.avt        as SARIF 2.1.0, for GitHub code scanning
   avcheck predict -mode=observed run.txt  only check the recorded run itself
   avcheck predict -engine=all trace.avt   also run the meta-analysis (slower)
   avcheck predict -all trace.txt          also show what the filters removed
@@ -69,6 +70,7 @@ func predictMain(args []string, stdout, stderr io.Writer) int {
 	format := fs.String("format", "auto", "trace `format`: auto (detect), native, text or std")
 	mode := fs.String("mode", "predict", "`mode`: predict (other interleavings too) or observed (the recorded run only)")
 	asJSON := fs.Bool("json", false, "write the report as JSON (schema version 1, see docs/predict.md)")
+	asSARIF := fs.Bool("sarif", false, "write the report as SARIF 2.1.0, with paths relative to the top of the Git checkout (see docs/predict.md)")
 	all := fs.Bool("all", false, "also show findings removed by AVFilter or without a witness, marked as dropped")
 	engine := fs.String("engine", "search", "prediction `engines`: search (the pattern search) or all (also the meta-analysis, which is exact for two goroutines and one variable, where the search agrees with it, and is the slowest stage on long traces)")
 	if err := fs.Parse(args); err != nil {
@@ -83,6 +85,11 @@ func predictMain(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	if fs.NArg() != 1 {
+		fmt.Fprintln(stderr, predictUsage)
+		return exitUsage
+	}
+	if *asJSON && *asSARIF {
+		fmt.Fprintln(stderr, "avcheck predict: -json and -sarif cannot be used together")
 		fmt.Fprintln(stderr, predictUsage)
 		return exitUsage
 	}
@@ -128,9 +135,12 @@ func predictMain(args []string, stdout, stderr io.Writer) int {
 	}
 	st.Seconds = time.Since(start).Seconds()
 
-	if *asJSON {
+	switch {
+	case *asJSON:
 		err = report.JSON(stdout, t, findings, st)
-	} else {
+	case *asSARIF:
+		err = report.SARIF(stdout, t, findings, sarifOptions(workDir()))
+	default:
 		err = report.Text(stdout, t, findings, report.TextOptions{Dir: workDir()})
 	}
 	if err != nil {

@@ -18,7 +18,7 @@ import (
 	"github.com/avcheck/avcheck/dynamic/trace"
 )
 
-const runUsage = "usage: avcheck run [-run regexp] [-timeout d] [-o FILE] [-json] [-all] [-maxd n] [package] [-- args] (avcheck run -h for help)"
+const runUsage = "usage: avcheck run [-run regexp] [-timeout d] [-o FILE] [-json|-sarif] [-all] [-maxd n] [package] [-- args] (avcheck run -h for help)"
 
 const runHelp = `usage: avcheck run [flags] [package] [-- program args]
 
@@ -40,6 +40,7 @@ predict'. The package defaults to the one in the current directory.
 Examples:
   avcheck run ./testdata/example/bank -run TestTransfer
   avcheck run -json -o run.avt ./pkg      keep the trace, JSON report
+  avcheck run -sarif ./pkg > av.sarif     SARIF 2.1.0, for GitHub code scanning
   avcheck run ./cmd/server -- -port 0     a main package with arguments
 
 The run is slow (every probe stops the program); choose one test with
@@ -69,6 +70,7 @@ type runConfig struct {
 	out     string
 	format  trace.Format
 	asJSON  bool
+	asSARIF bool
 	all     bool
 	maxd    int
 	pkg     string
@@ -84,6 +86,7 @@ func parseRunArgs(args []string, stdout, stderr io.Writer) (*runConfig, int, boo
 	fs.StringVar(&cfg.out, "o", "", "keep the recorded trace in `FILE` (see -format and docs/trace-formats.md)")
 	format := fs.String("format", "native", "`format` of the trace kept with -o: native or text")
 	fs.BoolVar(&cfg.asJSON, "json", false, "write the report as JSON (the schema of avcheck predict -json)")
+	fs.BoolVar(&cfg.asSARIF, "sarif", false, "write the report as SARIF 2.1.0, with paths relative to the top of the Git checkout (see docs/run.md)")
 	fs.BoolVar(&cfg.all, "all", false, "also show findings removed by AVFilter or without a witness, marked as dropped")
 	fs.IntVar(&cfg.maxd, "maxd", 5, "how many source lines apart two accesses may be and still form one proximity region")
 	// The program's own arguments follow "--".
@@ -121,6 +124,11 @@ func parseRunArgs(args []string, stdout, stderr io.Writer) (*runConfig, int, boo
 	}
 	if len(pos) == 1 {
 		cfg.pkg = pos[0]
+	}
+	if cfg.asJSON && cfg.asSARIF {
+		fmt.Fprintln(stderr, "avcheck run: -json and -sarif cannot be used together")
+		fmt.Fprintln(stderr, runUsage)
+		return nil, exitUsage, false
 	}
 	f, err := trace.ParseFormat(*format)
 	if err != nil || (f != trace.FormatNative && f != trace.FormatText) {
@@ -207,9 +215,12 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "avcheck run: writing the report: %v\n", err)
 		}
 	}
-	if cfg.asJSON {
+	switch {
+	case cfg.asJSON:
 		err = report.JSON(stdout, t, res.Findings, st)
-	} else {
+	case cfg.asSARIF:
+		err = report.SARIF(stdout, t, res.Findings, sarifOptions(dir))
+	default:
 		err = report.Text(stdout, t, res.Findings, report.TextOptions{Dir: dir})
 	}
 	if err != nil {

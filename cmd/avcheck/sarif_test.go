@@ -1,0 +1,162 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/avcheck/avcheck/dynamic/report"
+)
+
+// validSARIF checks out against the OASIS SARIF 2.1.0 schema kept in
+// dynamic/report/testdata, and decodes it.
+func validSARIF(t *testing.T, out string) report.SARIFLog {
+	t.Helper()
+	schema, err := os.ReadFile(filepath.Join("..", "..", "dynamic", "report", "testdata", "sarif-schema-2.1.0.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := jsonschema.NewCompiler()
+	c.AssertFormat()
+	if err := c.AddResource(report.SARIFSchemaURI, doc); err != nil {
+		t.Fatal(err)
+	}
+	sch, err := c.Compile(report.SARIFSchemaURI)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inst, err := jsonschema.UnmarshalJSON(strings.NewReader(out))
+	if err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, out)
+	}
+	if err := sch.Validate(inst); err != nil {
+		t.Fatalf("not valid SARIF 2.1.0: %v\n%s", err, out)
+	}
+	var log report.SARIFLog
+	if err := json.Unmarshal([]byte(out), &log); err != nil {
+		t.Fatal(err)
+	}
+	return log
+}
+
+func TestPredictSARIF(t *testing.T) {
+	// The trace names c.go relative to the current directory, which is
+	// cmd/avcheck in the checkout; SARIF names it from the checkout's top.
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rel, err := filepath.Rel(sourceRoot(wd), filepath.Join(wd, "c.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantURI := filepath.ToSlash(rel)
+
+	p := writeTemp(t, "trace.txt", serialCounter)
+	code, out, errOut := runPredictTest("-sarif", p)
+	if code != exitFindings || errOut != "" {
+		t.Fatalf("exit %d, stderr %q; want %d and nothing", code, errOut, exitFindings)
+	}
+	log := validSARIF(t, out)
+	res := log.Runs[0].Results
+	if len(res) != 1 {
+		t.Fatalf("want 1 result, got %d:\n%s", len(res), out)
+	}
+	r := res[0]
+	loc := r.Locations[0].PhysicalLocation
+	if r.RuleID != "atomicity/R-W-W" || r.Level != "warning" || loc.ArtifactLocation.URI != wantURI ||
+		loc.ArtifactLocation.URIBaseID != report.SrcRoot || loc.Region.StartLine != 3 || loc.Region.StartColumn != 2 {
+		t.Errorf("result %s at %+v %+v; want atomicity/R-W-W at %s:3:2 from %%SRCROOT%%", r.RuleID, loc.ArtifactLocation, loc.Region, wantURI)
+	}
+	if len(r.RelatedLocations) != 2 || len(r.CodeFlows) != 1 {
+		t.Errorf("want 2 related locations and a code flow, got %d and %d", len(r.RelatedLocations), len(r.CodeFlows))
+	}
+	if v := log.Runs[0].Tool.Driver.Version; v == "" {
+		t.Errorf("tool.driver.version is empty")
+	}
+
+	// A run with no finding is a valid log with no results, exit 0.
+	p = writeTemp(t, "trace.txt", noRace)
+	code, out, errOut = runPredictTest("-sarif", p)
+	if code != exitClean || errOut != "" {
+		t.Fatalf("exit %d, stderr %q; want %d and nothing", code, errOut, exitClean)
+	}
+	if log := validSARIF(t, out); len(log.Runs[0].Results) != 0 {
+		t.Errorf("want no results, got:\n%s", out)
+	}
+
+	// Observed mode has no witness: no code flow.
+	p = writeTemp(t, "trace.txt", interleavedCounter)
+	code, out, _ = runPredictTest("-sarif", "-mode=observed", p)
+	if code != exitFindings {
+		t.Fatalf("observed: exit %d, want %d", code, exitFindings)
+	}
+	log = validSARIF(t, out)
+	if res := log.Runs[0].Results; len(res) != 1 || res[0].RuleID != "unserializable/cycle" || len(res[0].CodeFlows) != 0 {
+		t.Errorf("observed: want one unserializable/cycle result without a code flow, got:\n%s", out)
+	}
+}
+
+// interleavedCounter is serialCounter as it would be recorded if g2's
+// write had run between g1's critical sections.
+const interleavedCounter = `avtrace 1
+g1 fork g2
+g1 begin region=1.1
+g1 acq mu region=1.1
+g1 rd c.n @c.go:3:2 region=1.1
+g1 rel mu region=1.1
+g2 acq mu
+g2 wr c.n @c.go:9:2
+g2 rel mu
+g1 acq mu region=1.1
+g1 wr c.n @c.go:4:2 region=1.1
+g1 rel mu region=1.1
+g1 finish region=1.1
+`
+
+// avcheck run -sarif on the split counter: the recorded trace names
+// files by absolute path; SARIF names them from the checkout's top.
+func TestRunSARIF(t *testing.T) {
+	t.Parallel()
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rel, err := filepath.Rel(sourceRoot(root), filepath.Join(root, "testdata", "record", "counter", "counter.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	code := runMain(context.Background(), []string{"-sarif", filepath.Join(root, "testdata", "record", "counter")}, &stdout, &stderr)
+	if strings.Contains(stderr.String(), "does not permit ptrace") {
+		t.Skip("ptrace is not permitted here: " + strings.TrimSpace(stderr.String()))
+	}
+	if code != exitFindings {
+		t.Fatalf("exit %d, want %d\n%s", code, exitFindings, stderr.String())
+	}
+	log := validSARIF(t, stdout.String())
+	var got []string
+	for _, r := range log.Runs[0].Results {
+		s := r.RuleID
+		for _, l := range append(r.Locations[:1:1], r.RelatedLocations...) {
+			s += fmt.Sprintf(" %s/%s:%d", l.PhysicalLocation.ArtifactLocation.URIBaseID, l.PhysicalLocation.ArtifactLocation.URI, l.PhysicalLocation.Region.StartLine)
+		}
+		got = append(got, s)
+	}
+	u := "%SRCROOT%/" + filepath.ToSlash(rel)
+	want := fmt.Sprintf("atomicity/R-W-W %s:16 %s:19 %s:19", u, u, u)
+	if strings.Join(got, "\n") != want {
+		t.Errorf("results:\n%s\nwant:\n%s", strings.Join(got, "\n"), want)
+	}
+}
