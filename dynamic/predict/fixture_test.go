@@ -13,6 +13,7 @@ import (
 // The fixtures in testdata/predict are txtar archives with a "trace"
 // section in the text format and an "expect" section listing every finding
 // of Predict with All set, one per line (see fixtureLine), or "no finding".
+// Predict runs with the precise stage, as the commands do.
 // An optional "observed" section gives observed mode's finding the same
 // way (CheckObservedTrace reports at most one).
 
@@ -42,6 +43,8 @@ func fixtureLine(t *trace.Trace, f *Finding) string {
 	b.WriteString(" " + f.Level.String())
 	switch {
 	case f.Dropped == "":
+	case strings.HasPrefix(f.Dropped, "infeasible"):
+		b.WriteString(" infeasible")
 	case strings.Contains(f.Dropped, "AVFilter"):
 		b.WriteString(" dropped-by-avfilter")
 	default:
@@ -92,7 +95,7 @@ func TestFixtures(t *testing.T) {
 			if tr == nil {
 				t.Fatal("no trace section")
 			}
-			res := Predict(tr, Options{All: true})
+			res := Predict(tr, Options{All: true, Precise: true})
 			var got []string
 			for i := range res.Findings {
 				f := &res.Findings[i]

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 
+	"github.com/avcheck/avcheck/dynamic/solve"
 	"github.com/avcheck/avcheck/dynamic/trace"
 )
 
@@ -25,6 +26,22 @@ type Options struct {
 	// the search and witness stages with an enumeration of schedules,
 	// which knows nothing of data constraints.
 	NoFilter bool
+	// Precise runs the precise stage (precise.go) on the findings that
+	// survive the cheaper stages and on those AVFilter drops: a solver
+	// proves each one (LevelProven, with the model's witness) or shows it
+	// infeasible (dropped).
+	Precise bool
+	// Window is the number of events around a finding the precise stage
+	// reorders (DefaultWindow if zero).
+	Window int
+	// Solver names the precise stage's engine: "gini" (the default), "z3"
+	// or "cvc5".
+	Solver string
+	// Budget bounds each check of the precise stage (DefaultPreciseTime
+	// if zero).
+	Budget solve.Budget
+	// newSolver replaces Solver in tests.
+	newSolver solverFactory
 }
 
 // Result is what Predict found, with the size of the trace.
@@ -33,6 +50,8 @@ type Result struct {
 	Events     int
 	Goroutines int
 	Variables  int
+	// Precise is what the precise stage did, nil if it did not run.
+	Precise *PreciseStats
 }
 
 // Reported returns the findings that are not dropped.
@@ -70,6 +89,11 @@ func Predict(t *trace.Trace, opts Options) *Result {
 	// One replay of the trace's prefix serves the search and the validator:
 	// both start from the state the recorded run was in.
 	pb := m.newPrefixState()
+	var ps *preciseStage
+	if opts.Precise {
+		ps = newPreciseStage(t, m, pb, &opts)
+		res.Precise = ps.stats
+	}
 	var out []Finding
 	for _, c := range cands {
 		f := c.f
@@ -89,6 +113,12 @@ func Predict(t *trace.Trace, opts Options) *Result {
 			if kept == nil {
 				f.Dropped = reason
 				setAccesses(t, &f, reps[0])
+				// AVFilter is conservative: the precise stage recovers
+				// the real violations it drops (seed 000, Fig. 6).
+				if ps != nil && ps.decide(&f, reps) == verdictProven {
+					out = append(out, f)
+					continue
+				}
 				if opts.All {
 					out = append(out, f)
 				}
@@ -96,6 +126,18 @@ func Predict(t *trace.Trace, opts Options) *Result {
 			}
 			reps = kept
 			f.Level = LevelFiltered
+		}
+		if ps != nil {
+			switch ps.decide(&f, reps) {
+			case verdictProven:
+				out = append(out, f)
+				continue
+			case verdictInfeasible:
+				if opts.All {
+					out = append(out, f)
+				}
+				continue
+			}
 		}
 		witnessed := false
 		for _, r := range reps {

@@ -1,0 +1,879 @@
+package predict
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/avcheck/avcheck/dynamic/solve"
+	"github.com/avcheck/avcheck/dynamic/trace"
+)
+
+// This file is the precise stage: it decides, with a solver
+// (dynamic/solve), whether some feasible interleaving of a window of the
+// recorded run exhibits a predicted finding. It follows the symbolic
+// encoding of Fusion (Wang et al., shared/seeds/001_af4533d3de4635d8.txt,
+// section 4) in the maximal-causal style of section 1 (Fig. 2): the events
+// keep the values the run recorded, and an interleaving is feasible when
+// every read whose value matters reads a write of the value it recorded.
+// Only the prefix up to the violation has to be feasible (section 5,
+// erroneous prefixes). A satisfiable encoding proves the finding and its
+// model is the witness; an unsatisfiable one shows that no interleaving of
+// the window exhibits it with the recorded values, which is how the
+// over-approximate predictions of seed 001 Fig. 1 and seed 000 Figs. 2 and
+// 6 go away (FindAV in Ganai, shared/seeds/002_42168b820bf119f6.txt,
+// section VI, is the same check against a solver).
+//
+// The encoding of one check, over the events of the window [from, to) of
+// the trace (the events before from run as recorded, as a witness's
+// WitnessFrom says), with O(e) the position of e in the interleaving:
+//
+//   - program order, and the happens-before edges that do not depend on
+//     data (hb.go): fork before the child's first event, send k before
+//     receive k, receive k-cap before the send of message k completes (the
+//     sender's next event), close before a receive that saw the channel
+//     closed, the Once.Do that ran the function before the others, every
+//     Cond notification recorded before a woken Wait before it, and
+//     sends, receives, WaitGroup operations around a Wait and conflicting
+//     sync/atomic operations on one address in their recorded order (so
+//     each receive gets the message, each Wait the counter, each atomic
+//     load the store it recorded: conservative, never an edge the run did
+//     not have);
+//   - lock mutual exclusion: two critical sections of one lock in
+//     different goroutines do not overlap within the prefix, O(rel1) <
+//     O(acq2) or O(rel2) < O(acq1) or one of them starts after the
+//     violation; a section held when the window starts, or not released
+//     within the window, is open at that end; RWMutex read sections share;
+//   - read-from consistency (the pi-functions of section 4.2, with the
+//     recorded values instead of symbolic ones): a plain read r whose
+//     value matters reads the last write before it, which must be its
+//     recorded source or a write known to have written the value r
+//     recorded (or, for the state at the window's start, the value known
+//     there);
+//   - the finding: O(e1) < O(f) < O(e2) as assumptions, the last access
+//     last (every event after it is outside the prefix and unconstrained,
+//     section 5), and for a race the two accesses back to back.
+//
+// Which reads matter is approximated from the trace, which records
+// neither expressions nor data dependencies: a read matters when a later
+// event of its goroutine inside the prefix may depend on its value, and
+// that is taken to be the first later event of the goroutine that either
+// comes after a taken conditional branch (Event.Branches, the guard g(t)
+// of section 4.2) or has an effect another goroutine can observe (a
+// write, any synchronisation operation, a fork), since the value may flow
+// into it. Later reads that follow no branch are assumed to be at the
+// addresses they were recorded at. A write's value is its recorded Value,
+// or else the value a read that read it recorded; if neither is known, a
+// read can read it only where it did in the run.
+
+// Precise stage defaults.
+const (
+	// DefaultWindow is the number of trace events around a finding that
+	// the precise stage reorders.
+	DefaultWindow = 1000
+	// DefaultPreciseTime is the time budget of one check.
+	DefaultPreciseTime = 10 * time.Second
+	// maxSpanFactor bounds how far a finding's events may spread beyond
+	// the window before the check gives up: the window always holds all
+	// of them.
+	maxSpanFactor = 8
+	// maxEncoding bounds the literals of one encoding; past it the check
+	// answers unknown rather than exhaust memory.
+	maxEncoding = 4 << 20
+)
+
+// PreciseStats counts what the precise stage decided in one Predict.
+type PreciseStats struct {
+	Checks     int           // solver checks run (one per instance tried)
+	Proven     int           // findings proven
+	Infeasible int           // findings dropped as infeasible
+	Unknown    int           // findings left at their level (budget, window, solver error)
+	Time       time.Duration // total time of the checks, encoding included
+	// Rejected lists, for each satisfiable check whose model the witness
+	// validator rejected, why: that is a bug of the encoding or of the
+	// solver, and the finding keeps its previous level.
+	Rejected []string
+	// Errors lists solver failures (an external solver that cannot be
+	// started, for example), once each.
+	Errors []string
+}
+
+// solverFactory opens a solver for n events.
+type solverFactory func(n int, b solve.Budget) (solve.Solver, error)
+
+// preciseStage holds what the checks of one trace share.
+type preciseStage struct {
+	t      *trace.Trace
+	m      *syncMeta
+	p      *prefixState
+	window int
+	budget solve.Budget
+	open   solverFactory
+	vals   *valueTable
+	stats  *PreciseStats
+	errs   map[string]bool
+}
+
+func newPreciseStage(t *trace.Trace, m *syncMeta, p *prefixState, opts *Options) *preciseStage {
+	ps := &preciseStage{t: t, m: m, p: p, window: opts.Window, budget: opts.Budget, open: opts.newSolver, stats: &PreciseStats{}, errs: map[string]bool{}}
+	if ps.window <= 0 {
+		ps.window = DefaultWindow
+	}
+	if ps.budget == (solve.Budget{}) {
+		ps.budget.Time = DefaultPreciseTime
+	}
+	if ps.open == nil {
+		name := opts.Solver
+		ps.open = func(n int, b solve.Budget) (solve.Solver, error) { return OpenSolver(name, n, b) }
+	}
+	return ps
+}
+
+// preciseVerdict is the outcome of the precise stage for one finding.
+type preciseVerdict uint8
+
+const (
+	verdictUnknown    preciseVerdict = iota // the finding keeps its level
+	verdictProven                           // the finding is proven, with a witness
+	verdictInfeasible                       // the finding is dropped
+)
+
+// decide checks the finding's instances in turn. The first feasible one
+// proves it: f gets LevelProven, that instance's accesses and the model's
+// order as its witness. If every instance is infeasible, f.Dropped says
+// so. Otherwise f is unchanged.
+func (ps *preciseStage) decide(f *Finding, reps [][]uint32) preciseVerdict {
+	start := time.Now()
+	defer func() { ps.stats.Time += time.Since(start) }()
+	race := f.Kind == KindRace
+	infeasible := 0
+	var win [2]uint32
+	for _, rep := range reps {
+		orders := [][]uint32{rep}
+		if race {
+			// A race is the same whichever access runs first.
+			orders = append(orders, []uint32{rep[1], rep[0]})
+		}
+		repInfeasible := true
+		for _, targets := range orders {
+			ps.stats.Checks++
+			res := ps.check(targets, race)
+			switch res.status {
+			case solve.Sat:
+				setAccesses(ps.t, f, targets)
+				if race {
+					f.Pattern = opLetter(ps.t.Events[targets[0]].Kind.IsWrite()) + "-" + opLetter(ps.t.Events[targets[1]].Kind.IsWrite())
+				}
+				f.Level = LevelProven
+				f.Dropped = ""
+				f.WitnessFrom = ps.t.Events[res.from].Seq
+				f.Witness = make([]uint64, len(res.sched))
+				for i, e := range res.sched {
+					f.Witness[i] = ps.t.Events[e].Seq
+				}
+				ps.stats.Proven++
+				return verdictProven
+			case solve.Unsat:
+				win = [2]uint32{res.from, res.to}
+			default:
+				repInfeasible = false
+				if res.err != "" && !ps.errs[res.err] {
+					ps.errs[res.err] = true
+					if res.rejected {
+						ps.stats.Rejected = append(ps.stats.Rejected, res.err)
+					} else {
+						ps.stats.Errors = append(ps.stats.Errors, res.err)
+					}
+				}
+			}
+		}
+		if repInfeasible {
+			infeasible++
+		}
+	}
+	if infeasible == len(reps) && infeasible > 0 {
+		setAccesses(ps.t, f, reps[0])
+		what := "it"
+		if len(reps) > 1 {
+			what = fmt.Sprintf("any of its %d closest instances", len(reps))
+		}
+		f.Dropped = fmt.Sprintf("infeasible: no interleaving of events %d-%d exhibits %s with every read whose value matters reading the value it recorded (precise stage)",
+			ps.t.Events[win[0]].Seq, ps.t.Events[win[1]-1].Seq, what)
+		ps.stats.Infeasible++
+		return verdictInfeasible
+	}
+	ps.stats.Unknown++
+	return verdictUnknown
+}
+
+// checkResult is the answer of one check.
+type checkResult struct {
+	status   solve.Status
+	from, to uint32   // the window
+	sched    []uint32 // for Sat: the witness, validated
+	err      string   // for Unknown: why, if not the budget
+	rejected bool     // err is the validator's rejection of a model
+}
+
+// check decides whether an interleaving of the window around targets runs
+// them in order, the last one last (back to back if adjacent).
+func (ps *preciseStage) check(targets []uint32, adjacent bool) checkResult {
+	from, to, ok := ps.windowOf(targets)
+	if !ok {
+		return checkResult{status: solve.Unknown, err: fmt.Sprintf("a finding spans more than %d times the window of %d events", maxSpanFactor, ps.window)}
+	}
+	res := checkResult{from: from, to: to}
+	enc, status, err := ps.solve(from, to, targets, adjacent, false)
+	if err == nil && status == solve.Unsat && enc.uncertain {
+		// Unsatisfiable only because some values were not recorded: the
+		// finding is infeasible if it stays so when those values may be
+		// anything, and undecided otherwise.
+		enc.close()
+		var relaxed *encoding
+		relaxed, status, err = ps.solve(from, to, targets, adjacent, true)
+		if relaxed != nil {
+			relaxed.close()
+		}
+		if status == solve.Sat {
+			status = solve.Unknown
+		}
+		res.status = status
+		if err != nil {
+			res.status, res.err = solve.Unknown, err.Error()
+		}
+		return res
+	}
+	if err != nil {
+		res.status = solve.Unknown
+		res.err = err.Error()
+		return res
+	}
+	defer enc.close()
+	res.status = status
+	if res.status != solve.Sat {
+		return res
+	}
+	order := enc.s.Order()
+	last := enc.id[targets[len(targets)-1]-from]
+	var sched []uint32
+	for _, v := range order {
+		sched = append(sched, enc.ev[v])
+		if int32(v) == last {
+			break
+		}
+	}
+	g := witnessGoal{targets: targets, adjacent: adjacent}
+	if verr := validateSchedule(ps.m, ps.p, from, sched, g); verr != nil {
+		res.status = solve.Unknown
+		res.err = fmt.Sprintf("the witness validator rejects the solver's schedule for events %v: %v", ps.seqs(targets), verr)
+		res.rejected = true
+		return res
+	}
+	res.sched = sched
+	return res
+}
+
+// solve encodes the window and checks it. With relaxed, a write or read
+// whose value is not known may match any value.
+func (ps *preciseStage) solve(from, to uint32, targets []uint32, adjacent, relaxed bool) (*encoding, solve.Status, error) {
+	enc, err := ps.encode(from, to, targets, adjacent, relaxed)
+	if err != nil {
+		return nil, solve.Unknown, err
+	}
+	if enc.unsat {
+		return enc, solve.Unsat, nil
+	}
+	return enc, enc.s.Check(enc.assume...), nil
+}
+
+func (ps *preciseStage) seqs(evs []uint32) []uint64 {
+	out := make([]uint64, len(evs))
+	for i, e := range evs {
+		out[i] = ps.t.Events[e].Seq
+	}
+	return out
+}
+
+// windowOf returns the window [from, to) around targets: all of them and
+// about ps.window events in all, three quarters of the rest before the
+// first target (where the writes and lock sections a reordering needs
+// usually are) and a quarter after the last.
+func (ps *preciseStage) windowOf(targets []uint32) (from, to uint32, ok bool) {
+	lo, hi := slices.Min(targets), slices.Max(targets)
+	span := int(hi-lo) + 1
+	if span > maxSpanFactor*ps.window {
+		return 0, 0, false
+	}
+	n := len(ps.t.Events)
+	extra := max(ps.window-span, 0)
+	before := extra * 3 / 4
+	after := extra - before
+	f := int(lo) - before
+	e := int(hi) + 1 + after
+	if f < 0 {
+		e = min(e-f, n)
+		f = 0
+	}
+	if e > n {
+		f = max(f-(e-n), 0)
+		e = n
+	}
+	return uint32(f), uint32(e), true
+}
+
+// valueTable knows the value of each write that has one: recorded, or
+// recorded by a read that read it in the run; and the value of each
+// variable before the trace's first write of it.
+type valueTable struct {
+	wval    map[uint32]uint64 // write event -> value
+	wbad    map[uint32]bool   // writes whose readers recorded different values
+	init    map[trace.ObjID]uint64
+	initBad map[trace.ObjID]bool
+	writes  map[trace.ObjID][]uint32 // the writes of each variable, in trace order
+}
+
+// isPlainWrite reports whether e writes a variable (plainly or
+// atomically) for the read-from constraints.
+func isPlainWrite(k trace.Kind) bool { return k.IsWrite() }
+
+func buildValueTable(t *trace.Trace) *valueTable {
+	vt := &valueTable{
+		wval: map[uint32]uint64{}, wbad: map[uint32]bool{},
+		init: map[trace.ObjID]uint64{}, initBad: map[trace.ObjID]bool{},
+		writes: map[trace.ObjID][]uint32{},
+	}
+	last := map[trace.ObjID]uint32{}
+	for i := range t.Events {
+		e := &t.Events[i]
+		switch {
+		case isPlainWrite(e.Kind):
+			last[e.Obj] = uint32(i)
+			vt.writes[e.Obj] = append(vt.writes[e.Obj], uint32(i))
+			if e.Flags&trace.HasValue != 0 && e.Kind != trace.KindAtomicRMW {
+				vt.wval[uint32(i)] = e.Value
+			}
+		case (e.Kind == trace.KindRead || e.Kind == trace.KindAtomicLoad) && e.Flags&trace.HasValue != 0:
+			w, ok := last[e.Obj]
+			if !ok {
+				if v, seen := vt.init[e.Obj]; seen && v != e.Value {
+					vt.initBad[e.Obj] = true
+				}
+				vt.init[e.Obj] = e.Value
+				continue
+			}
+			if t.Events[w].Flags&trace.HasValue != 0 && t.Events[w].Kind != trace.KindAtomicRMW {
+				continue // the write's own value stands
+			}
+			if v, seen := vt.wval[w]; seen && v != e.Value {
+				vt.wbad[w] = true
+			}
+			vt.wval[w] = e.Value
+		}
+	}
+	for w := range vt.wbad {
+		delete(vt.wval, w)
+	}
+	for x := range vt.initBad {
+		delete(vt.init, x)
+	}
+	return vt
+}
+
+// valueBefore returns the value variable x holds before event from, and
+// whether it is known.
+func (vt *valueTable) valueBefore(x trace.ObjID, from uint32) (uint64, bool) {
+	ws := vt.writes[x]
+	k, _ := slices.BinarySearch(ws, from)
+	if k == 0 {
+		v, ok := vt.init[x]
+		return v, ok
+	}
+	v, ok := vt.wval[ws[k-1]]
+	return v, ok
+}
+
+// encoding is one check's constraints in a solver.
+type encoding struct {
+	s      solve.Solver
+	ev     []uint32 // solver id -> trace event
+	id     []int32  // window position -> solver id, -1 if left out
+	assume []solve.Lit
+	unsat  bool // decided without the solver
+	// uncertain says a read could not read some write only because a
+	// value is not known: an Unsat answer is then not final.
+	uncertain bool
+	size      int
+}
+
+func (enc *encoding) close() {
+	if enc.s != nil {
+		_ = enc.s.Close()
+	}
+}
+
+// bitset is a set of window positions.
+type bitset []uint64
+
+func (b bitset) has(i int) bool { return b[i>>6]&(1<<(uint(i)&63)) != 0 }
+func (b bitset) set(i int)      { b[i>>6] |= 1 << (uint(i) & 63) }
+func (b bitset) or(c bitset) {
+	for i := range b {
+		b[i] |= c[i]
+	}
+}
+
+// section is a critical section within the window; acq or rel is -1 where
+// it lies outside the window (held when the window starts, or released
+// after it ends).
+type section struct {
+	g        trace.GoID
+	acq, rel int
+	read     bool
+}
+
+var errTooLarge = errors.New("the encoding exceeds its size bound")
+
+// encode builds the constraints of the window [from, to) for targets.
+func (ps *preciseStage) encode(from, to uint32, targets []uint32, adjacent, relaxed bool) (*encoding, error) {
+	t := ps.t
+	L := int(to - from)
+	evs := t.Events[from:to]
+	pos := func(e uint32) int { return int(e - from) }
+
+	// Fixed edges: program order and the data-independent synchronisation.
+	succ := make([][]int32, L)
+	edge := func(a, b int) bool {
+		if a < 0 || b < 0 || a == b {
+			return true
+		}
+		if a > b {
+			return false // not in trace order: the trace is not a valid run here
+		}
+		succ[a] = append(succ[a], int32(b))
+		return true
+	}
+	lastOf := map[trace.GoID]int{}
+	nextOf := make([]int, L) // next event of the same goroutine, -1 if none in the window
+	sends := map[[2]uint64]int{}
+	recvs := map[[2]uint64]int{}
+	chanSend := map[trace.ObjID]int{}
+	chanRecv := map[trace.ObjID]int{}
+	wgOps := map[trace.ObjID][]int{}
+	notifs := map[trace.ObjID][]int{}
+	onceRan := map[trace.ObjID]int{}
+	atomicLast := map[trace.ObjID]int{}
+	atomicReads := map[trace.ObjID][]int{}
+	closes := map[trace.ObjID]int{}
+	forks := map[trace.GoID]int{}
+	firstOf := map[trace.GoID]int{}
+	ok := true
+	for i := range evs {
+		e := &evs[i]
+		nextOf[i] = -1
+		if p, seen := lastOf[e.G]; seen {
+			nextOf[p] = i
+			ok = edge(p, i) && ok
+		} else {
+			firstOf[e.G] = i
+			if f, isChild := forks[e.G]; isChild {
+				ok = edge(f, i) && ok
+			}
+		}
+		lastOf[e.G] = i
+		switch e.Kind {
+		case trace.KindFork:
+			forks[trace.GoID(e.Arg)] = i
+		case trace.KindSend:
+			sends[[2]uint64{uint64(e.Obj), e.Arg}] = i
+			if p, seen := chanSend[e.Obj]; seen {
+				ok = edge(p, i) && ok
+			}
+			chanSend[e.Obj] = i
+		case trace.KindRecv:
+			if e.Arg == 0 {
+				ok = edge(closes[e.Obj]-1, i) && ok // closes holds position+1
+			} else {
+				recvs[[2]uint64{uint64(e.Obj), e.Arg}] = i
+				if s, seen := sends[[2]uint64{uint64(e.Obj), e.Arg}]; seen {
+					ok = edge(s, i) && ok
+				}
+			}
+			if p, seen := chanRecv[e.Obj]; seen {
+				ok = edge(p, i) && ok
+			}
+			chanRecv[e.Obj] = i
+		case trace.KindClose:
+			closes[e.Obj] = i + 1
+		case trace.KindWGAdd, trace.KindWGDone:
+			wgOps[e.Obj] = append(wgOps[e.Obj], i)
+		case trace.KindWGWait:
+			// The WaitGroup operations keep their order around each Wait,
+			// so that it returns with the counter it returned with.
+			for _, o := range wgOps[e.Obj] {
+				ok = edge(o, i) && ok
+			}
+			wgOps[e.Obj] = append(wgOps[e.Obj][:0], i)
+		case trace.KindCondSignal, trace.KindCondBroadcast:
+			notifs[e.Obj] = append(notifs[e.Obj], i)
+		case trace.KindCondWait:
+			for _, o := range notifs[e.Obj] {
+				ok = edge(o, i) && ok
+			}
+		case trace.KindOnceDo:
+			if e.Arg == 1 {
+				onceRan[e.Obj] = i + 1
+			} else {
+				ok = edge(onceRan[e.Obj]-1, i) && ok
+			}
+		case trace.KindAtomicLoad, trace.KindAtomicStore, trace.KindAtomicRMW:
+			if p, seen := atomicLast[e.Obj]; seen {
+				ok = edge(p, i) && ok
+			}
+			if e.Kind != trace.KindAtomicLoad {
+				for _, r := range atomicReads[e.Obj] {
+					ok = edge(r, i) && ok
+				}
+				atomicReads[e.Obj] = atomicReads[e.Obj][:0]
+				atomicLast[e.Obj] = i
+			} else {
+				atomicReads[e.Obj] = append(atomicReads[e.Obj], i)
+			}
+		}
+	}
+	// A WaitGroup operation after a Wait stays after it.
+	for i := range evs {
+		e := &evs[i]
+		if e.Kind == trace.KindWGAdd || e.Kind == trace.KindWGDone {
+			for j := i - 1; j >= 0; j-- {
+				if evs[j].Obj == e.Obj && evs[j].Kind == trace.KindWGWait {
+					ok = edge(j, i) && ok
+					break
+				}
+			}
+		}
+	}
+	// A send of message k on a channel of capacity c completes (its
+	// goroutine goes on) only after receive k-c.
+	var notInPrefix []int // events that must stay after the violation
+	for i := range evs {
+		e := &evs[i]
+		if e.Kind != trace.KindSend || nextOf[i] < 0 {
+			continue
+		}
+		c, known := ps.m.chanCap(e.Obj)
+		if !known || e.Arg <= c {
+			continue
+		}
+		r, inTrace := ps.m.recvIdx[[2]uint64{uint64(e.Obj), e.Arg - c}]
+		switch {
+		case inTrace && r < from:
+		case inTrace && r < to:
+			ok = edge(pos(r), nextOf[i]) && ok
+		default:
+			notInPrefix = append(notInPrefix, nextOf[i])
+		}
+	}
+	if !ok {
+		return nil, fmt.Errorf("the synchronisation of events %d-%d is not in trace order", t.Events[from].Seq, t.Events[to-1].Seq)
+	}
+
+	// reach[i] holds the positions that i precedes through the fixed
+	// edges; every edge goes forward, so one backward pass computes it.
+	words := (L + 63) / 64
+	store := make([]uint64, L*words)
+	reach := make([]bitset, L)
+	for i := L - 1; i >= 0; i-- {
+		reach[i] = bitset(store[i*words : (i+1)*words])
+		for _, j := range succ[i] {
+			reach[i].set(int(j))
+			reach[i].or(reach[j])
+		}
+	}
+	before := func(a, b int) bool { return reach[a].has(b) }
+
+	enc := &encoding{id: make([]int32, L)}
+	last := pos(targets[len(targets)-1])
+	// The events the violation precedes are never in the prefix.
+	for i := range L {
+		if before(last, i) {
+			enc.id[i] = -1
+			continue
+		}
+		enc.id[i] = int32(len(enc.ev))
+		enc.ev = append(enc.ev, from+uint32(i))
+	}
+	in := func(i int) bool { return i >= 0 && enc.id[i] >= 0 }
+	for i := 1; i < len(targets); i++ {
+		if before(pos(targets[i]), pos(targets[i-1])) {
+			enc.unsat = true
+			return enc, nil
+		}
+	}
+	s, err := ps.open(len(enc.ev), ps.budget)
+	if err != nil {
+		return nil, err
+	}
+	enc.s = s
+	lit := func(a, b int) solve.Lit {
+		enc.size++
+		return s.Before(int(enc.id[a]), int(enc.id[b]))
+	}
+	for i := range L {
+		if !in(i) {
+			continue
+		}
+		for _, j := range succ[i] {
+			if in(int(j)) {
+				s.Edge(int(enc.id[i]), int(enc.id[j]))
+			}
+		}
+	}
+	// notLater(i) is the literal "i is not in the prefix": after the
+	// violation. ok is false when i is always in it.
+	notInPrefixLit := func(i int) (solve.Lit, bool) {
+		if i == last || before(i, last) {
+			return 0, false
+		}
+		return lit(last, i), true
+	}
+	for _, i := range notInPrefix {
+		if !in(i) {
+			continue
+		}
+		l, can := notInPrefixLit(i)
+		if !can {
+			enc.unsat = true
+			return enc, nil
+		}
+		s.Assert(l)
+	}
+
+	// Lock mutual exclusion.
+	sections := map[trace.ObjID][]section{}
+	open := map[[2]uint64][]int{} // (lock, goroutine) -> indices of open sections
+	for i := range evs {
+		e := &evs[i]
+		k := [2]uint64{uint64(e.Obj), uint64(e.G)}
+		switch e.Kind {
+		case trace.KindAcquire, trace.KindRAcquire:
+			open[k] = append(open[k], len(sections[e.Obj]))
+			sections[e.Obj] = append(sections[e.Obj], section{g: e.G, acq: i, rel: -1, read: e.Kind == trace.KindRAcquire})
+		case trace.KindRelease, trace.KindRRelease:
+			if st := open[k]; len(st) > 0 {
+				sections[e.Obj][st[len(st)-1]].rel = i
+				open[k] = st[:len(st)-1]
+			} else {
+				sections[e.Obj] = append(sections[e.Obj], section{g: e.G, acq: -1, rel: i, read: e.Kind == trace.KindRRelease})
+			}
+		}
+	}
+	for _, secs := range sections {
+		for i := range secs {
+			for j := i + 1; j < len(secs); j++ {
+				if !ps.exclude(enc, secs[i], secs[j], before, in, lit, notInPrefixLit) {
+					return enc, nil
+				}
+				if enc.size > maxEncoding {
+					return nil, errTooLarge
+				}
+			}
+		}
+	}
+
+	// Read-from consistency.
+	if ps.vals == nil {
+		ps.vals = buildValueTable(t)
+	}
+	writes := map[trace.ObjID][]int{}
+	for i := range evs {
+		if in(i) && isPlainWrite(evs[i].Kind) {
+			writes[evs[i].Obj] = append(writes[evs[i].Obj], i)
+		}
+	}
+	lastWrite := map[trace.ObjID]int{}
+	for i := range evs {
+		e := &evs[i]
+		if isPlainWrite(e.Kind) {
+			lastWrite[e.Obj] = i + 1
+		}
+		if e.Kind != trace.KindRead || !in(i) {
+			continue
+		}
+		dep := valueUser(evs, nextOf, i)
+		if !in(dep) {
+			continue
+		}
+		src := lastWrite[e.Obj] - 1 // -1: the state at the window's start
+		rf, ok := ps.readFrom(enc, from, i, src, writes[e.Obj], relaxed, before, lit)
+		if enc.size > maxEncoding {
+			return nil, errTooLarge
+		}
+		var c solve.Lit
+		switch guard, can := notInPrefixLit(dep); {
+		case !ok && !can:
+			enc.unsat = true
+			return enc, nil
+		case !ok:
+			c = guard
+		case !can:
+			c = rf
+		default:
+			c = s.Or(guard, rf)
+		}
+		s.Assert(c)
+	}
+
+	// The finding.
+	for i := 1; i < len(targets); i++ {
+		enc.assume = append(enc.assume, lit(pos(targets[i-1]), pos(targets[i])))
+	}
+	if adjacent {
+		a, b := pos(targets[0]), pos(targets[1])
+		for i := range L {
+			if !in(i) || i == a || i == b || before(i, a) || before(b, i) {
+				continue
+			}
+			if before(a, i) && before(i, b) {
+				enc.unsat = true
+				return enc, nil
+			}
+			s.Assert(s.Or(lit(i, a), lit(b, i)))
+		}
+	}
+	return enc, nil
+}
+
+// valueUser returns the first event after read r of its goroutine in the
+// window that may depend on the value r read: one after a taken branch (r
+// may decide it), or one that passes a value on, into memory or to
+// another goroutine (a write, a send, a go statement's arguments, a
+// WaitGroup.Add's delta). -1 if none.
+func valueUser(evs []trace.Event, nextOf []int, r int) int {
+	for i := nextOf[r]; i >= 0; i = nextOf[i] {
+		e := &evs[i]
+		if e.Branches > 0 || e.Kind.IsWrite() {
+			return i
+		}
+		switch e.Kind {
+		case trace.KindSend, trace.KindFork, trace.KindWGAdd:
+			return i
+		}
+	}
+	return -1
+}
+
+// exclude asserts that sections a and b, of one lock, do not overlap in
+// the prefix. It returns false if that is impossible (enc.unsat is set).
+func (ps *preciseStage) exclude(enc *encoding, a, b section, before func(int, int) bool, in func(int) bool, lit func(int, int) solve.Lit, outside func(int) (solve.Lit, bool)) bool {
+	if a.g == b.g || a.read && b.read {
+		return true
+	}
+	if a.acq >= 0 && !in(a.acq) || b.acq >= 0 && !in(b.acq) {
+		return true // a section that starts after the violation
+	}
+	var or []solve.Lit
+	// first ends before second starts.
+	ends := func(first, second section) bool {
+		if first.rel < 0 || !in(first.rel) || second.acq < 0 {
+			return false
+		}
+		if before(first.rel, second.acq) {
+			return true
+		}
+		if !before(second.acq, first.rel) {
+			or = append(or, lit(first.rel, second.acq))
+		}
+		return false
+	}
+	if ends(a, b) || ends(b, a) {
+		return true
+	}
+	for _, acq := range []int{a.acq, b.acq} {
+		if acq < 0 {
+			continue
+		}
+		if l, can := outside(acq); can {
+			or = append(or, l)
+		}
+	}
+	if len(or) == 0 {
+		enc.unsat = true
+		return false
+	}
+	enc.s.Assert(enc.s.Or(or...))
+	return true
+}
+
+// readFrom returns the constraint that read r (a window position) reads a
+// write it may read: its recorded source src (a position, or -1 for the
+// state at the window's start) or a write known to hold the value r
+// recorded, and no write of the variable comes between. ok is false if no
+// write can be its source.
+func (ps *preciseStage) readFrom(enc *encoding, from uint32, r, src int, ws []int, relaxed bool, before func(int, int) bool, lit func(int, int) solve.Lit) (solve.Lit, bool) {
+	t, vt := ps.t, ps.vals
+	re := &t.Events[int(from)+r]
+	rv, rKnown := re.Value, re.Flags&trace.HasValue != 0
+	s := enc.s
+	var or []solve.Lit
+	// The state at the window's start: no write of the window before r.
+	v0, v0Known := vt.valueBefore(re.Obj, from)
+	// may reports whether r may read a write of value v (known or not)
+	// that is not its recorded source.
+	may := func(v uint64, known bool) bool {
+		if rKnown && known {
+			return v == rv
+		}
+		enc.uncertain = true
+		return relaxed
+	}
+	if src < 0 || may(v0, v0Known) {
+		var and []solve.Lit
+		possible := true
+		for _, w := range ws {
+			if before(r, w) {
+				continue
+			}
+			if before(w, r) {
+				possible = false
+				break
+			}
+			and = append(and, lit(r, w))
+		}
+		if possible {
+			or = append(or, s.And(and...))
+		}
+	}
+	for _, w := range ws {
+		if w == r || before(r, w) {
+			continue
+		}
+		if w != src {
+			if v, known := vt.wval[from+uint32(w)]; !may(v, known) {
+				continue
+			}
+		}
+		and := []solve.Lit{}
+		if !before(w, r) {
+			and = append(and, lit(w, r))
+		}
+		possible := true
+		for _, o := range ws {
+			if o == w || before(o, w) || before(r, o) {
+				continue
+			}
+			if before(w, o) && before(o, r) {
+				possible = false
+				break
+			}
+			and = append(and, s.Or(lit(o, w), lit(r, o)))
+		}
+		if possible {
+			or = append(or, s.And(and...))
+		}
+	}
+	if len(or) == 0 {
+		return 0, false
+	}
+	return s.Or(or...), true
+}
