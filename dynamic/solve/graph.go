@@ -3,6 +3,7 @@ package solve
 import (
 	"container/heap"
 	"slices"
+	"time"
 
 	"github.com/go-air/gini/z"
 )
@@ -115,13 +116,15 @@ type cycleFinder struct {
 	inAtoms [][]arc
 }
 
-// find builds the graph of the fixed edges and the orientations that the
-// model chose for the used atoms (oriented[v] means the atom of v holds).
+// find builds the graph of the fixed edges and the chosen atom literals.
 // When the graph is acyclic it returns a topological order. Otherwise it
 // returns, for every chosen atom u->v that lies on a cycle, the clause that
 // forbids the shortest such cycle (fewest atoms; fixed paths are free, since
 // they hold in every order): the disjunction of the negated atoms along it.
-func (f *cycleFinder) find(s *lazy, oriented []bool) ([]int, [][]z.Lit) {
+//
+// A non-zero deadline bounds the search for cycles; past it, find returns
+// what it has, and expired.
+func (f *cycleFinder) find(s *lazy, chosen []z.Lit, deadline time.Time) (order []int, clauses [][]z.Lit, expired bool) {
 	n := s.n
 	if len(f.adj) != n {
 		f.adj = make([][]arc, n)
@@ -149,9 +152,10 @@ func (f *cycleFinder) find(s *lazy, oriented []bool) ([]int, [][]z.Lit) {
 			f.indeg[v]++
 		}
 	}
-	for _, v := range s.usedAt {
+	for _, m := range chosen {
+		v := m.Var()
 		p := s.atomOf[v]
-		if oriented[v] {
+		if m.IsPos() {
 			f.adj[p.a] = append(f.adj[p.a], arc{p.b, v.Pos()})
 			f.inAtoms[p.b] = append(f.inAtoms[p.b], arc{p.a, v.Pos()})
 			f.indeg[p.b]++
@@ -171,7 +175,7 @@ func (f *cycleFinder) find(s *lazy, oriented []bool) ([]int, [][]z.Lit) {
 		}
 	}
 	heap.Init(&ready)
-	order := make([]int, 0, n)
+	order = make([]int, 0, n)
 	for ready.Len() > 0 {
 		u := heap.Pop(&ready).(int)
 		order = append(order, u)
@@ -182,12 +186,11 @@ func (f *cycleFinder) find(s *lazy, oriented []bool) ([]int, [][]z.Lit) {
 		}
 	}
 	if len(order) == n {
-		return order, nil
+		return order, nil, false
 	}
 
 	// Every cycle lies among the events Kahn could not place (indeg > 0).
 	f.sccs(n)
-	var clauses [][]z.Lit
 	seen := make(map[string]struct{})
 	var key []byte
 	for v := range n {
@@ -204,6 +207,9 @@ func (f *cycleFinder) find(s *lazy, oriented []bool) ([]int, [][]z.Lit) {
 		}
 		if len(ins) == 0 {
 			continue
+		}
+		if !deadline.IsZero() && time.Now().After(deadline) {
+			return nil, clauses, true
 		}
 		f.search(int32(v))
 		for _, in := range ins {
@@ -230,7 +236,7 @@ func (f *cycleFinder) find(s *lazy, oriented []bool) ([]int, [][]z.Lit) {
 		}
 		f.clearSearch()
 	}
-	return nil, clauses
+	return nil, clauses, false
 }
 
 // sccs labels with Tarjan's algorithm the strongly connected components of

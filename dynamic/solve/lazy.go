@@ -51,6 +51,12 @@ type lazy struct {
 	// its own model check and exits the process).
 	asserted z.Lit
 
+	gates  []gate   // variable to its definition by And or Or, if any
+	roots  []z.Lit  // the asserted literals
+	seen   []uint32 // literal -> the justification pass that visited it
+	pass   uint32
+	needed []z.Lit // the atom literals the current model's justification uses
+
 	order []int // the last Sat order, nil otherwise
 	cyc   cycleFinder
 
@@ -59,6 +65,12 @@ type lazy struct {
 }
 
 type atomPair struct{ a, b int32 }
+
+// gate is the definition of a variable introduced by And or Or.
+type gate struct {
+	or   bool
+	args []z.Lit // nil: not a gate
+}
 
 // New returns the default engine for n events: pure Go, the SAT solver
 // github.com/go-air/gini with lazy cycle elimination. b bounds every Check.
@@ -70,6 +82,8 @@ func New(n int, b Budget) Solver {
 		atomVar:  make(map[uint64]z.Var),
 		atomOf:   []atomPair{{}}, // variable 0 does not exist
 		used:     []bool{false},
+		gates:    []gate{{}},
+		seen:     []uint32{0, 0},
 		fixed:    make([][]int32, n),
 		fixedSet: make(map[uint64]struct{}),
 	}
@@ -101,6 +115,8 @@ func (s *lazy) newVar() z.Var {
 	for int(v) >= len(s.atomOf) {
 		s.atomOf = append(s.atomOf, atomPair{})
 		s.used = append(s.used, false)
+		s.gates = append(s.gates, gate{})
+		s.seen = append(s.seen, 0, 0)
 	}
 	return v
 }
@@ -181,8 +197,22 @@ func (s *lazy) And(ls ...Lit) Lit {
 		s.addClause(t.Not(), m)
 		long = append(long, m.Not())
 	}
+	s.gates[t.Var()] = gate{args: args(long[1:], true)}
 	s.addClause(long...)
 	return Lit(t.Dimacs())
+}
+
+// args returns the arguments of a gate from the literals of its long
+// Tseitin clause, negated when neg.
+func args(ms []z.Lit, neg bool) []z.Lit {
+	out := make([]z.Lit, len(ms))
+	for i, m := range ms {
+		if neg {
+			m = m.Not()
+		}
+		out[i] = m
+	}
+	return out
 }
 
 func (s *lazy) Or(ls ...Lit) Lit {
@@ -201,18 +231,25 @@ func (s *lazy) Or(ls ...Lit) Lit {
 		s.addClause(t, m.Not())
 		long = append(long, m)
 	}
+	s.gates[t.Var()] = gate{or: true, args: args(long[1:], false)}
 	s.addClause(long...)
 	return Lit(t.Dimacs())
 }
 
 func (s *lazy) Assert(l Lit) {
-	s.addClause(s.asserted.Not(), s.lit(l))
+	m := s.lit(l)
+	s.addClause(s.asserted.Not(), m)
+	s.roots = append(s.roots, m)
 }
 
 func (s *lazy) Check(assumptions ...Lit) Status {
 	s.order = nil
 	s.rounds, s.learnt = 0, 0
 	start := time.Now()
+	var deadline time.Time
+	if s.budget.Time > 0 {
+		deadline = start.Add(s.budget.Time)
+	}
 	as := make([]z.Lit, 0, len(assumptions)+1)
 	as = append(as, s.asserted)
 	for _, l := range assumptions {
@@ -221,7 +258,6 @@ func (s *lazy) Check(assumptions ...Lit) Status {
 	if !s.prepareFixed() {
 		return Unsat
 	}
-	oriented := make([]bool, len(s.atomOf))
 	for {
 		if s.budget.Rounds > 0 && s.rounds >= s.budget.Rounds {
 			return Unknown
@@ -243,18 +279,21 @@ func (s *lazy) Check(assumptions ...Lit) Status {
 		case 0:
 			return Unknown
 		}
-		for _, v := range s.usedAt {
-			oriented[v] = s.sat.Value(v.Pos())
-		}
-		order, cycles := s.cyc.find(s, oriented)
+		s.justify(as)
+		order, cycles, expired := s.cyc.find(s, s.needed, deadline)
 		if order != nil {
 			s.order = order
 			return Sat
 		}
+		// The clauses hold in every order: keep them for later Checks
+		// even when this one has run out of time.
 		for _, c := range cycles {
 			s.addClause(c...)
 		}
 		s.learnt += len(cycles)
+		if expired {
+			return Unknown
+		}
 	}
 }
 
@@ -299,3 +338,69 @@ func (s *lazy) Order() []int {
 }
 
 func (s *lazy) Close() error { return nil }
+
+// justify collects in s.needed the atom literals that the current model
+// needs to make the asserted literals and the assumptions true: all the
+// arguments of a true And (or a false Or), one true argument of a true Or
+// (or one false argument of a false And). The model's other atoms are left
+// out of the order: any orientation of them keeps the constraints true, so
+// they cannot be part of a cycle that matters. This keeps spurious cycles
+// through atoms of unchosen alternatives (a read's other writes) out of
+// the refinement.
+func (s *lazy) justify(assumptions []z.Lit) {
+	s.pass++
+	if s.pass == 0 { // wrapped: forget every mark
+		clear(s.seen)
+		s.pass = 1
+	}
+	s.needed = s.needed[:0]
+	stack := append(append([]z.Lit(nil), s.roots...), assumptions...)
+	for len(stack) > 0 {
+		m := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if s.seen[m] == s.pass {
+			continue
+		}
+		s.seen[m] = s.pass
+		v := m.Var()
+		if p := s.atomOf[v]; p.a != p.b {
+			s.needed = append(s.needed, m)
+			continue
+		}
+		g := s.gates[v]
+		if g.args == nil {
+			continue // the constant
+		}
+		// A positive literal of an Or, or a negative one of an And, needs
+		// one argument (negated for the And); the others need all.
+		one := g.or == m.IsPos()
+		if !one {
+			for _, a := range g.args {
+				if !m.IsPos() {
+					a = a.Not()
+				}
+				stack = append(stack, a)
+			}
+			continue
+		}
+		pick := z.LitNull
+		for _, a := range g.args {
+			if !m.IsPos() {
+				a = a.Not()
+			}
+			if !s.sat.Value(a) {
+				continue
+			}
+			if s.seen[a] == s.pass {
+				pick = z.LitNull // already justified
+				break
+			}
+			if pick == z.LitNull {
+				pick = a
+			}
+		}
+		if pick != z.LitNull {
+			stack = append(stack, pick)
+		}
+	}
+}
