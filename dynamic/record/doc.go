@@ -4,16 +4,21 @@
 // it.
 //
 // The probe plan (MakePlan) comes from the regions analyzer: a breakpoint
-// at every line with a direct access to shared state, every go statement
-// and every intended atomic region's first line, plus the entries of the
-// sync package's Mutex, RWMutex and WaitGroup methods and of the runtime's
+// at every line with a direct access to shared state (sync/atomic calls
+// included), every go statement and every intended atomic region's first
+// line, plus the entries of the sync package's Mutex, RWMutex, WaitGroup,
+// Cond and Once methods, of the runtime's channel operations and of its
 // goroutine exit. At each stop, every goroutine stopped at a breakpoint
 // contributes its events (Record). The recorded order is kept a possible
-// execution: an acquire or a Wait is recorded at the goroutine's next stop,
-// after it has returned; a release or a Done at its method's entry, before
-// it happens; a goroutine's fork before its first event. Every event goes
-// through trace.Validator as it is made, and recording stops at the first
-// one that would make the trace impossible, so the trace always validates.
+// execution: an acquire, a Wait, an atomic load or read-modify-write, a
+// woken Cond.Wait and a returned Once.Do are recorded at the goroutine's
+// next stop, after they returned; a release, a Done, an atomic store and
+// a Signal at their entry, before they happen; a channel's send and the
+// receive that takes its message inside the runtime, under the channel's
+// lock, send first (chans.go); a goroutine's fork before its first event.
+// Every event goes through trace.Validator as it is made, and recording
+// stops at the first one that would make the trace impossible, so the
+// trace always validates.
 //
 // Known approximations, each erring towards fewer predicted interleavings
 // or towards reporting more, never towards an invalid trace:
@@ -22,6 +27,11 @@
 //     (or at the child's first stop, if that comes first);
 //   - Branches counts the conditional statements between two stops of a
 //     goroutine in their innermost shared frame, from the source;
-//   - channel operations, Cond, Once and sync/atomic are not recorded, so
-//     predictions may include interleavings that these would forbid.
+//   - a receive that returns because its channel is closed is recorded
+//     only from a blocking receive or select (with exactly one closed
+//     receive case); a message sent or received by a goroutine outside
+//     the packages under test is not recorded, nor is the other side of
+//     it;
+//   - sync/atomic operations are recorded at their lines in the packages
+//     under test, without their values.
 package record

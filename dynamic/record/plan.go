@@ -3,7 +3,9 @@ package record
 import (
 	"fmt"
 	"go/ast"
+	"go/parser"
 	"go/token"
+	"go/types"
 	"sort"
 	"strings"
 
@@ -27,6 +29,9 @@ type AccessProbe struct {
 	Write bool
 	Col   int
 	Func  string // the enclosing function, for the trace's sites
+	// Atomic is the sync/atomic operation ("Load", "Store", "Add", ...),
+	// or "" for a plain access.
+	Atomic string
 }
 
 // RegionProbe is an intended atomic region of the plan.
@@ -224,18 +229,26 @@ func (plan *Plan) addFuncs(fset *token.FileSet, res *regions.Result, seenAccess,
 	for _, f := range res.Funcs {
 		fn := funcName(f.Fn)
 		for _, a := range f.Accesses {
-			if a.Via != "" || a.Sync || a.Atomic != "" || a.Expr == "" || !a.Path.Shared() {
+			if a.Via != "" || a.Sync && a.Atomic == "" || a.Expr == "" || !a.Path.Shared() {
 				plan.Skipped++
 				continue
 			}
+			expr := a.Expr
+			if a.Atomic != "" {
+				var ok bool
+				if expr, ok = atomicTarget(expr); !ok {
+					plan.Skipped++
+					continue
+				}
+			}
 			pos := fset.Position(a.Pos)
-			key := fmt.Sprintf("%s:%d:%d:%s:%v", pos.Filename, pos.Line, pos.Column, a.Expr, a.Kind)
+			key := fmt.Sprintf("%s:%d:%d:%s:%v:%s", pos.Filename, pos.Line, pos.Column, expr, a.Kind, a.Atomic)
 			if seenAccess[key] {
 				continue
 			}
 			seenAccess[key] = true
 			l := Line{pos.Filename, pos.Line}
-			plan.Accesses[l] = append(plan.Accesses[l], AccessProbe{Expr: a.Expr, Write: a.Kind == regions.Write, Col: pos.Column, Func: fn})
+			plan.Accesses[l] = append(plan.Accesses[l], AccessProbe{Expr: expr, Write: a.Kind == regions.Write, Col: pos.Column, Func: fn, Atomic: a.Atomic})
 		}
 		for _, op := range f.SyncOps {
 			if op.What != "go statement" {
@@ -270,6 +283,37 @@ func (plan *Plan) addFuncs(fset *token.FileSet, res *regions.Result, seenAccess,
 			plan.RegionAt[l] = append(plan.RegionAt[l], id)
 		}
 	}
+}
+
+// atomicTarget returns the variable that a sync/atomic call's expression
+// operates on: the pointer argument's target for the functions
+// (atomic.AddInt64(&s.n, 1) is s.n), the receiver for the methods of the
+// typed atomics (s.calls.Add(1) is s.calls; the recorder dereferences it
+// if it is a pointer).
+func atomicTarget(call string) (string, bool) {
+	e, err := parser.ParseExpr(call)
+	if err != nil {
+		return "", false
+	}
+	c, ok := e.(*ast.CallExpr)
+	if !ok {
+		return "", false
+	}
+	sel, ok := ast.Unparen(c.Fun).(*ast.SelectorExpr)
+	if !ok {
+		return "", false
+	}
+	switch sel.Sel.Name {
+	case "Load", "Store", "Add", "Swap", "CompareAndSwap", "And", "Or":
+		return types.ExprString(sel.X), true
+	}
+	if len(c.Args) == 0 {
+		return "", false
+	}
+	if u, ok := ast.Unparen(c.Args[0]).(*ast.UnaryExpr); ok && u.Op == token.AND {
+		return types.ExprString(u.X), true
+	}
+	return "*(" + types.ExprString(c.Args[0]) + ")", true
 }
 
 // funcName names an SSA function as the trace's sites do: "pkg.F" or

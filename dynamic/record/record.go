@@ -70,8 +70,24 @@ var syncFuncs = [...]string{
 	"sync.(*RWMutex).Lock", "sync.(*RWMutex).Unlock",
 	"sync.(*RWMutex).RLock", "sync.(*RWMutex).RUnlock",
 	"sync.(*WaitGroup).Add", "sync.(*WaitGroup).Done", "sync.(*WaitGroup).Wait",
+	"sync.(*Cond).Wait", "sync.(*Cond).Signal", "sync.(*Cond).Broadcast",
+	"sync.(*Once).Do",
+	"runtime.chansend", "runtime.chanrecv", "runtime.selectgo", "runtime.closechan",
 	"runtime.goexit1",
 }
+
+// hookKind names the probes inside the runtime and the sync package that
+// act for any goroutine, tracked or not (see chans.go).
+type hookKind uint8
+
+const (
+	hookNone       hookKind = iota
+	hookSendDirect          // runtime.send: a sender hands over to a waiting receiver
+	hookRecvDirect          // runtime.recv: a receiver takes a waiting sender's message
+	hookChanBuf             // runtime.chanbuf: a message enters or leaves a buffer
+	hookClosed              // closechan's line setting c.closed
+	hookOnceRun             // sync.(*Once).doSlow's line calling f
+)
 
 // recording keeps a recording alone among the child processes of avcheck:
 // Delve's native backend waits for any child (waitpid(-1), to see the
@@ -214,6 +230,7 @@ type bpRole struct {
 	isGo   bool // a go statement in the function at this address
 	lineBP bool // a plan line (accesses, regions, go statements)
 	syncFn string
+	hook   hookKind
 }
 
 type recorder struct {
@@ -227,6 +244,11 @@ type recorder struct {
 	gs           map[trace.GoID]*gstate
 	inst         map[int]uint64 // region id -> last instance
 	forks        []pendingFork
+	chans        map[uint64]*chanState
+	lay          layout
+	signalled    map[trace.ObjID]bool // Conds with a recorded Signal or Broadcast
+	onceRan      map[trace.ObjID]bool // Onces with a recorded Do that ran the function
+	onceRunner   map[trace.ObjID]trace.GoID
 	rootUp       bool
 	invalid      string
 	unevaluated  int
@@ -240,6 +262,22 @@ type gstate struct {
 	regions []openRegion
 	frames  []frameKey
 	br      uint32
+	chanOp  *chanOp // the channel operation it is in, if any
+	// closing and closeSite are the channel it is closing, recorded
+	// under the channel's lock.
+	closing   uint64
+	closeSite trace.SiteID
+	cond      trace.ObjID // the Cond it waits on, between Wait's entry and its Lock
+	onces     []onceOp    // the Once.Do calls it is in, innermost last
+}
+
+// onceOp is a call of Once.Do that has not been seen to return.
+type onceOp struct {
+	obj  trace.ObjID
+	id   int64 // the Do frame's frameID and function entry
+	fn   uint64
+	site trace.SiteID
+	ran  bool
 }
 
 type openRegion struct {
@@ -277,6 +315,12 @@ func newRecorder(plan *Plan, tgt *proc.Target, progress func(int)) *recorder {
 		roles: make(map[uint64]bpRole),
 		gs:    make(map[trace.GoID]*gstate),
 		inst:  make(map[int]uint64),
+		chans: make(map[uint64]*chanState),
+		lay:   readLayout(tgt.BinInfo()),
+
+		signalled:  make(map[trace.ObjID]bool),
+		onceRan:    make(map[trace.ObjID]bool),
+		onceRunner: make(map[trace.ObjID]trace.GoID),
 	}
 }
 
@@ -311,6 +355,36 @@ func (r *recorder) setBreakpoints() error {
 		}
 		for _, a := range addrs {
 			if err := r.set(a, bpRole{syncFn: name}); err != nil {
+				return err
+			}
+		}
+	}
+	hooks := []struct {
+		fn   string
+		line string // a line inside fn; "" for its entry
+		hook hookKind
+	}{
+		{"runtime.send", "", hookSendDirect},
+		{"runtime.recv", "", hookRecvDirect},
+		{"runtime.chanbuf", "", hookChanBuf},
+		{"runtime.closechan", "c.closed = 1", hookClosed},
+		{"sync.(*Once).doSlow", "f()", hookOnceRun},
+	}
+	for _, h := range hooks {
+		var addrs []uint64
+		var err error
+		if h.line == "" {
+			addrs, err = proc.FindFunctionLocation(r.tgt, h.fn, 0)
+		} else if file, line := sourceLine(bi, h.fn, h.line); line > 0 {
+			addrs, err = proc.FindFileLocation(r.tgt, file, line)
+		} else {
+			continue // the runtime's source is not where the binary says
+		}
+		if err != nil {
+			continue // not linked into this program
+		}
+		for _, a := range addrs {
+			if err := r.set(a, bpRole{syncFn: h.fn, hook: h.hook}); err != nil {
 				return err
 			}
 		}
@@ -364,10 +438,24 @@ func (r *recorder) hit(th proc.Thread, role bpRole) {
 		return
 	}
 	gid := trace.GoID(g.ID)
+	switch role.hook {
+	case hookNone:
+	case hookOnceRun:
+		if gs := r.gs[gid]; gs != nil && len(gs.onces) > 0 {
+			o := &gs.onces[len(gs.onces)-1]
+			o.ran = true
+			r.onceRunner[o.obj] = gid
+		}
+		return
+	default:
+		r.chanHook(th, g, frames, role.hook)
+		return
+	}
 	if role.syncFn != "" {
 		// A sync method called by the sync package itself (RWMutex.Lock
-		// locks a Mutex, Done calls Add) is part of the outer operation.
-		if len(frames) > 1 && frames[1].Call.Fn != nil && frames[1].Call.Fn.PackageName() == "sync" {
+		// locks a Mutex, Done calls Add) is part of the outer operation,
+		// except the Locker's Unlock and Lock in Cond.Wait.
+		if len(frames) > 1 && frames[1].Call.Fn != nil && frames[1].Call.Fn.PackageName() == "sync" && !inCondWait(frames) {
 			return
 		}
 		if role.syncFn == "runtime.goexit1" {
@@ -390,13 +478,20 @@ func (r *recorder) hit(th proc.Thread, role bpRole) {
 		return
 	}
 	r.flushPending(gs)
+	r.endOnces(gs, frames)
 	r.countBranches(gs, frames)
 	r.closeRegions(gs, frames, role)
 
 	uf := frames[user].Call
 	site := r.site(Line{uf.File, uf.Line}, 0, fnName(uf.Fn))
 	if role.syncFn != "" {
-		r.syncOp(gs, th, g, frames, role.syncFn, site, Line{uf.File, uf.Line})
+		mem := th.ProcessMemory()
+		scope := proc.FrameToScope(r.tgt, mem, g, th.ThreadID(), frames...)
+		if strings.HasPrefix(role.syncFn, "runtime.") {
+			r.chanEntry(gs, scope, mem, role.syncFn, site, Line{uf.File, uf.Line})
+			return
+		}
+		r.syncOp(gs, scope, frames, role.syncFn, site, Line{uf.File, uf.Line})
 		return
 	}
 	if user != 0 {
@@ -420,7 +515,7 @@ func (r *recorder) hit(th proc.Thread, role bpRole) {
 		gs.regions = append(gs.regions, openRegion{id: id, inst: inst, cfa: cfa, fn: fn, end: rp.EndLine, begs: []int{rp.Begin.Line}, last: rp.Begin.Line, lastTop: true})
 		r.emit(gs, trace.Event{Kind: trace.KindRegionBegin, Site: r.site(rp.Begin, rp.BeginCol, rp.Func), Region: trace.RegionID(id), Inst: inst})
 	}
-	r.accesses(gs, th, g, role.line)
+	r.accesses(gs, th, g, frames, role.line)
 	if role.isGo {
 		r.forks = append(r.forks, pendingFork{parent: gid, site: role.line, siteID: r.site(role.line, 0, r.plan.Gos[role.line])})
 	}
@@ -515,6 +610,7 @@ func (r *recorder) flushPending(gs *gstate) {
 		r.emit(gs, e)
 	}
 	gs.pending = gs.pending[:0]
+	r.endChanOp(gs)
 }
 
 // countBranches adds to gs.br the conditional branches between the
@@ -586,16 +682,12 @@ func (r *recorder) closeRegions(gs *gstate, frames []proc.Stackframe, role bpRol
 
 var loadScalar = proc.LoadConfig{MaxStructFields: 0}
 
-func (r *recorder) accesses(gs *gstate, th proc.Thread, g *proc.G, l Line) {
+func (r *recorder) accesses(gs *gstate, th proc.Thread, g *proc.G, frames []proc.Stackframe, l Line) {
 	probes := r.plan.Accesses[l]
 	if len(probes) == 0 {
 		return
 	}
-	scope, err := proc.GoroutineScope(r.tgt, th)
-	if err != nil {
-		r.unevaluated += len(probes)
-		return
-	}
+	scope := proc.FrameToScope(r.tgt, th.ProcessMemory(), g, th.ThreadID(), frames...)
 	// A line is recorded before it runs, so its reads come before its
 	// writes (c.n += d reads c.n, then writes it).
 	order := make([]AccessProbe, len(probes))
@@ -608,6 +700,9 @@ func (r *recorder) accesses(gs *gstate, th proc.Thread, g *proc.G, l Line) {
 	})
 	for _, p := range order {
 		v, err := scope.EvalExpression(p.Expr, loadScalar)
+		if err == nil && p.Atomic != "" && v.Kind == reflect.Pointer {
+			v, err = scope.EvalExpression("*("+p.Expr+")", loadScalar)
+		}
 		if err != nil || v.Addr == 0 || v.Addr >= proc.FakeAddressBase {
 			r.unevaluated++
 			continue
@@ -617,6 +712,23 @@ func (r *recorder) accesses(gs *gstate, th proc.Thread, g *proc.G, l Line) {
 			r.t.Objects[obj] = trace.Object{Kind: trace.ObjVar, Name: p.Expr}
 		}
 		e := trace.Event{Kind: trace.KindRead, Obj: obj, Site: r.site(l, p.Col, p.Func)}
+		if p.Atomic != "" {
+			// An atomic store is a release, recorded before it happens; a
+			// load or read-modify-write acquires, recorded after it
+			// returned, at the goroutine's next stop.
+			switch p.Atomic {
+			case "Store":
+				e.Kind = trace.KindAtomicStore
+				r.emit(gs, e)
+			case "Load":
+				e.Kind = trace.KindAtomicLoad
+				gs.pending = append(gs.pending, e)
+			default:
+				e.Kind = trace.KindAtomicRMW
+				gs.pending = append(gs.pending, e)
+			}
+			continue
+		}
 		if p.Write {
 			e.Kind = trace.KindWrite
 		} else if val, ok := scalar(v); ok {
@@ -651,18 +763,18 @@ func scalar(v *proc.Variable) (uint64, bool) {
 // Releases and Done are recorded before they happen; acquires and Wait
 // after they return, at the goroutine's next stop, so that the recorded
 // order is one the program could have run.
-func (r *recorder) syncOp(gs *gstate, th proc.Thread, g *proc.G, frames []proc.Stackframe, name string, site trace.SiteID, at Line) {
+func (r *recorder) syncOp(gs *gstate, scope *proc.EvalScope, frames []proc.Stackframe, name string, site trace.SiteID, at Line) {
 	recv := "m"
+	kind := trace.ObjMutex
 	switch {
 	case strings.HasPrefix(name, "sync.(*RWMutex)"):
-		recv = "rw"
+		recv, kind = "rw", trace.ObjRWMutex
 	case strings.HasPrefix(name, "sync.(*WaitGroup)"):
-		recv = "wg"
-	}
-	scope, err := proc.GoroutineScope(r.tgt, th)
-	if err != nil {
-		r.unevaluated++
-		return
+		recv, kind = "wg", trace.ObjWaitGroup
+	case strings.HasPrefix(name, "sync.(*Cond)"):
+		recv, kind = "c", trace.ObjCond
+	case strings.HasPrefix(name, "sync.(*Once)"):
+		recv, kind = "o", trace.ObjOnce
 	}
 	v, err := scope.EvalExpression("*"+recv, loadScalar)
 	if err != nil || v.Addr == 0 {
@@ -670,13 +782,6 @@ func (r *recorder) syncOp(gs *gstate, th proc.Thread, g *proc.G, frames []proc.S
 		return
 	}
 	obj := trace.ObjID(v.Addr)
-	kind := trace.ObjMutex
-	switch recv {
-	case "rw":
-		kind = trace.ObjRWMutex
-	case "wg":
-		kind = trace.ObjWaitGroup
-	}
 	if _, ok := r.t.Objects[obj]; !ok {
 		label := r.plan.LockNames[at]
 		if label == "" {
@@ -687,6 +792,13 @@ func (r *recorder) syncOp(gs *gstate, th proc.Thread, g *proc.G, frames []proc.S
 	e := trace.Event{Obj: obj, Site: site}
 	switch name {
 	case "sync.(*Mutex).Lock", "sync.(*RWMutex).Lock":
+		if inCondWait(frames) && gs.cond != 0 {
+			// Cond.Wait relocks its Locker after it was woken.
+			if r.signalled[gs.cond] {
+				gs.pending = append(gs.pending, trace.Event{Kind: trace.KindCondWait, Obj: gs.cond, Site: site})
+			}
+			gs.cond = 0
+		}
 		e.Kind = trace.KindAcquire
 		gs.pending = append(gs.pending, e)
 	case "sync.(*RWMutex).RLock":
@@ -713,6 +825,76 @@ func (r *recorder) syncOp(gs *gstate, th proc.Thread, g *proc.G, frames []proc.S
 	case "sync.(*WaitGroup).Wait":
 		e.Kind = trace.KindWGWait
 		gs.pending = append(gs.pending, e)
+	case "sync.(*Cond).Wait":
+		gs.cond = obj
+	case "sync.(*Cond).Signal", "sync.(*Cond).Broadcast":
+		e.Kind = trace.KindCondSignal
+		if name == "sync.(*Cond).Broadcast" {
+			e.Kind = trace.KindCondBroadcast
+		}
+		r.emit(gs, e)
+		r.signalled[obj] = r.invalid == ""
+	case "sync.(*Once).Do":
+		gs.onces = append(gs.onces, onceOp{obj: obj, id: frameID(frames, 0), fn: fnEntry(frames[0]), site: site})
+	}
+}
+
+// inCondWait reports whether a sync method was called by Cond.Wait, for
+// its Locker (directly, or through RWMutex.RLocker's methods).
+func inCondWait(frames []proc.Stackframe) bool {
+	for i := 1; i < len(frames) && i <= 2; i++ {
+		switch fnName(frames[i].Call.Fn) {
+		case "sync.(*Cond).Wait":
+			return true
+		case "sync.(*rlocker).Lock", "sync.(*rlocker).Unlock":
+			continue
+		}
+		return false
+	}
+	return false
+}
+
+// endOnces records the Once.Do calls of gs that have returned: their
+// frames are gone from its stack.
+func (r *recorder) endOnces(gs *gstate, frames []proc.Stackframe) {
+	for len(gs.onces) > 0 {
+		o := gs.onces[len(gs.onces)-1]
+		for i := range frames {
+			if frameID(frames, i) == o.id && fnEntry(frames[i]) == o.fn {
+				return // still in Do
+			}
+		}
+		gs.onces = gs.onces[:len(gs.onces)-1]
+		r.onceDo(gs, o)
+	}
+}
+
+// onceDo records a Do that returned. One that did not run the function
+// returned after the one that did, which is recorded first if it has not
+// been seen to return yet; a Do whose runner is not recorded is not
+// recorded either.
+func (r *recorder) onceDo(gs *gstate, o onceOp) {
+	if !o.ran && !r.onceRan[o.obj] {
+		if rg := r.gs[r.onceRunner[o.obj]]; rg != nil && rg != gs && !rg.ended {
+			for i, ro := range rg.onces {
+				if ro.obj == o.obj && ro.ran {
+					rg.onces = append(rg.onces[:i:i], rg.onces[i+1:]...)
+					r.onceDo(rg, ro)
+					break
+				}
+			}
+		}
+		if !r.onceRan[o.obj] {
+			return
+		}
+	}
+	e := trace.Event{Kind: trace.KindOnceDo, Obj: o.obj, Site: o.site}
+	if o.ran {
+		e.Arg = 1
+	}
+	r.emit(gs, e)
+	if o.ran && r.invalid == "" {
+		r.onceRan[o.obj] = true
 	}
 }
 
@@ -744,6 +926,11 @@ func (r *recorder) goexit(gid trace.GoID, g *proc.G) {
 		return
 	}
 	r.flushPending(gs)
+	for len(gs.onces) > 0 {
+		o := gs.onces[len(gs.onces)-1]
+		gs.onces = gs.onces[:len(gs.onces)-1]
+		r.onceDo(gs, o)
+	}
 	for len(gs.regions) > 0 {
 		o := gs.regions[len(gs.regions)-1]
 		gs.regions = gs.regions[:len(gs.regions)-1]

@@ -1,0 +1,464 @@
+package record
+
+import (
+	"encoding/binary"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/avcheck/avcheck/dynamic/trace"
+	"github.com/go-delve/delve/pkg/dwarf/godwarf"
+	"github.com/go-delve/delve/pkg/proc"
+)
+
+// Channels are recorded at the runtime's functions rather than at the
+// program's channel operations, because which message a receive takes is
+// decided inside the runtime, under the channel's lock:
+//
+//   - the entries of runtime.chansend, runtime.chanrecv and
+//     runtime.selectgo say which goroutine starts which operation, on
+//     which channels, from which source line (the goroutine's pending
+//     operation, chanOp);
+//   - the transfers happen under the channel's lock, at three functions:
+//     runtime.send (a sender hands its message to a waiting receiver),
+//     runtime.recv (a receiver takes a waiting sender's message, directly
+//     or, on a full buffer, from the buffer's head while the sender's
+//     message joins its tail) and runtime.chanbuf (a message enters or
+//     leaves the buffer, in chansend, chanrecv and selectgo). Since these
+//     run under the lock, their order is the channel's order, and both
+//     sides of a transfer are recorded there: the send first, then the
+//     receive of the same message;
+//   - a close is recorded under the lock too, at closechan's line setting
+//     c.closed, so no send can be recorded after it.
+//
+// Messages are numbered per channel in the order they enter it (handed
+// over, or put in the buffer), which is the order receives take them: the
+// buffer is FIFO and a receiver waits only on an empty one. The recorder
+// keeps each buffer's message numbers; a message of a goroutine it does not
+// track (the testing package's, a timer's) has no number, and the receive
+// that takes it is not recorded. The buffer's length is checked against
+// the runtime's count at every operation, so a buffer emptied behind the
+// recorder's back (a timer channel's drain) only loses numbers.
+//
+// A receive that returns because the channel is closed takes no message;
+// it is recorded when the goroutine is next seen, if the blocking receive
+// (or blocking select with exactly one closed receive case) saw no
+// transfer. A non-blocking one (a select with a default case) is not
+// recorded: whether it took the default case cannot be told apart.
+
+// chanOpKind is what a pending channel operation is.
+type chanOpKind uint8
+
+const (
+	opSend chanOpKind = iota + 1
+	opRecv
+	opSelect
+)
+
+// chanOp is the channel operation a goroutine is in.
+type chanOp struct {
+	kind  chanOpKind
+	c     uint64   // the channel, for a send or receive
+	sends []uint64 // a select's send and receive cases
+	recvs []uint64
+	block bool
+	site  trace.SiteID
+	done  bool // a transfer has completed it
+}
+
+// chanState is what the recorder knows of one channel.
+type chanState struct {
+	sent   uint64   // messages numbered so far
+	queue  []uint64 // the buffered messages' numbers, oldest first; 0: not numbered
+	closed bool     // its close is recorded
+}
+
+// layout holds the offsets of the runtime's structures that the recorder
+// reads directly: reading a word is much cheaper than evaluating an
+// expression.
+type layout struct {
+	ok                        bool
+	qcount, dataqsiz, closed  int64 // runtime.hchan
+	sendx, recvx              int64
+	sudogG, goid              int64 // runtime.sudog.g, runtime.g.goid
+	scaseSize, scaseC, ptrLen int64
+}
+
+func fieldOffset(t godwarf.Type, name string) (int64, bool) {
+	st, ok := t.(*godwarf.StructType)
+	if !ok {
+		return 0, false
+	}
+	for _, f := range st.Field {
+		if f.Name == name {
+			return f.ByteOffset, true
+		}
+	}
+	return 0, false
+}
+
+func readLayout(bi *proc.BinaryInfo) layout {
+	var l layout
+	hchan, err1 := bi.FindType("runtime.hchan")
+	sudog, err2 := bi.FindType("runtime.sudog")
+	g, err3 := bi.FindType("runtime.g")
+	scase, err4 := bi.FindType("runtime.scase")
+	if err1 != nil || err2 != nil || err3 != nil || err4 != nil {
+		return l
+	}
+	ok := true
+	get := func(t godwarf.Type, name string) int64 {
+		off, found := fieldOffset(t, name)
+		ok = ok && found
+		return off
+	}
+	l.qcount, l.dataqsiz, l.closed = get(hchan, "qcount"), get(hchan, "dataqsiz"), get(hchan, "closed")
+	l.sendx, l.recvx = get(hchan, "sendx"), get(hchan, "recvx")
+	l.sudogG, l.goid = get(sudog, "g"), get(g, "goid")
+	l.scaseC = get(scase, "c")
+	l.scaseSize = scase.Size()
+	l.ptrLen = int64(bi.Arch.PtrSize())
+	l.ok = ok
+	return l
+}
+
+// word reads a pointer-sized unsigned word of the program's memory.
+func (r *recorder) word(mem proc.MemoryReadWriter, addr uint64) (uint64, bool) {
+	var buf [8]byte
+	n := int(r.lay.ptrLen)
+	if _, err := mem.ReadMemory(buf[:n], addr); err != nil {
+		return 0, false
+	}
+	if n == 4 {
+		return uint64(binary.LittleEndian.Uint32(buf[:4])), true
+	}
+	return binary.LittleEndian.Uint64(buf[:]), true
+}
+
+// hchan reads a channel's buffer count and capacity.
+func (r *recorder) hchan(mem proc.MemoryReadWriter, c uint64) (qcount, size uint64, ok bool) {
+	q, ok1 := r.word(mem, c+uint64(r.lay.qcount))
+	s, ok2 := r.word(mem, c+uint64(r.lay.dataqsiz))
+	return q, s, ok1 && ok2
+}
+
+// pointerArg evaluates a pointer argument of the function a goroutine
+// stopped at the entry of.
+func pointerArg(scope *proc.EvalScope, name string) uint64 {
+	v, err := scope.EvalExpression("*"+name, loadScalar)
+	if err != nil || v.Addr >= proc.FakeAddressBase {
+		return 0
+	}
+	return v.Addr
+}
+
+func intArg(scope *proc.EvalScope, name string) (uint64, bool) {
+	v, err := scope.EvalExpression(name, loadScalar)
+	if err != nil {
+		return 0, false
+	}
+	return scalar(v)
+}
+
+// chanObj declares a channel on its first use, with its capacity.
+func (r *recorder) chanObj(mem proc.MemoryReadWriter, c uint64, at Line) *chanState {
+	st := r.chans[c]
+	if st == nil {
+		st = &chanState{}
+		r.chans[c] = st
+	}
+	if _, ok := r.t.Objects[trace.ObjID(c)]; !ok && at.File != "" {
+		_, size, ok := r.hchan(mem, c)
+		if ok {
+			r.t.Objects[trace.ObjID(c)] = trace.Object{Kind: trace.ObjChan, Name: fmt.Sprintf("chan@%s:%d", shortFile(at.File), at.Line), Cap: int(size)}
+		}
+	}
+	return st
+}
+
+// chanEntry records the start of a channel operation by a goroutine of
+// the packages under test.
+func (r *recorder) chanEntry(gs *gstate, scope *proc.EvalScope, mem proc.MemoryReadWriter, name string, site trace.SiteID, at Line) {
+	if !r.lay.ok {
+		return
+	}
+	switch name {
+	case "runtime.chansend", "runtime.chanrecv":
+		c := pointerArg(scope, "c")
+		block, ok := intArg(scope, "block")
+		if c == 0 || !ok {
+			return // a nil channel blocks forever, or returns at once
+		}
+		r.chanObj(mem, c, at)
+		kind := opSend
+		if name == "runtime.chanrecv" {
+			kind = opRecv
+		}
+		gs.chanOp = &chanOp{kind: kind, c: c, block: block == 1, site: site}
+	case "runtime.selectgo":
+		cas0 := pointerArg(scope, "cas0")
+		nsends, ok1 := intArg(scope, "nsends")
+		nrecvs, ok2 := intArg(scope, "nrecvs")
+		block, ok3 := intArg(scope, "block")
+		if cas0 == 0 || !ok1 || !ok2 || !ok3 || nsends+nrecvs > 1<<16 {
+			return
+		}
+		op := &chanOp{kind: opSelect, block: block == 1, site: site}
+		for i := range nsends + nrecvs {
+			c, ok := r.word(mem, cas0+i*uint64(r.lay.scaseSize)+uint64(r.lay.scaseC))
+			if !ok {
+				return
+			}
+			if c == 0 {
+				continue // a nil channel's case is never chosen
+			}
+			r.chanObj(mem, c, at)
+			if i < nsends {
+				op.sends = append(op.sends, c)
+			} else {
+				op.recvs = append(op.recvs, c)
+			}
+		}
+		gs.chanOp = op
+	case "runtime.closechan":
+		c := pointerArg(scope, "c")
+		if c == 0 {
+			return
+		}
+		r.chanObj(mem, c, at)
+		gs.closing, gs.closeSite = c, site
+	}
+}
+
+// opOf returns the state of goroutine gid if it is in a recorded
+// operation that can send (or receive) on c, and marks the operation done.
+func (r *recorder) opOf(gid trace.GoID, c uint64, send bool) *gstate {
+	gs := r.gs[gid]
+	if gs == nil || gs.ended || gs.chanOp == nil || gs.chanOp.done {
+		return nil
+	}
+	op := gs.chanOp
+	switch {
+	case op.kind == opSend && send, op.kind == opRecv && !send:
+		if op.c != c {
+			return nil
+		}
+	case op.kind == opSelect:
+		list := op.recvs
+		if send {
+			list = op.sends
+		}
+		found := false
+		for _, x := range list {
+			found = found || x == c
+		}
+		if !found {
+			return nil
+		}
+	default:
+		return nil
+	}
+	op.done = true
+	return gs
+}
+
+// chanHook handles a stop at one of the runtime's channel transfer points
+// (see the top of this file), for any goroutine.
+func (r *recorder) chanHook(th proc.Thread, g *proc.G, frames []proc.Stackframe, hook hookKind) {
+	if !r.lay.ok {
+		return
+	}
+	mem := th.ProcessMemory()
+	scope := proc.FrameToScope(r.tgt, mem, g, th.ThreadID(), frames...)
+	cur := trace.GoID(g.ID)
+	c := pointerArg(scope, "c")
+	if c == 0 {
+		return
+	}
+	switch hook {
+	case hookClosed:
+		st := r.chanObj(mem, c, Line{})
+		gs := r.gs[cur]
+		if gs != nil && !gs.ended && gs.closing == c {
+			gs.closing = 0
+			r.emit(gs, trace.Event{Kind: trace.KindClose, Obj: trace.ObjID(c), Site: gs.closeSite})
+			st.closed = r.invalid == ""
+		}
+	case hookSendDirect, hookRecvDirect:
+		sg := pointerArg(scope, "sg")
+		gp, ok1 := r.word(mem, sg+uint64(r.lay.sudogG))
+		other, ok2 := r.word(mem, gp+uint64(r.lay.goid))
+		if sg == 0 || !ok1 || !ok2 {
+			return
+		}
+		if hook == hookSendDirect {
+			r.handoff(c, cur, trace.GoID(other))
+			return
+		}
+		qcount, size, ok := r.hchan(mem, c)
+		if !ok {
+			return
+		}
+		if size == 0 {
+			r.handoff(c, trace.GoID(other), cur)
+			return
+		}
+		// A full buffer: the receiver takes its head, the waiting sender's
+		// message joins its tail.
+		r.dequeue(c, cur, qcount)
+		r.enqueue(c, trace.GoID(other), qcount-1)
+	case hookChanBuf:
+		if len(frames) < 2 || frames[1].Call.Fn == nil {
+			return
+		}
+		qcount, size, ok := r.hchan(mem, c)
+		if !ok {
+			return
+		}
+		switch frames[1].Call.Fn.Name {
+		case "runtime.chansend":
+			r.enqueue(c, cur, qcount)
+		case "runtime.chanrecv", "runtime.timerchandrain":
+			r.dequeue(c, cur, qcount)
+		case "runtime.selectgo":
+			// selectgo indexes the buffer at sendx to send and at recvx to
+			// receive; they are equal only when the buffer is empty (only
+			// a send can proceed) or full (only a receive can).
+			i, ok := intArg(scope, "i")
+			sendx, ok1 := r.word(mem, c+uint64(r.lay.sendx))
+			recvx, ok2 := r.word(mem, c+uint64(r.lay.recvx))
+			if !ok || !ok1 || !ok2 {
+				return
+			}
+			send := i == sendx && (qcount == 0 || i != recvx)
+			if qcount == size {
+				send = false
+			}
+			if send {
+				r.enqueue(c, cur, qcount)
+			} else {
+				r.dequeue(c, cur, qcount)
+			}
+		}
+	}
+}
+
+// resync makes the recorder's buffer as long as the runtime's, when a
+// buffer changed without it (its messages lose their numbers).
+func (st *chanState) resync(qcount uint64) {
+	if uint64(len(st.queue)) != qcount {
+		st.queue = make([]uint64, qcount)
+	}
+}
+
+// handoff records a message passed from a sender straight to a waiting
+// receiver.
+func (r *recorder) handoff(c uint64, sender, receiver trace.GoID) {
+	st := r.chanObj(nil, c, Line{})
+	sgs := r.opOf(sender, c, true)
+	rgs := r.opOf(receiver, c, false)
+	if sgs == nil {
+		return
+	}
+	st.sent++
+	r.emit(sgs, trace.Event{Kind: trace.KindSend, Obj: trace.ObjID(c), Arg: st.sent, Site: sgs.chanOp.site})
+	if rgs != nil {
+		r.emit(rgs, trace.Event{Kind: trace.KindRecv, Obj: trace.ObjID(c), Arg: st.sent, Site: rgs.chanOp.site})
+	}
+}
+
+// enqueue records a message entering c's buffer, which holds qcount
+// messages before it.
+func (r *recorder) enqueue(c uint64, sender trace.GoID, qcount uint64) {
+	st := r.chanObj(nil, c, Line{})
+	st.resync(qcount)
+	gs := r.opOf(sender, c, true)
+	if gs == nil {
+		st.queue = append(st.queue, 0)
+		return
+	}
+	st.sent++
+	st.queue = append(st.queue, st.sent)
+	r.emit(gs, trace.Event{Kind: trace.KindSend, Obj: trace.ObjID(c), Arg: st.sent, Site: gs.chanOp.site})
+}
+
+// dequeue records a receive taking the head of c's buffer, which holds
+// qcount messages before it.
+func (r *recorder) dequeue(c uint64, receiver trace.GoID, qcount uint64) {
+	st := r.chanObj(nil, c, Line{})
+	st.resync(qcount)
+	gs := r.opOf(receiver, c, false)
+	if len(st.queue) == 0 {
+		return
+	}
+	n := st.queue[0]
+	st.queue = st.queue[1:]
+	if gs != nil && n != 0 {
+		r.emit(gs, trace.Event{Kind: trace.KindRecv, Obj: trace.ObjID(c), Arg: n, Site: gs.chanOp.site})
+	}
+}
+
+// endChanOp ends the goroutine's channel operation, which has returned: a
+// blocking receive that took no message returned because its channel was
+// closed.
+func (r *recorder) endChanOp(gs *gstate) {
+	op := gs.chanOp
+	if op == nil {
+		return
+	}
+	gs.chanOp = nil
+	if op.done || !op.block {
+		return
+	}
+	var closed []uint64
+	switch op.kind {
+	case opRecv:
+		closed = append(closed, op.c)
+	case opSelect:
+		for _, c := range op.recvs {
+			if st := r.chans[c]; st != nil && st.closed && !contains(closed, c) {
+				closed = append(closed, c)
+			}
+		}
+	}
+	if len(closed) != 1 {
+		return // not a closed receive, or one of several closed channels
+	}
+	if st := r.chans[closed[0]]; st != nil && st.closed {
+		r.emit(gs, trace.Event{Kind: trace.KindRecv, Obj: trace.ObjID(closed[0]), Site: op.site})
+	}
+}
+
+func contains(list []uint64, x uint64) bool {
+	for _, y := range list {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+// sourceLine finds the line of a function of the program's runtime or
+// standard library whose trimmed text is text, for the recorder's probes
+// inside them. It returns 0 if the source is not there.
+func sourceLine(bi *proc.BinaryInfo, fn, text string) (string, int) {
+	fns, err := bi.FindFunction(fn)
+	if err != nil || len(fns) == 0 {
+		return "", 0
+	}
+	file, first := bi.EntryLineForFunc(fns[0])
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return "", 0
+	}
+	lines := strings.Split(string(data), "\n")
+	for i := first; i < len(lines); i++ {
+		if strings.HasPrefix(lines[i], "}") {
+			break
+		}
+		if strings.TrimSpace(lines[i]) == text {
+			return file, i + 1
+		}
+	}
+	return "", 0
+}

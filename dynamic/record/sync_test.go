@@ -1,0 +1,153 @@
+package record
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/avcheck/avcheck/dynamic/predict"
+	"github.com/avcheck/avcheck/dynamic/trace"
+)
+
+// These tests record the programs of testdata/record that synchronise
+// with channels, Cond, Once and sync/atomic, and check three things: the
+// synchronisation events each goroutine recorded, in its program order
+// (the interleaving of goroutines varies from run to run, each one's own
+// order does not); that the trace validates; and what avcheck run
+// predicts from it, which for all of them is nothing, because the
+// synchronisation orders the two halves of each split update. Without
+// the synchronisation events, each would report the lost update.
+
+// syncKinds are the events the tests list; accesses, locks and regions
+// are covered by the other tests.
+var syncKinds = map[trace.Kind]bool{
+	trace.KindSend: true, trace.KindRecv: true, trace.KindClose: true,
+	trace.KindCondWait: true, trace.KindCondSignal: true, trace.KindCondBroadcast: true,
+	trace.KindOnceDo:     true,
+	trace.KindAtomicLoad: true, trace.KindAtomicStore: true, trace.KindAtomicRMW: true,
+}
+
+// syncEvents lists each goroutine's synchronisation events as
+// "kind object[#arg] file:line", joined by "; ", one string per goroutine
+// that has any, sorted. Repeated atomic loads of a spin loop count as one.
+func syncEvents(tr *trace.Trace) []string {
+	per := map[trace.GoID][]string{}
+	var order []trace.GoID
+	for _, e := range tr.Events {
+		if !syncKinds[e.Kind] {
+			continue
+		}
+		s := tr.Site(e.Site)
+		o := tr.Object(e.Obj)
+		// Channels, Conds and Onces are named by the line of their first
+		// recorded operation, which can vary.
+		name := o.Name
+		switch o.Kind {
+		case trace.ObjChan:
+			name = fmt.Sprintf("chan/%d", o.Cap)
+		case trace.ObjCond:
+			name = "cond"
+		case trace.ObjOnce:
+			name = "once"
+		}
+		text := fmt.Sprintf("%s %s", e.Kind, name)
+		switch e.Kind {
+		case trace.KindSend, trace.KindRecv, trace.KindOnceDo:
+			text += fmt.Sprintf("#%d", e.Arg)
+		}
+		text += fmt.Sprintf(" %s:%d", filepath.Base(s.File), s.Line)
+		if _, ok := per[e.G]; !ok {
+			order = append(order, e.G)
+		}
+		if l := per[e.G]; len(l) > 0 && l[len(l)-1] == text && e.Kind == trace.KindAtomicLoad {
+			continue
+		}
+		per[e.G] = append(per[e.G], text)
+	}
+	var out []string
+	for _, g := range order {
+		out = append(out, strings.Join(per[g], "; "))
+	}
+	slices.Sort(out)
+	return out
+}
+
+func findings(tr *trace.Trace) []string {
+	var out []string
+	for _, f := range predict.Predict(tr, predict.Options{}).Findings {
+		s := fmt.Sprintf("%s %s %s", f.Level, f.Pattern, f.Var)
+		for _, a := range f.Accesses {
+			site := tr.Site(a.Site)
+			s += fmt.Sprintf(" %s:%d:%s", filepath.Base(site.File), site.Line, a.Op)
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+func TestRecordSync(t *testing.T) {
+	only := os.Getenv("AVCHECK_RECORD_ONLY") // one program, when working on it
+	for _, tc := range []struct {
+		name string
+		// events: see syncEvents; chan/N is a channel of capacity N.
+		events []string
+	}{
+		{"chantoken", []string{
+			"recv chan/0#1 token_test.go:14",
+			"send chan/0#1 token_test.go:12",
+		}},
+		{"chanbuffered", []string{
+			"recv chan/2#1 buffered_test.go:21; recv chan/2#2 buffered_test.go:21; recv chan/2#3 buffered_test.go:21; recv chan/0#0 buffered_test.go:23",
+			"send chan/2#1 buffered_test.go:13; send chan/2#2 buffered_test.go:13; send chan/2#3 buffered_test.go:13; close chan/0 buffered_test.go:16",
+		}},
+		{"chanselect", []string{
+			"recv chan/0#1 selects_test.go:14; send chan/1#1 selects_test.go:20",
+			"send chan/0#1 selects_test.go:25; recv chan/1#1 selects_test.go:29",
+		}},
+		{"chanclose", []string{
+			"recv chan/4#1 closing_test.go:17; recv chan/4#2 closing_test.go:17; recv chan/4#0 closing_test.go:17",
+			"send chan/4#1 closing_test.go:11; send chan/4#2 closing_test.go:12; close chan/4 closing_test.go:14",
+		}},
+		{"condwait", []string{
+			"csignal cond cond.go:41",
+			"cwait cond cond.go:49",
+		}},
+		{"oncelazy", []string{
+			"once once#0 once.go:15",
+			"once once#1 once.go:15",
+		}},
+		{"atomics", []string{
+			"aload s.ready atomics.go:30; aload s.hits atomics.go:39; aload s.calls atomics.go:39",
+			"armw s.hits atomics.go:17; armw s.calls atomics.go:18",
+			"armw s.hits atomics.go:17; armw s.calls atomics.go:18",
+			"astore s.ready atomics.go:25",
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if only != "" && only != tc.name {
+				t.Skip("AVCHECK_RECORD_ONLY is " + only)
+			}
+			plan, bin := prepare(t, tc.name, false)
+			tr, oc := record(t, context.Background(), plan, Options{Binary: bin, Args: []string{"-test.v"}})
+			if !oc.Complete || oc.Status != 0 || oc.Invalid != "" {
+				t.Fatalf("outcome %+v", oc)
+			}
+			if err := trace.Validate(tr); err != nil {
+				t.Fatalf("trace: %v", err)
+			}
+			if got := syncEvents(tr); !slices.Equal(got, tc.events) {
+				t.Errorf("synchronisation events:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tc.events, "\n"))
+			}
+			if got := findings(tr); len(got) != 0 {
+				t.Errorf("findings:\n%s\nwant none", strings.Join(got, "\n"))
+			}
+			if !gone(oc.PID) {
+				t.Errorf("process %d is still there", oc.PID)
+			}
+		})
+	}
+}
