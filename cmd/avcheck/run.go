@@ -33,7 +33,8 @@ predict'. The package defaults to the one in the current directory.
   2. build: 'go test -c' (or 'go build') with -gcflags=all=-N -l into a
      temporary directory, removed afterwards;
   3. record: the binary runs under Delve with a breakpoint at every probe;
-     locks, unlocks and WaitGroups are recorded at the sync package;
+     locks, WaitGroups, Cond and Once are recorded at the sync package,
+     channel operations inside the runtime, atomics at their lines;
   4. predict and report; the report is also written, as JSON, to
      .avcheck/report.json at the module root.
 
@@ -46,9 +47,8 @@ Examples:
 The run is slow (every probe stops the program); choose one test with
 -run. If the program panics, exits, deadlocks, runs past -timeout or is
 interrupted, it is killed and the events recorded so far are predicted on.
-Recording needs ptrace (see docs/run.md). Channel operations, Cond, Once
-and atomics are not recorded yet: predictions may include interleavings
-that these would forbid.
+Recording needs ptrace (see docs/run.md), which also lists what is not
+recorded.
 
 Exit status: 0 nothing reported, 3 findings reported, 1 the package could
 not be built or recorded, 2 bad usage.
