@@ -126,7 +126,7 @@ func TestBadInput(t *testing.T) {
 	}{
 		{[]string{"./testdata/broken"}, 1, `testdata/broken/broken.go:3:23: cannot use "x" (untyped string constant) as int value in return statement`},
 		{[]string{"./testdata/nosuchdir"}, 1, "avcheck: stat testdata/nosuchdir: directory not found"},
-		{[]string{"-nosuchflag", "./testdata/example/fixed"}, 2, "flag provided but not defined: -nosuchflag"},
+		{[]string{"-nosuchflag", "./testdata/example/fixed"}, 2, "avcheck: flag provided but not defined: -nosuchflag"},
 	} {
 		_, stderr, code := run(t, bin, tc.args...)
 		first, _, _ := strings.Cut(stderr, "\n")

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -158,5 +160,87 @@ func TestRunSARIF(t *testing.T) {
 	want := fmt.Sprintf("atomicity/R-W-W %s:16 %s:19 %s:19", u, u, u)
 	if strings.Join(got, "\n") != want {
 		t.Errorf("results:\n%s\nwant:\n%s", strings.Join(got, "\n"), want)
+	}
+}
+
+// buildAvcheck builds the command into a temporary directory.
+func buildAvcheck(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "avcheck")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// The standalone suite's -sarif: the static findings on the bundled
+// example as SARIF, one rule per analyzer and category, paths from the
+// checkout's top; a package that does not build is an unsuccessful
+// invocation and exit 1.
+func TestSuiteSARIF(t *testing.T) {
+	bin := buildAvcheck(t)
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rel, err := filepath.Rel(sourceRoot(root), filepath.Join(root, "testdata", "example", "bank", "bank.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	uri := filepath.ToSlash(rel)
+	sarifOf := func(pkg string) (report.SARIFLog, int, string) {
+		cmd := exec.Command(bin, "-sarif", pkg)
+		cmd.Dir = root
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		code := 0
+		if err := cmd.Run(); err != nil {
+			var exit *exec.ExitError
+			if !errors.As(err, &exit) {
+				t.Fatal(err)
+			}
+			code = exit.ExitCode()
+		}
+		return validSARIF(t, stdout.String()), code, stderr.String()
+	}
+
+	log, code, stderr := sarifOf("./testdata/example/bank")
+	if code != exitFindings {
+		t.Errorf("bank: exit %d, want %d\n%s", code, exitFindings, stderr)
+	}
+	var got []string
+	for _, r := range log.Runs[0].Results {
+		l := r.Locations[0].PhysicalLocation
+		if l.ArtifactLocation.URI != uri || l.ArtifactLocation.URIBaseID != report.SrcRoot {
+			t.Errorf("%s: file %+v, want %s from %%SRCROOT%%", r.RuleID, l.ArtifactLocation, uri)
+		}
+		got = append(got, fmt.Sprintf("%s %d:%d related %d", r.RuleID, l.Region.StartLine, l.Region.StartColumn, len(r.RelatedLocations)))
+	}
+	want := []string{
+		"atomicact/atomic-check-then-act 81:5 related 1",
+		"atomicact/mixed-atomic-access 91:40 related 1",
+		"guardedby/unguarded-access 69:13 related 1",
+		"splitlock/split-critical-section 36:5 related 1",
+		"splitlock/split-critical-section 59:7 related 1",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("results:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if n := len(log.Runs[0].Tool.Driver.Rules); n != 4 {
+		t.Errorf("%d rules, want 4", n)
+	}
+
+	log, code, _ = sarifOf("./testdata/example/fixed")
+	if code != exitClean || len(log.Runs[0].Results) != 0 {
+		t.Errorf("fixed: exit %d, %d results; want 0 and none", code, len(log.Runs[0].Results))
+	}
+
+	log, code, stderr = sarifOf("./testdata/broken")
+	inv := log.Runs[0].Invocations
+	if code != exitError || len(inv) != 1 || inv[0].ExecutionSuccessful {
+		t.Errorf("broken: exit %d, invocations %+v; want 1 and an unsuccessful invocation", code, inv)
+	}
+	if !strings.Contains(stderr, `broken.go:3:23: cannot use "x"`) {
+		t.Errorf("broken: the compiler's error is not on standard error:\n%s", stderr)
 	}
 }

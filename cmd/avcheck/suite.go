@@ -2,12 +2,15 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"os/signal"
 	"regexp"
+	"sort"
 	"strings"
 
 	"github.com/avcheck/avcheck/internal/suite"
@@ -32,7 +35,42 @@ func runSuite() {
 	if os.Getenv(childEnv) != "" || vetProtocol(os.Args[1:]) {
 		multichecker.Main(analyzers()...)
 	}
+	if code, done := checkSuiteArgs(os.Args[1:], os.Stderr); done {
+		os.Exit(code)
+	}
 	os.Exit(runFiltered(os.Args[1:]))
+}
+
+// suiteUsage is the standalone suite's usage line.
+const suiteUsage = "usage: avcheck [-json|-sarif] [-flag...] package... (avcheck help for the subcommands and analyzers, avcheck -h for every flag)"
+
+// checkSuiteArgs handles the arguments that are mistakes before any
+// package is loaded: none at all, and "help" with a name that is neither
+// an analyzer nor a subcommand. "help SUBCOMMAND" prints the
+// subcommand's help. It reports whether it handled the arguments.
+func checkSuiteArgs(args []string, stderr io.Writer) (int, bool) {
+	if len(args) == 0 {
+		fmt.Fprintln(stderr, suiteUsage)
+		return exitUsage, true
+	}
+	if args[0] != "help" || len(args) < 2 {
+		return 0, false
+	}
+	known := map[string]bool{}
+	for _, a := range analyzers() {
+		known[a.Name] = true
+	}
+	if sub, ok := subcommands[args[1]]; ok && len(args) == 2 {
+		return sub.run([]string{"-h"}), true
+	}
+	for _, name := range args[1:] {
+		if !known[name] {
+			fmt.Fprintf(stderr, "avcheck help: %q is neither an analyzer nor a subcommand (avcheck help lists them)\n", name)
+			fmt.Fprintln(stderr, "usage: avcheck help [analyzer...|subcommand]")
+			return exitUsage, true
+		}
+	}
+	return 0, false
 }
 
 // vetProtocol reports whether go vet is the caller.
@@ -49,32 +87,70 @@ func vetProtocol(args []string) bool {
 // run because its package or a prerequisite failed.
 var cascade = regexp.MustCompile(`^[a-z]+: (analysis skipped due to errors in package|failed prerequisites: .*)$`)
 
+// flagError matches the flag package's messages for a bad flag, which
+// the multichecker follows with every flag's usage.
+var flagError = regexp.MustCompile(`^(flag provided but not defined: |invalid value |invalid boolean value |flag needs an argument: |bad flag syntax: )`)
+
+// notStd matches the loader's error for a pattern that is a single word
+// naming no standard package: most often a mistyped subcommand.
+var notStd = regexp.MustCompile(`^-: package (\S+) is not in std`)
+
 func runFiltered(args []string) int {
+	mode, childArgs, err := outputMode(args)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "avcheck: %v\n", err)
+		fmt.Fprintln(os.Stderr, suiteUsage)
+		return exitUsage
+	}
 	self, err := os.Executable()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "avcheck: %v\n", err)
-		return 1
+		return exitError
 	}
-	cmd := exec.Command(self, args...)
+	cmd := exec.Command(self, childArgs...)
 	cmd.Env = append(os.Environ(), childEnv+"=1")
 	cmd.Stdin, cmd.Stdout = os.Stdin, os.Stdout
+	// With -json or -sarif, the child's JSON tree is read whole and
+	// rewritten (vetjson.go).
+	var tree bytes.Buffer
+	if mode != outputText {
+		cmd.Stdout = &tree
+	}
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "avcheck: %v\n", err)
-		return 1
+		return exitError
 	}
 	// An interrupt reaches the child from the terminal; the parent waits
 	// for it to finish rather than leave it behind.
 	signal.Ignore(os.Interrupt)
 	if err := cmd.Start(); err != nil {
 		fmt.Fprintf(os.Stderr, "avcheck: %v\n", err)
-		return 1
+		return exitError
 	}
+	usage := false
 	sc := bufio.NewScanner(stderr)
 	sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
-	for sc.Scan() {
+	for first := true; sc.Scan(); first = false {
 		line := sc.Text()
+		if usage {
+			continue // the flag dump that follows a bad flag
+		}
+		if first && flagError.MatchString(line) {
+			// One line saying what is wrong and the usage line, not
+			// the multichecker's every flag.
+			fmt.Fprintf(os.Stderr, "avcheck: %s\n", line)
+			fmt.Fprintln(os.Stderr, suiteUsage)
+			usage = true
+			continue
+		}
 		if cascade.MatchString(line) {
+			continue
+		}
+		if m := notStd.FindStringSubmatch(line); m != nil && len(childArgs) > 0 && m[1] == firstPattern(childArgs) && !strings.ContainsAny(m[1], "./") {
+			fmt.Fprintf(os.Stderr, "avcheck: %q is neither a subcommand (%s) nor a package\n", m[1], subcommandNames())
+			fmt.Fprintln(os.Stderr, suiteUsage)
+			usage = true
 			continue
 		}
 		// A pattern that names no package is reported at "-".
@@ -84,22 +160,58 @@ func runFiltered(args []string) int {
 		fmt.Fprintln(os.Stderr, line)
 	}
 	err = cmd.Wait()
+	code := 0
 	var exit *exec.ExitError
-	if errors.As(err, &exit) {
-		if exit.ExitCode() < 0 {
-			// Killed by a signal: most often the kernel, out of memory.
-			// Standalone, every package's analysis stays in memory
-			// until the end; go vet runs one package per process.
-			fmt.Fprintf(os.Stderr, "avcheck: the analysis was stopped (%v); if memory ran out, analyse fewer packages at once or use go vet -vettool=$(which avcheck)\n", exit.ProcessState)
-			return 1
-		}
-		return exit.ExitCode()
-	}
-	if err != nil {
+	switch {
+	case errors.As(err, &exit) && exit.ExitCode() < 0:
+		// Killed by a signal: most often the kernel, out of memory.
+		// Standalone, every package's analysis stays in memory
+		// until the end; go vet runs one package per process.
+		fmt.Fprintf(os.Stderr, "avcheck: the analysis was stopped (%v); if memory ran out, analyse fewer packages at once or use go vet -vettool=$(which avcheck)\n", exit.ProcessState)
+		return exitError
+	case errors.As(err, &exit):
+		code = exit.ExitCode()
+	case err != nil:
 		fmt.Fprintf(os.Stderr, "avcheck: %v\n", err)
-		return 1
+		return exitError
 	}
-	return 0
+	if usage {
+		return exitUsage
+	}
+	if mode != outputText {
+		c, err := writeVetOutput(os.Stdout, mode, tree.Bytes(), code)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "avcheck: %v\n", err)
+		}
+		return c
+	}
+	return code
+}
+
+// firstPattern returns the first argument after the flags.
+func firstPattern(args []string) string {
+	for i, a := range args {
+		if a == "--" {
+			if i+1 < len(args) {
+				return args[i+1]
+			}
+			return ""
+		}
+		if !strings.HasPrefix(a, "-") {
+			return a
+		}
+	}
+	return ""
+}
+
+// subcommandNames lists the subcommands for a message: "predict, run or help".
+func subcommandNames() string {
+	names := make([]string, 0, len(subcommands))
+	for name := range subcommands {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	return strings.Join(names, ", ") + " or help"
 }
 
 func printAnalyzers() {

@@ -57,6 +57,21 @@ type SARIFRun struct {
 	// OriginalURIBaseIDs says which directory %SRCROOT% stood for.
 	OriginalURIBaseIDs map[string]SARIFArtifactLocation `json:"originalUriBaseIds,omitempty"`
 	Results            []SARIFResult                    `json:"results"`
+	// Invocations says whether the analysis ran to completion and, if
+	// not, what failed.
+	Invocations []SARIFInvocation `json:"invocations,omitempty"`
+}
+
+// SARIFInvocation is one run of the tool's process.
+type SARIFInvocation struct {
+	ExecutionSuccessful        bool                `json:"executionSuccessful"`
+	ToolExecutionNotifications []SARIFNotification `json:"toolExecutionNotifications,omitempty"`
+}
+
+// SARIFNotification is a problem of the tool itself, not a finding.
+type SARIFNotification struct {
+	Level   string    `json:"level"`
+	Message SARIFText `json:"message"`
 }
 
 // SARIFTool describes the tool that made a run.
