@@ -2,6 +2,7 @@ package solve
 
 import (
 	"math/rand/v2"
+	"os/exec"
 	"testing"
 )
 
@@ -223,7 +224,12 @@ func TestRandomAgainstBruteForce(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 7))
 	for _, e := range engines(t) {
 		t.Run(e.name, func(t *testing.T) {
-			for i := range 300 {
+			// The external engines start a process per instance.
+			count := 300
+			if e.name != "gini" {
+				count = 100
+			}
+			for i := range count {
 				n := 2 + r.IntN(6)
 				s := e.new(t, n, Budget{})
 				f := record(s, n)
@@ -259,6 +265,29 @@ func equal(a, b []int) bool {
 	return true
 }
 
+// externalEngine is the named external solver, or false (saying why in
+// the log) when it is not on PATH.
+func externalEngine(t testing.TB, name string) (engine, bool) {
+	if _, err := exec.LookPath(name); err != nil {
+		t.Logf("%s is not on PATH (Debian package %s): its engine is not tested", name, name)
+		return engine{}, false
+	}
+	return engine{name, func(t testing.TB, n int, b Budget) Solver {
+		s, err := NewExternal(name, n, b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}}, true
+}
+
+// engines returns the default engine and the external solvers on PATH.
 func engines(t testing.TB) []engine {
-	return []engine{giniEngine()}
+	es := []engine{giniEngine()}
+	for _, name := range []string{"z3", "cvc5"} {
+		if e, ok := externalEngine(t, name); ok {
+			es = append(es, e)
+		}
+	}
+	return es
 }
