@@ -384,19 +384,19 @@ func stepText(t *trace.Trace, e *trace.Event) string {
 	case trace.KindClose:
 		return fmt.Sprintf("%s closes %s", g, obj())
 	case trace.KindWGAdd:
-		return fmt.Sprintf("%s calls %s.Add", g, obj())
+		return fmt.Sprintf("%s calls Add on %s", g, obj())
 	case trace.KindWGDone:
-		return fmt.Sprintf("%s calls %s.Done", g, obj())
+		return fmt.Sprintf("%s calls Done on %s", g, obj())
 	case trace.KindWGWait:
-		return fmt.Sprintf("%s returns from %s.Wait", g, obj())
+		return fmt.Sprintf("%s returns from Wait on %s", g, obj())
 	case trace.KindCondWait:
-		return fmt.Sprintf("%s wakes in %s.Wait", g, obj())
+		return fmt.Sprintf("%s wakes from Wait on %s", g, obj())
 	case trace.KindCondSignal:
-		return fmt.Sprintf("%s calls %s.Signal", g, obj())
+		return fmt.Sprintf("%s calls Signal on %s", g, obj())
 	case trace.KindCondBroadcast:
-		return fmt.Sprintf("%s calls %s.Broadcast", g, obj())
+		return fmt.Sprintf("%s calls Broadcast on %s", g, obj())
 	case trace.KindOnceDo:
-		return fmt.Sprintf("%s returns from %s.Do", g, obj())
+		return fmt.Sprintf("%s returns from Do on %s", g, obj())
 	case trace.KindRegionBegin:
 		return fmt.Sprintf("%s enters region %d", g, e.Region)
 	case trace.KindRegionEnd:
