@@ -86,38 +86,16 @@ func run(pass *analysis.Pass, cfg *Config) (any, error) {
 		return nil, nil
 	}
 	root := ModuleRoot(dir)
-	path := cfg.Report
-	switch {
-	case path == "" && root == "":
-		// Outside any module there is no default report.
-		if cfg.Hash != "" {
-			return nil, fmt.Errorf("-avreport.hash is set, but %s is in no module: give the report's path with -avreport.report", dir)
-		}
+	d, path, err := load(cfg, dir, root)
+	if err != nil {
+		// Not an error of the analysis: go vet shows only the error of a
+		// package whose analysis fails, and would hide the rest of the
+		// suite's findings.
+		pass.Report(analysis.Diagnostic{Pos: pass.Files[0].Package, Category: Category, Message: "avcheck run's report: " + err.Error()})
 		return nil, nil
-	case path == "":
-		path = filepath.Join(root, DefaultReport)
-	case !filepath.IsAbs(path) && root != "":
-		path = filepath.Join(root, path)
 	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) && cfg.Report == "" && cfg.Hash == "" {
-			// The static suite, for users who never ran avcheck run.
-			return nil, nil
-		}
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("%s: no report there: run avcheck run first, or drop the -avreport flags", path)
-		}
-		return nil, err
-	}
-	if cfg.Hash != "" {
-		if got := Hash(data); !strings.EqualFold(got, cfg.Hash) {
-			return nil, fmt.Errorf("%s: its sha256 is not -avreport.hash=%s: the report was written again since the hash was taken; pass -avreport.hash=%s (avcheck report-hash prints it)", path, cfg.Hash, got)
-		}
-	}
-	d, err := Decode(path, data)
-	if err != nil {
-		return nil, err
+	if d == nil {
+		return nil, nil
 	}
 	s := &state{
 		pass:   pass,
@@ -139,6 +117,43 @@ func run(pass *analysis.Pass, cfg *Config) (any, error) {
 		s.show(&d.Findings[i])
 	}
 	return nil, nil
+}
+
+// load reads and decodes the report for a package of directory dir in
+// the module at root (or none); it returns a nil report when there is
+// none and no flag asks for one.
+func load(cfg *Config, dir, root string) (d *report.Document, path string, err error) {
+	path = cfg.Report
+	switch {
+	case path == "" && root == "":
+		// Outside any module there is no default report.
+		if cfg.Hash != "" {
+			return nil, "", fmt.Errorf("-avreport.hash is set, but %s is in no module: give the report's path with -avreport.report", dir)
+		}
+		return nil, "", nil
+	case path == "":
+		path = filepath.Join(root, DefaultReport)
+	case !filepath.IsAbs(path) && root != "":
+		path = filepath.Join(root, path)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) && cfg.Report == "" && cfg.Hash == "" {
+			// The static suite, for users who never ran avcheck run.
+			return nil, "", nil
+		}
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, "", fmt.Errorf("%s: no report there: run avcheck run first, or drop the -avreport flags", path)
+		}
+		return nil, "", err
+	}
+	if cfg.Hash != "" {
+		if got := Hash(data); !strings.EqualFold(got, cfg.Hash) {
+			return nil, "", fmt.Errorf("%s: its sha256 is %s, not -avreport.hash=%s (a newer report than the hash, or a mistyped hash): pass -avreport.hash=%s, which avcheck report-hash prints", path, got, cfg.Hash, got)
+		}
+	}
+	d, err = Decode(path, data)
+	return d, path, err
 }
 
 // Hash returns the hex SHA-256 of a report's content, the value of

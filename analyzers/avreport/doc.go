@@ -36,13 +36,19 @@
 //
 // go vet caches a clean result by the package's files and the flag
 // values, not by the report's content: pass the report's hash as
-// -avreport.hash so that a new report is a new cache key. With the hash,
-// a report whose content does not match is an error naming the report
-// and the hash to use. Without it, the report is read anyway, but go vet
-// may replay an earlier clean result for a package whose files did not
-// change. Without the flag and without a report, the analyzer reports
-// nothing. A report that cannot be read or decoded is an error naming
-// the file, and the line and column where the JSON is wrong.
+// -avreport.hash so that a new report is a new cache key. Without it,
+// the report is read anyway, but go vet may replay an earlier clean
+// result for a package whose files did not change. Without the flags and
+// without a report, the analyzer reports nothing.
+//
+// A report that cannot be used is one diagnostic, in each package, at
+// the package clause of its first file, naming the report and what to
+// do: a content that does not have the -avreport.hash given (with the
+// hash it has), a report that cannot be read or decoded (with the line
+// and column where the JSON is wrong), or no report where a flag says
+// there is one. It is a diagnostic rather than an error of the analysis
+// because go vet shows only the error of a package whose analysis fails,
+// and would hide the rest of the suite's findings.
 //
 // A finding is suppressed, like any other, by //avcheck:ignore on its
 // line or the line above, or in the doc comment of its function.

@@ -49,6 +49,11 @@ var subcommands = map[string]subcommand{
 		short: "record a test or program under Delve, predict, report",
 		run:   runRecord,
 	},
+	"report-hash": {
+		usage: "avcheck report-hash [FILE]",
+		short: "print the hash of avcheck run's report, for go vet's -avreport.hash",
+		run:   runReportHash,
+	},
 }
 
 func printHelp() {
@@ -58,7 +63,7 @@ func printHelp() {
 	fmt.Println("Usage:")
 	fmt.Println("  avcheck [-flag...] package...           run the static suite")
 	fmt.Println("  go vet -vettool=$(which avcheck) pkg... the same, through go vet")
-	for _, name := range []string{"predict", "run"} {
+	for _, name := range []string{"predict", "run", "report-hash"} {
 		if sub, ok := subcommands[name]; ok {
 			fmt.Printf("  %-40s%s\n", sub.usage, sub.short)
 		}

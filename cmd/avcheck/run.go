@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -12,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/avcheck/avcheck/analyzers/avreport"
 	"github.com/avcheck/avcheck/dynamic/predict"
 	"github.com/avcheck/avcheck/dynamic/record"
 	"github.com/avcheck/avcheck/dynamic/report"
@@ -210,8 +212,10 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	res := predict.Predict(t, predict.Options{All: cfg.all})
 	st := report.Stats{Events: len(t.Events), Goroutines: res.Goroutines, Variables: res.Variables, Seconds: time.Since(start).Seconds()}
+	var reportHash string
 	if root := moduleRoot(dir); root != "" {
-		if err := saveReport(filepath.Join(root, ".avcheck", "report.json"), t, res.Findings, st); err != nil {
+		reportHash, err = saveReport(filepath.Join(root, ".avcheck", "report.json"), root, t, res.Findings, st)
+		if err != nil {
 			fmt.Fprintf(stderr, "avcheck run: writing the report: %v\n", err)
 		}
 	}
@@ -228,6 +232,9 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitError
 	}
 	if len(res.Reported()) > 0 {
+		if reportHash != "" {
+			fmt.Fprintf(stderr, "avcheck run: to see the findings as diagnostics: %s\n", vetCommand(cfg.pkg, reportHash))
+		}
 		return exitFindings
 	}
 	return exitClean
@@ -257,25 +264,36 @@ func saveTrace(path string, f trace.Format, t *trace.Trace) error {
 	return w.Close()
 }
 
-// saveReport writes the JSON report through a temporary file, so that a
-// reader never sees half of it.
-func saveReport(path string, t *trace.Trace, fs []predict.Finding, st report.Stats) error {
+// saveReport writes the JSON report, with the hashes of the source files
+// it names (relative names are taken from root), through a temporary
+// file, so that a reader never sees half of it. It returns the report's
+// hash, for avreport's -avreport.hash.
+func saveReport(path, root string, t *trace.Trace, fs []predict.Finding, st report.Stats) (string, error) {
+	doc := report.NewDocument(t, fs, st)
+	doc.HashFiles(root)
+	var buf bytes.Buffer
+	if err := doc.Encode(&buf); err != nil {
+		return "", err
+	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
+		return "", err
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), ".report.json.tmp*")
 	if err != nil {
-		return err
+		return "", err
 	}
 	defer os.Remove(tmp.Name())
-	if err := report.JSON(tmp, t, fs, st); err != nil {
+	if _, err := tmp.Write(buf.Bytes()); err != nil {
 		tmp.Close()
-		return err
+		return "", err
 	}
 	if err := tmp.Close(); err != nil {
-		return err
+		return "", err
 	}
-	return os.Rename(tmp.Name(), path)
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return "", err
+	}
+	return avreport.Hash(buf.Bytes()), nil
 }
 
 // moduleRoot returns the directory of the go.mod governing dir, or "".
