@@ -21,7 +21,7 @@ const (
 	exitFindings = 3 // findings reported
 )
 
-const predictUsage = "usage: avcheck predict [-format=auto|native|text|std] [-mode=predict|observed] [-engine=search|all] [-json|-sarif] [-all] FILE (avcheck predict -h for help)"
+const predictUsage = "usage: avcheck predict [-format=auto|native|text|std] [-mode=predict|observed] [-engine=search|all] [-precise=true|false] [-solver=gini|z3|cvc5] [-window N] [-json|-sarif] [-all] FILE (avcheck predict -h for help)"
 
 const predictHelp = `usage: avcheck predict [flags] FILE
 
@@ -40,6 +40,13 @@ Examples:
   avcheck predict -mode=observed run.txt  only check the recorded run itself
   avcheck predict -engine=all trace.avt   also run the meta-analysis (slower)
   avcheck predict -all trace.txt          also show what the filters removed
+  avcheck predict -solver=z3 trace.avt    prove findings with an installed z3
+
+Each finding has a level: predicted (an engine predicts it), filtered (it
+survives AVFilter), proven (a solver found an interleaving of the recorded
+run, with the values it read, that exhibits it; the witness is that
+interleaving). The precise stage (-precise, on by default) drops findings
+no interleaving can exhibit; -all shows them as infeasible.
 
 A trace is what "avcheck run" records, or any file in one of the formats of
 docs/trace-formats.md. The text format is one event per line:
@@ -72,6 +79,8 @@ func predictMain(args []string, stdout, stderr io.Writer) int {
 	asJSON := fs.Bool("json", false, "write the report as JSON (schema version 1, see docs/predict.md)")
 	asSARIF := fs.Bool("sarif", false, "write the report as SARIF 2.1.0, with paths relative to the top of the Git checkout (see docs/predict.md)")
 	all := fs.Bool("all", false, "also show findings removed by AVFilter or without a witness, marked as dropped")
+	var precise preciseFlags
+	precise.register(fs)
 	engine := fs.String("engine", "search", "prediction `engines`: search (the pattern search) or all (also the meta-analysis, which is exact for two goroutines and one variable, where the search agrees with it, and is the slowest stage on long traces)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -106,6 +115,13 @@ func predictMain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "avcheck predict: unknown engine %q (want search or all)\n", *engine)
 		return exitUsage
 	}
+	if code, err := precise.check(); err != nil {
+		fmt.Fprintf(stderr, "avcheck predict: %v\n", err)
+		if code == exitUsage {
+			fmt.Fprintln(stderr, predictUsage)
+		}
+		return code
+	}
 	path := fs.Arg(0)
 
 	start := time.Now()
@@ -124,7 +140,10 @@ func predictMain(args []string, stdout, stderr io.Writer) int {
 		// variable, where the pattern search agrees with brute force too
 		// (pattern_diff_test.go); on a long trace it takes most of the
 		// time, so it runs only on request.
-		res := predict.Predict(t, predict.Options{All: *all, NoMeta: *engine == "search"})
+		opts := predict.Options{All: *all, NoMeta: *engine == "search"}
+		precise.apply(&opts)
+		res := predict.Predict(t, opts)
+		warnPrecise(stderr, "avcheck predict", res.Precise)
 		findings = res.Findings
 		st = report.Stats{Events: len(t.Events), Goroutines: res.Goroutines, Variables: res.Variables}
 	case "observed":

@@ -64,7 +64,7 @@ func TestPredictText(t *testing.T) {
 		"c.go:3:2: c.n: g1 reads then writes c.n in one region, and g2's write can run between them (R-W-W); the update can be lost",
 		"\tc.go:9:2: g2 writes c.n (interleaved)",
 		"\tc.go:4:2: g1 writes c.n (last)",
-		"\tlevel: filtered",
+		"\tlevel: proven",
 		"\twitness:",
 		"\t\tg2 c.go:9:2 wr c.n",
 	}
@@ -116,7 +116,7 @@ func TestPredictJSON(t *testing.T) {
 		t.Fatalf("version %d, %d findings", doc.Version, len(doc.Findings))
 	}
 	f := doc.Findings[0]
-	if f.Kind != "atomicity" || f.Pattern != "R-W-W" || f.Level != "filtered" || f.Variable != "c.n" {
+	if f.Kind != "atomicity" || f.Pattern != "R-W-W" || f.Level != "proven" || f.Variable != "c.n" {
 		t.Errorf("finding %+v", f)
 	}
 	if len(f.Accesses) != 3 || f.Accesses[0].File != "c.go" || f.Accesses[0].Line != 3 || f.Accesses[0].Col != 2 ||
@@ -141,6 +141,53 @@ func TestPredictObservedVersusPredict(t *testing.T) {
 	}
 	if code, _, _ := runPredictTest("-mode=predict", p); code != exitFindings {
 		t.Errorf("predict: exit %d, want %d", code, exitFindings)
+	}
+}
+
+// The precise stage proves the serial counter's violation; without it
+// the finding stays at AVFilter's level.
+func TestPredictPrecise(t *testing.T) {
+	p := writeTemp(t, "trace.txt", serialCounter)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "\tlevel: proven\n"},
+		{[]string{"-precise=false"}, "\tlevel: filtered\n"},
+		{[]string{"-window=3"}, "\tlevel: proven\n"},
+	} {
+		code, out, errOut := runPredictTest(append(tc.args, p)...)
+		if code != exitFindings || !strings.Contains(out, tc.want) || errOut != "" {
+			t.Errorf("%v: exit %d, stderr %q, output:\n%s\nwant %q", tc.args, code, errOut, out, tc.want)
+		}
+	}
+}
+
+// Seed 000 Fig. 6 with x initially 0: the predicted triplet is not
+// feasible with the values the run read, so nothing is reported; -all
+// shows it as infeasible.
+func TestPredictInfeasible(t *testing.T) {
+	p := writeTemp(t, "trace.txt", `avtrace 1
+g1 wr x @fig6.go:1 v=0
+g1 fork g2
+g2 acq mu
+g2 wr x @fig6.go:2 v=1
+g2 rel mu
+g1 begin region=1.1
+g1 acq mu region=1.1
+g1 rd x @fig6.go:3 region=1.1 v=1
+g1 rel mu region=1.1
+g1 acq mu region=1.1 br=1
+g1 wr x @fig6.go:5 region=1.1 v=2
+g1 rel mu region=1.1
+g1 finish region=1.1
+`)
+	if code, out, errOut := runPredictTest(p); code != exitClean || out != "" || errOut != "" {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	code, out, _ := runPredictTest("-all", p)
+	if code != exitClean || !strings.Contains(out, "infeasible: no interleaving of events 0-12 exhibits it") {
+		t.Errorf("-all: exit %d, output:\n%s", code, out)
 	}
 }
 
@@ -172,6 +219,9 @@ func TestPredictBadInput(t *testing.T) {
 		{"bad format", []string{"-format=xml", bad}, exitUsage, `avcheck predict: unknown trace format "xml" *`},
 		{"bad mode", []string{"-mode=guess", bad}, exitUsage, `avcheck predict: unknown mode "guess" *`},
 		{"bad engine", []string{"-engine=fast", bad}, exitUsage, `avcheck predict: unknown engine "fast" *`},
+		{"bad solver", []string{"-solver=minisat", bad}, exitUsage, `avcheck predict: unknown solver "minisat" (want gini, z3 or cvc5)`},
+		{"bad window", []string{"-window=0", bad}, exitUsage, "avcheck predict: -window 0: want a positive number of events"},
+		{"bad budget", []string{"-budget=-1s", bad}, exitUsage, "avcheck predict: -budget -1s: want a positive duration"},
 		{"wrong format", []string{"-format=native", bad}, exitError, "trace.txt: *"},
 		{"directory", []string{t.TempDir()}, exitError, "avcheck predict: *"},
 	}
@@ -204,7 +254,7 @@ func TestPredictHelp(t *testing.T) {
 	if code != exitClean {
 		t.Errorf("exit %d", code)
 	}
-	for _, w := range []string{"usage: avcheck predict", "-json", "-all", "-mode", "-engine", "-format", "Exit status"} {
+	for _, w := range []string{"usage: avcheck predict", "-json", "-all", "-mode", "-engine", "-format", "-precise", "-solver", "-window", "-budget", "Exit status"} {
 		if !strings.Contains(out+errOut, w) {
 			t.Errorf("help lacks %q", w)
 		}

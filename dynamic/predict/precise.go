@@ -78,6 +78,9 @@ const (
 	// the window before the check gives up: the window always holds all
 	// of them.
 	maxSpanFactor = 8
+	// wholeFactor bounds, in windows, the traces whose whole length an
+	// unsatisfiable window is checked again over.
+	wholeFactor = 4
 	// maxEncoding bounds the literals of one encoding; past it the check
 	// answers unknown rather than exhaust memory.
 	maxEncoding = 4 << 20
@@ -218,11 +221,32 @@ type checkResult struct {
 
 // check decides whether an interleaving of the window around targets runs
 // them in order, the last one last (back to back if adjacent).
+//
+// A satisfiable window proves the finding: the events before it run as
+// recorded. An unsatisfiable one does not show it infeasible unless the
+// window is the whole trace, since an interleaving may need to reorder
+// events before the window or run events after it; so an unsatisfiable
+// window is checked again over the whole trace if that is at most
+// wholeFactor windows long, and is undecided otherwise.
 func (ps *preciseStage) check(targets []uint32, adjacent bool) checkResult {
 	from, to, ok := ps.windowOf(targets)
 	if !ok {
 		return checkResult{status: solve.Unknown, err: fmt.Sprintf("a finding spans more than %d times the window of %d events", maxSpanFactor, ps.window)}
 	}
+	res := ps.checkWindow(from, to, targets, adjacent)
+	n := len(ps.t.Events)
+	if res.status != solve.Unsat || from == 0 && int(to) == n {
+		return res
+	}
+	if n > wholeFactor*ps.window {
+		res.status = solve.Unknown
+		return res
+	}
+	return ps.checkWindow(0, uint32(n), targets, adjacent)
+}
+
+// checkWindow is check over the window [from, to).
+func (ps *preciseStage) checkWindow(from, to uint32, targets []uint32, adjacent bool) checkResult {
 	res := checkResult{from: from, to: to}
 	enc, status, err := ps.solve(from, to, targets, adjacent, false)
 	if err == nil && status == solve.Unsat && enc.uncertain {

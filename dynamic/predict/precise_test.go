@@ -146,6 +146,37 @@ func TestPreciseWindow(t *testing.T) {
 	}
 }
 
+// TestPreciseWindowUnsatIsNotFinal: in the counter, a window that starts
+// inside g1's first critical section and ends before g2 releases the lock
+// has no room for g2's section between g1's two: unsatisfiable, but the
+// whole trace shows the finding feasible. A trace longer than the retry
+// bound leaves it undecided.
+func TestPreciseWindowUnsatIsNotFinal(t *testing.T) {
+	tr := readFixtureTrace(t, "counter", []byte(`avtrace 1
+g1 fork g2
+g1 begin region=1.1
+g1 acq mu region=1.1
+g1 rd c.n @c.go:3 region=1.1
+g1 rel mu region=1.1
+g1 acq mu region=1.1
+g1 wr c.n @c.go:4 region=1.1
+g1 rel mu region=1.1
+g1 finish region=1.1
+g2 acq mu
+g2 wr c.n @c.go:9
+g2 rel mu
+`))
+	for _, tc := range []struct {
+		window int
+		want   Level
+	}{{6, LevelProven}, {2, LevelFiltered}} {
+		res := Predict(tr, Options{Precise: true, Window: tc.window})
+		if len(res.Findings) != 1 || res.Findings[0].Level != tc.want {
+			t.Errorf("window %d: got %+v, want level %s", tc.window, res.Findings, tc.want)
+		}
+	}
+}
+
 // randomValueTrace simulates a small program of goroutines that read and
 // write two variables, some under a lock, and records the run with its
 // values, some of them left out, and random branch counts.
