@@ -163,22 +163,12 @@ func TestRunSARIF(t *testing.T) {
 	}
 }
 
-// buildAvcheck builds the command into a temporary directory.
-func buildAvcheck(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "avcheck")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
-
 // The standalone suite's -sarif: the static findings on the bundled
 // example as SARIF, one rule per analyzer and category, paths from the
 // checkout's top; a package that does not build is an unsuccessful
 // invocation and exit 1.
 func TestSuiteSARIF(t *testing.T) {
-	bin := buildAvcheck(t)
+	bin := buildAvcheck(t, t.TempDir())
 	root, err := filepath.Abs(filepath.Join("..", ".."))
 	if err != nil {
 		t.Fatal(err)

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -32,6 +33,11 @@ const childEnv = "AVCHECK_SUITE_CHILD"
 // are shown as they are, without one line per analyzer saying that it
 // was skipped.
 func runSuite() {
+	if os.Getenv(childEnv) != "" {
+		// Only for -h's list: the parent turns -sarif into -json and
+		// converts the JSON (vetjson.go). go vet does not learn of it.
+		flag.Bool("sarif", false, "emit SARIF 2.1.0 output (standalone avcheck only; docs/predict.md)")
+	}
 	if os.Getenv(childEnv) != "" || vetProtocol(os.Args[1:]) {
 		multichecker.Main(analyzers()...)
 	}
