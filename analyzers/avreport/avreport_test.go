@@ -207,6 +207,28 @@ func TestReport(t *testing.T) {
 	}
 }
 
+// A report that names the files through a symbolic link to the module
+// (a linked checkout): matched by the files' resolved paths.
+func TestReportSymlink(t *testing.T) {
+	root := copyModule(t)
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(root, link); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	writeReport(t, link, false)
+	data, err := os.ReadFile(filepath.Join(root, ".avcheck", "report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(data, []byte(link)) {
+		t.Fatalf("the report does not name the files through %s", link)
+	}
+	results := analysistest.Run(t, root, avreport.New(&avreport.Config{}), patterns...)
+	if got := related(results); strings.Join(got, "\n") != strings.Join(wantRelated, "\n") {
+		t.Errorf("diagnostics and related positions:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(wantRelated, "\n"))
+	}
+}
+
 // A report given by -avreport.report, relative to the module root.
 func TestReportFlag(t *testing.T) {
 	root := copyModule(t)
