@@ -5,6 +5,16 @@ import (
 	"sync"
 )
 
+// Sizing ReadAll's array from the file: the estimate is made once
+// sizeSample bytes have been read, with a margin for the events read ahead
+// and for lines of varying length; it is not trusted beyond maxEstimate
+// events.
+const (
+	sizeSample  = 4 << 20
+	sizeMargin  = 1.03
+	maxEstimate = 1 << 31
+)
+
 // aheadBatch is the number of events ReadAhead hands over at a time: large
 // enough that the hand-over costs little per event, small enough that the
 // batches in flight take a few hundred kilobytes whatever the trace's
@@ -28,6 +38,7 @@ type batch struct {
 	sites  []siteDecl
 	objs   []objDecl
 	err    error // after the events: io.EOF, a format or a validation error
+	read   int64 // the bytes of the file read when the batch was full, 0 if unknown
 }
 
 type siteDecl struct {
@@ -58,6 +69,14 @@ type AheadReader struct {
 	err   error
 	sites []Site
 	objs  map[ObjID]Object
+	// prog, when the underlying reader is a File, says how much of the
+	// file has been read, so that appendAll can size its array once.
+	prog func() (read, size int64)
+}
+
+// progressor is implemented by File.
+type progressor interface {
+	progress() (read, size int64)
 }
 
 // ReadAhead starts reading r on a new goroutine. When v is not nil every
@@ -71,6 +90,9 @@ func ReadAhead(r Reader, v *Validator) *AheadReader {
 		stop:  make(chan struct{}),
 		sites: []Site{{}},
 		objs:  make(map[ObjID]Object),
+	}
+	if p, ok := r.(progressor); ok {
+		a.prog = p.progress
 	}
 	a.done.Add(1)
 	go a.read(r, v)
@@ -135,6 +157,9 @@ func (a *AheadReader) read(r Reader, v *Validator) {
 			}
 			b.events = append(b.events, e)
 		}
+		if a.prog != nil {
+			b.read, _ = a.prog()
+		}
 		select {
 		case a.out <- b:
 		case <-a.stop:
@@ -184,10 +209,31 @@ func (a *AheadReader) fill() bool {
 }
 
 // appendAll appends the rest of the events to evs a batch at a time, for
-// ReadAll.
+// ReadAll. Reading a file, once a sample of it has been read, it grows evs
+// to the number of events the file's size predicts, so that a long trace
+// is not copied at every growth of its array, nor held twice while it is.
 func (a *AheadReader) appendAll(evs []Event) ([]Event, error) {
+	sized := false
 	for {
 		if a.cur != nil {
+			more := len(a.cur.events) - a.i
+			if !sized && a.prog != nil && len(evs)+more > cap(evs) {
+				if _, size := a.prog(); size > 0 && a.cur.read >= sizeSample {
+					sized = true
+					// The events up to the end of this batch came from at
+					// most cur.read bytes, less what the file's buffer
+					// holds ahead: the estimate is low by that, and the
+					// margin covers it.
+					n := len(evs) + more
+					want := int64(float64(n) * float64(size) / float64(a.cur.read) * sizeMargin)
+					if want > int64(cap(evs)) && want < maxEstimate {
+						// Not slices.Grow, which rounds up geometrically.
+						grown := make([]Event, len(evs), want)
+						copy(grown, evs)
+						evs = grown
+					}
+				}
+			}
 			evs = append(evs, a.cur.events[a.i:]...)
 			a.i = len(a.cur.events)
 		}

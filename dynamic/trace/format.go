@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"sync/atomic"
 )
 
 // FormatError is a malformed trace file: the one error a reader returns
@@ -110,7 +111,26 @@ type File struct {
 	Reader
 	Format Format // the format that was read
 	f      *os.File
+	size   int64        // the file's size, 0 if unknown
+	read   *countReader // counts the bytes read from f
 }
+
+// countReader counts the bytes read through it. The count is atomic:
+// ReadAhead reads on one goroutine while ReadAll estimates on another.
+type countReader struct {
+	r io.Reader
+	n atomic.Int64
+}
+
+func (c *countReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n.Add(int64(n))
+	return n, err
+}
+
+// progress returns how many bytes of the file have been read and the
+// file's size, for ReadAll to size its event array from.
+func (f *File) progress() (read, size int64) { return f.read.n.Load(), f.size }
 
 // Close closes the underlying file.
 func (f *File) Close() error { return f.f.Close() }
@@ -126,7 +146,12 @@ func Open(path string, format Format) (*File, error) {
 	// Errors give the file's base name, short like the compiler's
 	// "trace.txt:3: ..." (cmd/avcheck relies on this form).
 	name := filepath.Base(path)
-	br := bufio.NewReaderSize(f, 1<<16)
+	cr := &countReader{r: f}
+	var size int64
+	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+		size = st.Size()
+	}
+	br := bufio.NewReaderSize(cr, 1<<16)
 	if format == FormatAuto {
 		prefix, _ := br.Peek(4096)
 		format = Detect(prefix)
@@ -155,7 +180,7 @@ func Open(path string, format Format) (*File, error) {
 		f.Close()
 		return nil, fmt.Errorf("%s: unknown trace format %v", name, format)
 	}
-	return &File{Reader: r, Format: format, f: f}, nil
+	return &File{Reader: r, Format: format, f: f, size: size, read: cr}, nil
 }
 
 // sitesSuffix names the table an STD export writes beside the trace.
