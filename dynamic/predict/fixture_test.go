@@ -157,7 +157,8 @@ func checkWitness(t *testing.T, tr *trace.Trace, f *Finding) {
 		targets = append(targets, idx[a.Seq])
 	}
 	g := witnessGoal{targets: targets, adjacent: f.Kind == KindRace}
-	if err := validateSchedule(newSyncMeta(tr), newPrefixState(), idx[f.WitnessFrom], sched, g); err != nil {
+	m := newSyncMeta(tr)
+	if err := validateSchedule(m, m.newPrefixState(), idx[f.WitnessFrom], sched, g); err != nil {
 		t.Errorf("%s: witness invalid: %v", fixtureLine(tr, f), err)
 	}
 }

@@ -1,51 +1,104 @@
 package predict
 
 import (
-	"reflect"
+	gomaps "maps"
 	"testing"
 
+	"github.com/avcheck/avcheck/dynamic/trace"
 	"github.com/avcheck/avcheck/internal/tracegen"
 )
 
-// TestPrefixStateRewind checks that a prefixState moved back through its
-// checkpoints equals one replayed from the start.
-func TestPrefixStateRewind(t *testing.T) {
-	tr := tracegen.Trace(tracegen.Config{Seed: 9, Events: 3 * checkpointEvery, Goroutines: 4, Locks: 6, RWLocks: 2})
-	p := newPrefixState()
-	p.advance(tr, uint32(len(tr.Events)))
-	for _, at := range []uint32{uint32(len(tr.Events)) - 5, 2*checkpointEvery + 7, checkpointEvery, checkpointEvery - 1, 3, 0} {
-		p.advance(tr, at)
-		q := newPrefixState()
-		q.advance(tr, at)
-		if p.at != q.at || !reflect.DeepEqual(p.writer, q.writer) || !reflect.DeepEqual(p.wg, q.wg) || !reflect.DeepEqual(p.readers, q.readers) {
-			t.Fatalf("at %d: rewound state differs from replayed", at)
-		}
-	}
+// naivePrefix is the state of locks and WaitGroups after events [0, to)
+// of tr, replayed event by event into maps: the definition prefixState's
+// dense, checkpointed replay must agree with.
+type naivePrefix struct {
+	writer  map[trace.ObjID]trace.GoID
+	readers map[trace.ObjID]int32
+	wg      map[trace.ObjID]int64
 }
 
-// TestPrefixStateList checks that a prefixState replaying only the events
-// that change it (syncMeta.stateEvs) goes through the same states and
-// takes the same checkpoints as one replaying every event, forwards and
-// back.
-func TestPrefixStateList(t *testing.T) {
+func replayNaive(tr *trace.Trace, to uint32) naivePrefix {
+	n := naivePrefix{writer: map[trace.ObjID]trace.GoID{}, readers: map[trace.ObjID]int32{}, wg: map[trace.ObjID]int64{}}
+	held := map[[2]uint64]int32{} // (lock, goroutine) -> read holds
+	for i := range to {
+		e := &tr.Events[i]
+		k := [2]uint64{uint64(e.Obj), uint64(e.G)}
+		switch e.Kind {
+		case trace.KindAcquire:
+			n.writer[e.Obj] = e.G
+		case trace.KindRelease:
+			delete(n.writer, e.Obj)
+		case trace.KindRAcquire:
+			held[k]++
+			n.readers[e.Obj]++
+		case trace.KindRRelease:
+			if held[k] > 0 {
+				held[k]--
+				n.readers[e.Obj]--
+			}
+		case trace.KindWGAdd:
+			n.wg[e.Obj] += int64(e.Arg)
+		case trace.KindWGDone:
+			n.wg[e.Obj]--
+		}
+	}
+	gomaps.DeleteFunc(n.readers, func(_ trace.ObjID, c int32) bool { return c == 0 })
+	gomaps.DeleteFunc(n.wg, func(_ trace.ObjID, c int64) bool { return c == 0 })
+	return n
+}
+
+// naive reads the same state out of a prefixState.
+func (p *prefixState) naive() naivePrefix {
+	n := naivePrefix{writer: map[trace.ObjID]trace.GoID{}, readers: map[trace.ObjID]int32{}, wg: map[trace.ObjID]int64{}}
+	for _, obj := range p.m.stateObjs {
+		if g, ok := p.writerOf(obj); ok {
+			n.writer[obj] = g
+		}
+		if c := p.readHolds(obj); c != 0 {
+			n.readers[obj] = c
+		}
+		if c := p.wgCounter(obj); c != 0 {
+			n.wg[obj] = c
+		}
+	}
+	return n
+}
+
+func (n naivePrefix) equal(o naivePrefix) bool {
+	return gomaps.Equal(n.writer, o.writer) && gomaps.Equal(n.readers, o.readers) && gomaps.Equal(n.wg, o.wg)
+}
+
+// TestPrefixState checks that a prefixState moved forwards, and back
+// through its checkpoints, holds the state an event-by-event replay from
+// the start gives, and that its checkpoints do too.
+func TestPrefixState(t *testing.T) {
 	tr := tracegen.Trace(tracegen.Config{Seed: 4, Events: 3 * checkpointEvery, Goroutines: 4, Locks: 6, RWLocks: 2, Vars: 4})
 	m := newSyncMeta(tr)
-	p, full := m.newPrefixState(), newPrefixState()
+	p := m.newPrefixState()
 	n := uint32(len(tr.Events))
-	for _, at := range []uint32{0, 5, checkpointEvery - 1, checkpointEvery, checkpointEvery + 1, 2*checkpointEvery + 7, n - 5, n, 3, 2 * checkpointEvery, n - 1} {
-		p.advance(tr, at)
-		full.advance(tr, at)
-		if p.at != full.at || !reflect.DeepEqual(p.writer, full.writer) || !reflect.DeepEqual(p.wg, full.wg) || !reflect.DeepEqual(p.readers, full.readers) {
-			t.Fatalf("at %d: the state replayed through the list differs", at)
+	held := 0 // positions where some lock is held
+	for _, at := range []uint32{0, 5, checkpointEvery - 1, checkpointEvery, checkpointEvery + 1, 2*checkpointEvery + 7, n - 5, n, 3, 2 * checkpointEvery, n - 1, checkpointEvery - 1, 0} {
+		p.advance(at)
+		if p.at != at {
+			t.Fatalf("advanced to %d, at %d", at, p.at)
 		}
-		if len(p.checkpoints) != len(full.checkpoints) {
-			t.Fatalf("at %d: %d checkpoints, want %d", at, len(p.checkpoints), len(full.checkpoints))
+		want := replayNaive(tr, at)
+		if !p.naive().equal(want) {
+			t.Fatalf("at %d: the state differs from an event-by-event replay", at)
+		}
+		if len(want.writer) > 0 || len(want.readers) > 0 {
+			held++
 		}
 		for k, c := range p.checkpoints {
-			f := full.checkpoints[k]
-			if c.at != f.at || !reflect.DeepEqual(c.writer, f.writer) || !reflect.DeepEqual(c.wg, f.wg) || !reflect.DeepEqual(c.readers, f.readers) {
-				t.Fatalf("at %d: checkpoint %d (at %d) differs from the one at %d", at, k, c.at, f.at)
+			if c.at != uint32(k+1)*checkpointEvery {
+				t.Fatalf("at %d: checkpoint %d is at %d", at, k, c.at)
+			}
+			if !c.naive().equal(replayNaive(tr, c.at)) {
+				t.Fatalf("at %d: checkpoint %d (at %d) differs from an event-by-event replay", at, k, c.at)
 			}
 		}
+	}
+	if held < 3 {
+		t.Fatalf("locks held at %d of the positions; the test trace should hold some more often", held)
 	}
 }

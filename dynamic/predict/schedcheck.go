@@ -20,15 +20,15 @@ import (
 // p is moved to from (forwards, or back through its checkpoints).
 func validateSchedule(m *syncMeta, p *prefixState, from uint32, sched []uint32, g witnessGoal) error {
 	t := m.t
-	p.advance(t, from)
-	writer := make(map[trace.ObjID]trace.GoID, len(p.writer))
-	for k, v := range p.writer {
-		writer[k] = v
-	}
+	p.advance(from)
+	writer := make(map[trace.ObjID]trace.GoID)
 	readers := make(map[trace.ObjID]int)
-	for k, r := range p.readers {
-		for _, n := range r {
-			readers[k] += n
+	for _, obj := range m.stateObjs {
+		if g, ok := p.writerOf(obj); ok {
+			writer[obj] = g
+		}
+		if n := p.readHolds(obj); n > 0 {
+			readers[obj] = int(n)
 		}
 	}
 	wg := make(map[trace.ObjID]int64)
@@ -108,7 +108,7 @@ func validateSchedule(m *syncMeta, p *prefixState, from uint32, sched []uint32, 
 		case trace.KindWGDone:
 			wg[ev.Obj]--
 		case trace.KindWGWait:
-			if p.wg[ev.Obj]+wg[ev.Obj] != 0 {
+			if p.wgCounter(ev.Obj)+wg[ev.Obj] != 0 {
 				return fmt.Errorf("step %d: g%d's WaitGroup.Wait returns with a non-zero counter", step, ev.G)
 			}
 		case trace.KindCondWait:

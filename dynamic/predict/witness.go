@@ -65,20 +65,40 @@ type syncMeta struct {
 	closeOf map[trace.ObjID]uint32
 	onceRan map[trace.ObjID]uint32 // Once -> the Do that ran the function
 	// stateEvs lists the events that change a prefixState (lock and
-	// WaitGroup operations), in trace order, so that replaying a prefix
-	// skips the rest.
-	stateEvs []uint32
+	// WaitGroup operations), in trace order, and stateRecs the same events
+	// compactly, with dense object and goroutine numbers, so that
+	// replaying a prefix reads one small array and skips the rest.
+	stateEvs  []uint32
+	stateRecs []stateRec
+	stateObjs []trace.ObjID          // dense state object to ObjID
+	stateObj  map[trace.ObjID]uint32 // ObjID to dense state object
+	stateGs   []trace.GoID           // dense goroutine to GoID
+}
+
+// stateRec is an event that changes a prefixState: a lock or WaitGroup
+// operation, with its object and goroutine numbered densely.
+type stateRec struct {
+	kind trace.Kind
+	obj  uint32
+	g    uint32
+	arg  uint64
 }
 
 func newSyncMeta(t *trace.Trace) *syncMeta {
 	m := &syncMeta{
-		t:       t,
-		forkOf:  make(map[trace.GoID]uint32),
-		sendIdx: make(map[[2]uint64]uint32),
-		recvIdx: make(map[[2]uint64]uint32),
-		closeOf: make(map[trace.ObjID]uint32),
-		onceRan: make(map[trace.ObjID]uint32),
+		t:        t,
+		forkOf:   make(map[trace.GoID]uint32),
+		sendIdx:  make(map[[2]uint64]uint32),
+		recvIdx:  make(map[[2]uint64]uint32),
+		closeOf:  make(map[trace.ObjID]uint32),
+		onceRan:  make(map[trace.ObjID]uint32),
+		stateObj: make(map[trace.ObjID]uint32),
 	}
+	gIdx := make(map[trace.GoID]uint32)
+	// The last object and goroutine looked up: lock operations come in
+	// runs on one lock and goroutine.
+	lastObj, lastOi := trace.ObjID(0), ^uint32(0)
+	lastG, lastGi := trace.GoID(0), ^uint32(0)
 	for i := range t.Events {
 		e := &t.Events[i]
 		switch e.Kind {
@@ -98,6 +118,25 @@ func newSyncMeta(t *trace.Trace) *syncMeta {
 			}
 		case trace.KindAcquire, trace.KindRelease, trace.KindRAcquire, trace.KindRRelease, trace.KindWGAdd, trace.KindWGDone:
 			m.stateEvs = append(m.stateEvs, uint32(i))
+			if e.Obj != lastObj || lastOi == ^uint32(0) {
+				oi, ok := m.stateObj[e.Obj]
+				if !ok {
+					oi = uint32(len(m.stateObjs))
+					m.stateObj[e.Obj] = oi
+					m.stateObjs = append(m.stateObjs, e.Obj)
+				}
+				lastObj, lastOi = e.Obj, oi
+			}
+			if e.G != lastG || lastGi == ^uint32(0) {
+				gi, ok := gIdx[e.G]
+				if !ok {
+					gi = uint32(len(m.stateGs))
+					gIdx[e.G] = gi
+					m.stateGs = append(m.stateGs, e.G)
+				}
+				lastG, lastGi = e.G, gi
+			}
+			m.stateRecs = append(m.stateRecs, stateRec{kind: e.Kind, obj: lastOi, g: lastGi, arg: e.Arg})
 		}
 	}
 	return m
@@ -106,9 +145,12 @@ func newSyncMeta(t *trace.Trace) *syncMeta {
 // newPrefixState returns the state before the trace's first event, which
 // replays through m's list of the events that change it.
 func (m *syncMeta) newPrefixState() *prefixState {
-	p := newPrefixState()
-	p.evs = m.stateEvs
-	return p
+	return &prefixState{
+		m:       m,
+		writer:  make([]int32, len(m.stateObjs)),
+		readers: make([]int32, len(m.stateObjs)*len(m.stateGs)),
+		wg:      make([]int64, len(m.stateObjs)),
+	}
 }
 
 // chanCap returns a channel's capacity and whether it is known.
@@ -122,18 +164,18 @@ func (m *syncMeta) chanCap(obj trace.ObjID) (uint64, bool) {
 
 // prefixState is the state of locks and WaitGroups after a prefix of the
 // trace as recorded, advanced incrementally so that many windows of one
-// trace cost one pass.
+// trace cost one pass. It is indexed by syncMeta's dense numbering of the
+// objects and goroutines of the lock and WaitGroup operations, so its
+// size depends on those, not on the trace's length.
 type prefixState struct {
 	at      uint32
-	writer  map[trace.ObjID]trace.GoID
-	readers map[trace.ObjID]map[trace.GoID]int
-	wg      map[trace.ObjID]int64
+	m       *syncMeta
+	writer  []int32 // per object: 1 + the goroutine holding it for writing, 0 if none
+	readers []int32 // per object and goroutine (obj*len(m.stateGs)+g): its read holds
+	wg      []int64 // per object: the WaitGroup counter
 	// checkpoints are copies taken every checkpointEvery events, so that
 	// going back costs a replay from the nearest one, not from the start.
 	checkpoints []*prefixState
-	// evs, when not nil, lists every event that changes the state
-	// (syncMeta.stateEvs); advance visits only those.
-	evs []uint32
 }
 
 // checkpointEvery is the distance between prefixState checkpoints.
@@ -141,22 +183,8 @@ const checkpointEvery = 1 << 18
 
 // clone returns a copy of p's state, without its checkpoints.
 func (p *prefixState) clone() *prefixState {
-	c := newPrefixState()
-	c.at, c.evs = p.at, p.evs
-	for k, v := range p.writer {
-		c.writer[k] = v
-	}
-	for k, r := range p.readers {
-		m := make(map[trace.GoID]int, len(r))
-		for g, n := range r {
-			m[g] = n
-		}
-		c.readers[k] = m
-	}
-	for k, v := range p.wg {
-		c.wg[k] = v
-	}
-	return c
+	return &prefixState{at: p.at, m: p.m, writer: slices.Clone(p.writer),
+		readers: slices.Clone(p.readers), wg: slices.Clone(p.wg)}
 }
 
 // rewind moves p back to the latest checkpoint at or before to.
@@ -165,8 +193,7 @@ func (p *prefixState) rewind(to uint32) {
 	k := sortSearch(len(cps), func(i int) bool { return cps[i].at > to })
 	var c *prefixState
 	if k == 0 {
-		c = newPrefixState()
-		c.evs = p.evs
+		c = p.m.newPrefixState()
 	} else {
 		c = cps[k-1].clone()
 	}
@@ -174,42 +201,21 @@ func (p *prefixState) rewind(to uint32) {
 	*p = *c
 }
 
-func newPrefixState() *prefixState {
-	return &prefixState{
-		writer:  make(map[trace.ObjID]trace.GoID),
-		readers: make(map[trace.ObjID]map[trace.GoID]int),
-		wg:      make(map[trace.ObjID]int64),
-	}
-}
-
-// advance replays events [p.at, to) of t.
-func (p *prefixState) advance(t *trace.Trace, to uint32) {
+// advance replays the events before to (forwards, or back from the
+// nearest checkpoint), visiting only those that change the state.
+func (p *prefixState) advance(to uint32) {
 	if p.at > to {
 		p.rewind(to)
 	}
-	if p.evs != nil {
-		p.advanceList(t, to)
-		return
-	}
-	for ; p.at < to; p.at++ {
-		if p.at%checkpointEvery == 0 && p.at > 0 && (len(p.checkpoints) == 0 || p.checkpoints[len(p.checkpoints)-1].at < p.at) {
-			p.checkpoints = append(p.checkpoints, p.clone())
-		}
-		p.apply(&t.Events[p.at])
-	}
-}
-
-// advanceList is advance through the list of the events that change the
-// state: the same states and checkpoints, without visiting the rest.
-func (p *prefixState) advanceList(t *trace.Trace, to uint32) {
-	i := sortSearch(len(p.evs), func(k int) bool { return p.evs[k] >= p.at })
+	evs := p.m.stateEvs
+	i := sortSearch(len(evs), func(k int) bool { return evs[k] >= p.at })
 	for p.at < to {
 		next := to
-		if i < len(p.evs) && p.evs[i] < to {
-			next = p.evs[i]
+		if i < len(evs) && evs[i] < to {
+			next = evs[i]
 		}
-		// The checkpoints advance takes at the positions from here to
-		// next (and below to): the state does not change in between.
+		// The checkpoints taken at the positions from here to next (and
+		// below to): the state does not change in between.
 		for cp := (p.at + checkpointEvery - 1) / checkpointEvery * checkpointEvery; cp <= min(next, to-1); cp += checkpointEvery {
 			if cp > 0 && (len(p.checkpoints) == 0 || p.checkpoints[len(p.checkpoints)-1].at < cp) {
 				p.at = cp
@@ -220,37 +226,61 @@ func (p *prefixState) advanceList(t *trace.Trace, to uint32) {
 			p.at = to
 			return
 		}
-		p.apply(&t.Events[next])
+		p.apply(&p.m.stateRecs[i])
 		p.at = next + 1
 		i++
 	}
 }
 
 // apply changes the state by one event.
-func (p *prefixState) apply(e *trace.Event) {
-	switch e.Kind {
+func (p *prefixState) apply(r *stateRec) {
+	switch r.kind {
 	case trace.KindAcquire:
-		p.writer[e.Obj] = e.G
+		p.writer[r.obj] = int32(r.g) + 1
 	case trace.KindRelease:
-		delete(p.writer, e.Obj)
+		p.writer[r.obj] = 0
 	case trace.KindRAcquire:
-		r := p.readers[e.Obj]
-		if r == nil {
-			r = make(map[trace.GoID]int)
-			p.readers[e.Obj] = r
-		}
-		r[e.G]++
+		p.readers[int(r.obj)*len(p.m.stateGs)+int(r.g)]++
 	case trace.KindRRelease:
-		if r := p.readers[e.Obj]; r != nil {
-			if r[e.G]--; r[e.G] <= 0 {
-				delete(r, e.G)
-			}
+		// An unmatched RUnlock leaves no negative count behind.
+		if n := &p.readers[int(r.obj)*len(p.m.stateGs)+int(r.g)]; *n > 0 {
+			*n--
 		}
 	case trace.KindWGAdd:
-		p.wg[e.Obj] += int64(e.Arg)
+		p.wg[r.obj] += int64(r.arg)
 	case trace.KindWGDone:
-		p.wg[e.Obj]--
+		p.wg[r.obj]--
 	}
+}
+
+// writerOf returns the goroutine holding lock obj for writing, if any.
+func (p *prefixState) writerOf(obj trace.ObjID) (trace.GoID, bool) {
+	if oi, ok := p.m.stateObj[obj]; ok && p.writer[oi] != 0 {
+		return p.m.stateGs[p.writer[oi]-1], true
+	}
+	return 0, false
+}
+
+// readHolds returns how many read holds of lock obj are open.
+func (p *prefixState) readHolds(obj trace.ObjID) int32 {
+	oi, ok := p.m.stateObj[obj]
+	if !ok {
+		return 0
+	}
+	n := int32(0)
+	ng := len(p.m.stateGs)
+	for _, c := range p.readers[int(oi)*ng : int(oi+1)*ng] {
+		n += c
+	}
+	return n
+}
+
+// wgCounter returns WaitGroup obj's counter.
+func (p *prefixState) wgCounter(obj trace.ObjID) int64 {
+	if oi, ok := p.m.stateObj[obj]; ok {
+		return p.wg[oi]
+	}
+	return 0
 }
 
 // schedWindow is the part of a trace a witness search reorders, with the
@@ -366,20 +396,18 @@ func newWindow(m *syncMeta, p *prefixState, start, end uint32) *schedWindow {
 	w.initRead = make([]int32, len(w.lockIdx))
 	for obj, k := range w.lockIdx {
 		w.initWriter[k] = -1
-		if g, ok := p.writer[obj]; ok {
+		if g, ok := p.writerOf(obj); ok {
 			if gi, ok := w.gIdx[g]; ok {
 				w.initWriter[k] = int32(gi)
 			} else {
 				w.initWriter[k] = -2
 			}
 		}
-		for _, n := range p.readers[obj] {
-			w.initRead[k] += int32(n)
-		}
+		w.initRead[k] = p.readHolds(obj)
 	}
 	w.initWG = make([]int64, len(w.wgIdx))
 	for obj, k := range w.wgIdx {
-		w.initWG[k] = p.wg[obj]
+		w.initWG[k] = p.wgCounter(obj)
 	}
 	return w
 }
@@ -666,7 +694,7 @@ func searchWindow(m *syncMeta, p *prefixState, g witnessGoal, start, end uint32)
 			return nil, nil, false
 		}
 	}
-	p.advance(m.t, start)
+	p.advance(start)
 	w := newWindow(m, p, start, end)
 	for k, wr := range w.initWriter {
 		if wr == -2 {
