@@ -14,6 +14,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -61,12 +62,15 @@ type Plugin struct {
 //
 // golangci-lint caches each package's issues under a key made of its
 // version, the package's files and dependencies, the analyzers' names and
-// linters.settings; the analyzers' flags and the files they read are not
-// part of it. A new dynamic report at the same path would therefore give
-// the previous report's cached findings. golangci-lint builds its linters
-// before it computes that key, from the same settings map it hashes, so New
-// records the report's content hash in that map (under "report-sha256"),
-// and a changed report changes the key.
+// linters.settings; the analyzers' flags, their code and the files they
+// read are not part of it. So a new dynamic report at the same path would
+// give the previous report's cached findings, and so would a binary
+// rebuilt from a changed avcheck checkout: the version golangci-lint
+// custom gives it hashes only the checkout's top-level files. golangci-lint
+// builds its linters before it computes the key, from the same settings
+// map it hashes, so New records in that map the report's content hash
+// ("report-sha256") and the running binary's ("binary-sha256"), and either
+// change changes the key.
 func New(conf any) (register.LinterPlugin, error) {
 	s, err := DecodeSettings(conf)
 	if err != nil {
@@ -82,11 +86,35 @@ func New(conf any) (register.LinterPlugin, error) {
 		if err := p.hashReport(); err != nil {
 			return nil, err
 		}
-		if m, ok := conf.(map[string]any); ok {
+	}
+	if m, ok := conf.(map[string]any); ok {
+		if find(all, avreportName) != nil {
 			m[reportHashKey] = p.reportHash
+		}
+		// Without it the cache only risks being stale; no error.
+		if h, err := binaryHash(); err == nil {
+			m[binaryHashKey] = h
 		}
 	}
 	return p, nil
+}
+
+// binaryHash returns the hex SHA-256 of the running executable.
+func binaryHash() (string, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return "", err
+	}
+	f, err := os.Open(exe)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // GetLoadMode says that the suite needs type information (and so

@@ -1,6 +1,8 @@
 package plugin
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -54,7 +56,7 @@ func TestDecodeSettings(t *testing.T) {
 		{"threshold written as an integer", `{"guardedby-threshold": 1}`, Settings{GuardedbyThreshold: ptr(1.0)}},
 		{"maxd zero", `{"maxd": 0}`, Settings{MaxD: ptr(0)}},
 		{"null value is unset", `{"maxd": null}`, Settings{}},
-		{"the plugin's own hash key", `{"report-sha256": "abc"}`, Settings{}},
+		{"the plugin's own hash keys", `{"report-sha256": "abc", "binary-sha256": "def"}`, Settings{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := DecodeSettings(settingsOf(t, tc.yaml))
@@ -246,8 +248,8 @@ func TestReport(t *testing.T) {
 	}
 	av := find(suite.Analyzers(), avreportName)
 	if av == nil {
-		if len(conf) != 1 {
-			t.Errorf("without avreport, New changed the settings: %v", conf)
+		if _, ok := conf[reportHashKey]; ok {
+			t.Errorf("without avreport, New recorded a report hash: %v", conf)
 		}
 		t.Skip("the suite has no avreport analyzer")
 	}
@@ -280,5 +282,26 @@ func TestRegistered(t *testing.T) {
 	}
 	if got := p.GetLoadMode(); got != register.LoadModeTypesInfo {
 		t.Errorf("GetLoadMode = %q, want %q", got, register.LoadModeTypesInfo)
+	}
+}
+
+// TestBinaryHash checks that New records the running binary's hash in the
+// settings map, which golangci-lint hashes into its cache key.
+func TestBinaryHash(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(data)
+	conf := map[string]any{"maxd": 5}
+	if _, err := New(conf); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := conf[binaryHashKey], hex.EncodeToString(sum[:]); got != want {
+		t.Errorf("settings[%q] = %v, want %s", binaryHashKey, got, want)
 	}
 }

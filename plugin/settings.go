@@ -41,10 +41,13 @@ var settingNames = func() []string {
 	return names
 }()
 
-// reportHashKey is the key under which New records the dynamic report's
-// content hash in golangci-lint's copy of the settings (see New). It is not
-// a setting: DecodeSettings drops it.
-const reportHashKey = "report-sha256"
+// The keys under which New records the dynamic report's content hash and
+// the binary's own hash in golangci-lint's copy of the settings (see New).
+// They are not settings: DecodeSettings drops them.
+const (
+	reportHashKey = "report-sha256"
+	binaryHashKey = "binary-sha256"
+)
 
 // DecodeSettings decodes golangci-lint's raw settings strictly: an unknown
 // key, a value of the wrong type or out of range is an error that names
@@ -63,6 +66,7 @@ func DecodeSettings(conf any) (Settings, error) {
 		return s, fmt.Errorf("avcheck: settings: want a map of settings (%s), got %s", strings.Join(settingNames, ", "), jsonKind(raw))
 	}
 	delete(keys, reportHashKey)
+	delete(keys, binaryHashKey)
 	var unknown []string
 	for k := range keys {
 		if !slices.Contains(settingNames, k) {
