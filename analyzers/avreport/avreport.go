@@ -122,7 +122,7 @@ func run(pass *analysis.Pass, cfg *Config) (any, error) {
 // load reads and decodes the report for a package of directory dir in
 // the module at root (or none); it returns a nil report when there is
 // none and no flag asks for one.
-func load(cfg *Config, dir, root string) (d *report.Document, path string, err error) {
+func load(cfg *Config, dir, root string) (d *Document, path string, err error) {
 	path = cfg.Report
 	switch {
 	case path == "" && root == "":
@@ -163,10 +163,28 @@ func Hash(data []byte) string {
 	return hex.EncodeToString(sum[:])
 }
 
+// Document is the part of the JSON report (report.Document) that avreport
+// reads: not the witnesses, which can be most of a large report.
+type Document struct {
+	Version  int           `json:"version"`
+	Findings []Finding     `json:"findings"`
+	Files    []report.File `json:"files"`
+}
+
+// Finding is the part of a report.Finding that avreport reads.
+type Finding struct {
+	Level    string          `json:"level"`
+	Variable string          `json:"variable"`
+	Message  string          `json:"message"`
+	Count    int             `json:"count"`
+	Accesses []report.Access `json:"accesses"`
+	Dropped  string          `json:"dropped"`
+}
+
 // Decode decodes a report, saying where in the file (line:col) it is not
 // the JSON report of avcheck run, and which schema versions it reads.
-func Decode(path string, data []byte) (*report.Document, error) {
-	var d report.Document
+func Decode(path string, data []byte) (*Document, error) {
+	var d Document
 	if err := json.Unmarshal(data, &d); err != nil {
 		var syn *json.SyntaxError
 		var typ *json.UnmarshalTypeError
@@ -242,7 +260,7 @@ func (s *state) unchanged(file string) bool {
 
 // show reports f if its first access is in the package and every file it
 // names is unchanged.
-func (s *state) show(f *report.Finding) {
+func (s *state) show(f *Finding) {
 	if f.Dropped != "" || len(f.Accesses) == 0 {
 		return
 	}
@@ -359,7 +377,7 @@ func position(tf *token.File, line, col int) (token.Pos, bool) {
 
 // relatedMessage says what another access of a finding does, as the text
 // report does: "g20 writes c.n (interleaved)".
-func relatedMessage(f *report.Finding, a report.Access) string {
+func relatedMessage(f *Finding, a report.Access) string {
 	obj := a.Object
 	if obj == "" {
 		obj = f.Variable
