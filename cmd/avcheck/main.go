@@ -62,13 +62,17 @@ func printHelp() {
 	fmt.Println()
 	fmt.Println("Usage:")
 	fmt.Println("  avcheck [-flag...] package...           run the static suite")
+	fmt.Println("  avcheck -json|-sarif package...         the same, as go vet -json's JSON or as SARIF 2.1.0")
 	fmt.Println("  go vet -vettool=$(which avcheck) pkg... the same, through go vet")
 	for _, name := range []string{"predict", "run", "report-hash"} {
 		if sub, ok := subcommands[name]; ok {
 			fmt.Printf("  %-40s%s\n", sub.usage, sub.short)
 		}
 	}
-	fmt.Println("  avcheck help [analyzer]                 this text, or one analyzer's documentation")
+	fmt.Println("  avcheck help [analyzer|subcommand]      this text, or one analyzer's or subcommand's documentation")
+	fmt.Println()
+	fmt.Println("Exit status, in every mode: 0 nothing reported, 3 findings reported, 1 an error")
+	fmt.Println("(a package that does not build, a trace that cannot be read), 2 bad usage.")
 	fmt.Println()
 	printAnalyzers()
 }
