@@ -2,12 +2,18 @@ package solve
 
 import (
 	"fmt"
+	"math/bits"
 	"slices"
 	"time"
 
 	"github.com/go-air/gini"
 	"github.com/go-air/gini/z"
 )
+
+// triangleLimit bounds the triangles addTriangles adds to one solver (two
+// clauses each), so that a dense window cannot exhaust memory; beyond it
+// lazy refinement alone deals with transitivity.
+const triangleLimit = 1 << 20
 
 // closureLimit is the largest window whose fixed edges get a transitive
 // closure (n*n bits: 8 MiB at this size). Above it the engine relies on
@@ -57,6 +63,10 @@ type lazy struct {
 	pass   uint32
 	needed []z.Lit // the atom literals the current model's justification uses
 
+	nbrs      []uint64 // per event, a bit per event it shares a used atom with
+	triUpTo   int      // usedAt[:triUpTo] are in nbrs
+	triangles int
+
 	order []int // the last Sat order, nil otherwise
 	cyc   cycleFinder
 
@@ -68,8 +78,9 @@ type atomPair struct{ a, b int32 }
 
 // gate is the definition of a variable introduced by And or Or.
 type gate struct {
-	or   bool
-	args []z.Lit // nil: not a gate
+	or      bool
+	defined uint8   // 1: the clauses of the positive literal are added; 2: of the negative
+	args    []z.Lit // nil: not a gate
 }
 
 // New returns the default engine for n events: pure Go, the SAT solver
@@ -189,30 +200,7 @@ func (s *lazy) And(ls ...Lit) Lit {
 		s.lit(ls[0])
 		return ls[0]
 	}
-	// Tseitin: t <-> l1 & ... & lk.
-	t := s.newVar().Pos()
-	long := []z.Lit{t}
-	for _, l := range ls {
-		m := s.lit(l)
-		s.addClause(t.Not(), m)
-		long = append(long, m.Not())
-	}
-	s.gates[t.Var()] = gate{args: args(long[1:], true)}
-	s.addClause(long...)
-	return Lit(t.Dimacs())
-}
-
-// args returns the arguments of a gate from the literals of its long
-// Tseitin clause, negated when neg.
-func args(ms []z.Lit, neg bool) []z.Lit {
-	out := make([]z.Lit, len(ms))
-	for i, m := range ms {
-		if neg {
-			m = m.Not()
-		}
-		out[i] = m
-	}
-	return out
+	return s.gate(false, ls)
 }
 
 func (s *lazy) Or(ls ...Lit) Lit {
@@ -223,22 +211,69 @@ func (s *lazy) Or(ls ...Lit) Lit {
 		s.lit(ls[0])
 		return ls[0]
 	}
-	// Tseitin: t <-> l1 | ... | lk.
-	t := s.newVar().Pos()
-	long := []z.Lit{t.Not()}
-	for _, l := range ls {
-		m := s.lit(l)
-		s.addClause(t, m.Not())
-		long = append(long, m)
+	return s.gate(true, ls)
+}
+
+// gate introduces a variable for the conjunction or disjunction of ls. Its
+// clauses wait until a constraint uses it (define).
+func (s *lazy) gate(or bool, ls []Lit) Lit {
+	t := s.newVar()
+	args := make([]z.Lit, len(ls))
+	for i, l := range ls {
+		args[i] = s.lit(l)
 	}
-	s.gates[t.Var()] = gate{or: true, args: args(long[1:], false)}
-	s.addClause(long...)
-	return Lit(t.Dimacs())
+	s.gates[t] = gate{or: or, args: args}
+	return Lit(t.Pos().Dimacs())
+}
+
+// define adds the clauses by which m, when true, implies its gate's
+// definition, and so on down the arguments, once per gate and polarity.
+// This is the polarity-aware form of the Tseitin encoding (Plaisted and
+// Greenbaum): a gate used only positively needs only t -> definition, so
+// the SAT solver is not made to decide gates and atoms that no constraint
+// needs; those stay free and justify (below) leaves them out of the order.
+func (s *lazy) define(m z.Lit) {
+	stack := []z.Lit{m}
+	for len(stack) > 0 {
+		m := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		g := &s.gates[m.Var()]
+		if g.args == nil {
+			continue // an atom or a constant
+		}
+		done := uint8(1)
+		if !m.IsPos() {
+			done = 2
+		}
+		if g.defined&done != 0 {
+			continue
+		}
+		g.defined |= done
+		// A true And, or a false Or, needs every argument (negated for
+		// the Or); a true Or, or a false And, needs one.
+		every := g.or != m.IsPos()
+		long := []z.Lit{m.Not()}
+		for _, a := range g.args {
+			if !m.IsPos() {
+				a = a.Not()
+			}
+			if every {
+				s.addClause(m.Not(), a)
+			} else {
+				long = append(long, a)
+			}
+			stack = append(stack, a)
+		}
+		if !every {
+			s.addClause(long...)
+		}
+	}
 }
 
 func (s *lazy) Assert(l Lit) {
 	m := s.lit(l)
 	s.addClause(s.asserted.Not(), m)
+	s.define(m)
 	s.roots = append(s.roots, m)
 }
 
@@ -253,7 +288,9 @@ func (s *lazy) Check(assumptions ...Lit) Status {
 	as := make([]z.Lit, 0, len(assumptions)+1)
 	as = append(as, s.asserted)
 	for _, l := range assumptions {
-		as = append(as, s.lit(l))
+		m := s.lit(l)
+		s.define(m)
+		as = append(as, m)
 	}
 	if !s.prepareFixed() {
 		return Unsat
@@ -327,7 +364,50 @@ func (s *lazy) prepareFixed() bool {
 		}
 		s.unitsUpTo = len(s.usedAt)
 	}
+	s.addTriangles()
 	return true
+}
+
+// addTriangles adds, for every three events whose three pairs are all used
+// atoms, the two clauses that forbid the two cyclic orders of the three
+// (transitivity, eagerly where it is cheap): most of the cycles lazy
+// refinement would otherwise find round after round are such triangles,
+// or become triangles once program order is accounted for. It runs over the
+// atoms that are new since the last time.
+func (s *lazy) addTriangles() {
+	if s.n > closureLimit {
+		return
+	}
+	w := (s.n + 63) / 64
+	if s.nbrs == nil {
+		s.nbrs = make([]uint64, s.n*w)
+	}
+	for _, v := range s.usedAt[s.triUpTo:] {
+		p := s.atomOf[v]
+		a, b := int(p.a), int(p.b)
+		ra, rb := s.nbrs[a*w:(a+1)*w], s.nbrs[b*w:(b+1)*w]
+		ab := v.Pos()
+		for k := range w {
+			for x := ra[k] & rb[k]; x != 0 && s.triangles < triangleLimit; x &= x - 1 {
+				c := k*64 + bits.TrailingZeros64(x)
+				ac, bc := s.atomLit(a, c), s.atomLit(b, c)
+				s.addClause(ab.Not(), bc.Not(), ac) // not a < b < c < a
+				s.addClause(ac.Not(), bc, ab)       // not a < c < b < a
+				s.triangles++
+			}
+		}
+		ra[b/64] |= 1 << (b % 64)
+		rb[a/64] |= 1 << (a % 64)
+	}
+	s.triUpTo = len(s.usedAt)
+}
+
+// atomLit returns the literal of O(a) < O(b), an existing atom.
+func (s *lazy) atomLit(a, b int) z.Lit {
+	if a < b {
+		return s.atomVar[pairKey(a, b)].Pos()
+	}
+	return s.atomVar[pairKey(b, a)].Neg()
 }
 
 func (s *lazy) Order() []int {
