@@ -185,6 +185,7 @@ func (t vetTree) sarif(analyzers []*analysis.Analyzer, opts report.SARIFOptions,
 					res.RelatedLocations = append(res.RelatedLocations, rl)
 					fmt.Fprintf(h, "\x00%s\x00%s", locString(rl), r.Message)
 				}
+				res.Message.Text = report.LinkRelated(d.Message, res.RelatedLocations)
 				fp := hex.EncodeToString(h.Sum(nil))[:32]
 				if seen[fp] {
 					continue

@@ -313,10 +313,33 @@ func NewSARIF(t *trace.Trace, fs []predict.Finding, opts SARIFOptions) *SARIFLog
 		if flow := codeFlow(t, f, p, bySeq); flow != nil {
 			res.CodeFlows = []SARIFCodeFlow{*flow}
 		}
+		res.Message.Text = LinkRelated(res.Message.Text, res.RelatedLocations)
 		res.PartialFingerprints = map[string]string{fingerprintKey: fingerprint(t, f, p)}
 		run.Results = append(run.Results, res)
 	}
 	return &SARIFLog{Schema: SARIFSchemaURI, Version: "2.1.0", Runs: []SARIFRun{run}}
+}
+
+// LinkRelated returns a result's message with links to its related
+// locations appended, "(see [g2 writes c.n (interleaved)](1), ...)":
+// GitHub code scanning shows a related location only where the message
+// links to it. Square brackets of the message itself are escaped, as
+// SARIF's embedded links require (SARIF 2.1.0, section 3.11.6).
+func LinkRelated(text string, related []SARIFLocation) string {
+	esc := strings.NewReplacer("[", `\[`, "]", `\]`)
+	text = esc.Replace(text)
+	var links []string
+	for _, r := range related {
+		label := "related location"
+		if r.Message != nil && r.Message.Text != "" {
+			label = r.Message.Text
+		}
+		links = append(links, fmt.Sprintf("[%s](%d)", esc.Replace(label), r.ID))
+	}
+	if len(links) == 0 {
+		return text
+	}
+	return text + " (see " + strings.Join(links, ", ") + ")"
 }
 
 // accessText describes an access of a finding: "g2 writes c.n (interleaved)".

@@ -161,7 +161,8 @@ func TestSARIFResult(t *testing.T) {
 	if r.RuleID != "atomicity/R-W-W" || r.RuleIndex != 0 || r.Level != "warning" {
 		t.Errorf("ruleId %q, ruleIndex %d, level %q", r.RuleID, r.RuleIndex, r.Level)
 	}
-	if want := "c.n: g1 reads then writes c.n in one region, and g2's write can run between them (R-W-W); the update can be lost"; r.Message.Text != want {
+	if want := "c.n: g1 reads then writes c.n in one region, and g2's write can run between them (R-W-W); the update can be lost" +
+		" (see [g2 writes c.n (interleaved)](1), [g1 writes c.n (last)](2))"; r.Message.Text != want {
 		t.Errorf("message %q, want %q", r.Message.Text, want)
 	}
 	loc := func(l SARIFLocation) string {
@@ -293,5 +294,18 @@ func TestSARIFLongWitness(t *testing.T) {
 	}
 	if !strings.Contains(tf.Message.Text, "the first 5 are left out") {
 		t.Errorf("thread flow message %q does not say what was left out", tf.Message.Text)
+	}
+}
+
+// GitHub shows related locations only where the message links to them;
+// the message's own brackets are escaped.
+func TestLinkRelated(t *testing.T) {
+	rel := []SARIFLocation{{ID: 1, Message: &SARIFText{Text: "a[j] written here"}}, {ID: 2}}
+	want := `a\[i\] and a\[j\] can be lost (see [a\[j\] written here](1), [related location](2))`
+	if got := LinkRelated("a[i] and a[j] can be lost", rel); got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	if got := LinkRelated("no related", nil); got != "no related" {
+		t.Errorf("without related locations: %q", got)
 	}
 }
