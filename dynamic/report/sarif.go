@@ -322,8 +322,8 @@ func NewSARIF(t *trace.Trace, fs []predict.Finding, opts SARIFOptions) *SARIFLog
 
 // LinkRelated returns a result's message with links to its related
 // locations appended, "(see [g2 writes c.n (interleaved)](1), ...)":
-// GitHub code scanning shows a related location only where the message
-// links to it. Square brackets of the message itself are escaped, as
+// GitHub code scanning links to a related location where the message
+// embeds a link to it. Square brackets of the message itself are escaped, as
 // SARIF's embedded links require (SARIF 2.1.0, section 3.11.6).
 func LinkRelated(text string, related []SARIFLocation) string {
 	esc := strings.NewReplacer("[", `\[`, "]", `\]`)
