@@ -297,7 +297,7 @@ func TestSARIFLongWitness(t *testing.T) {
 	}
 }
 
-// GitHub shows related locations only where the message links to them;
+// GitHub code scanning links to the related locations the message links;
 // the message's own brackets are escaped.
 func TestLinkRelated(t *testing.T) {
 	rel := []SARIFLocation{{ID: 1, Message: &SARIFText{Text: "a[j] written here"}}, {ID: 2}}
