@@ -56,16 +56,34 @@ import (
 //     section 5), and for a race the two accesses back to back.
 //
 // Which reads matter is approximated from the trace, which records
-// neither expressions nor data dependencies: a read matters when a later
-// event of its goroutine inside the prefix may depend on its value, and
-// that is taken to be the first later event of the goroutine that either
-// comes after a taken conditional branch (Event.Branches, the guard g(t)
-// of section 4.2) or has an effect another goroutine can observe (a
-// write, any synchronisation operation, a fork), since the value may flow
-// into it. Later reads that follow no branch are assumed to be at the
-// addresses they were recorded at. A write's value is its recorded Value,
-// or else the value a read that read it recorded; if neither is known, a
-// read can read it only where it did in the run.
+// neither expressions nor data dependencies. Two approximations bracket
+// the truth, one for each answer:
+//
+//   - to prove a finding, a read matters when a later event of its
+//     goroutine inside the prefix may depend on its value: the first one
+//     that comes after a taken conditional branch (Event.Branches, the
+//     guard g(t) of section 4.2: the branch may test the value), or that
+//     passes a value on (a write, a send, a go statement, a
+//     WaitGroup.Add), unless that is the violation's last access, whose
+//     value no event of the prefix reads. Satisfiable then proves it;
+//   - to show it infeasible, a read matters only when such a branch
+//     guards a later event of the prefix, as AVFilter assumes (seed 000,
+//     section 3.3), and a value that is not known may be anything. Only
+//     if that is unsatisfiable too is the finding dropped.
+//
+// In between the finding keeps its level. The lost update of a counter
+// whose second increment read the first one's value is proven, not
+// dropped: moved before the first increment's write, the read sees
+// another value, but only the violation's own write depends on it.
+// Later reads that follow no branch are assumed to be at the addresses
+// they were recorded at. A write's value is its recorded Value, or else
+// the value a read that read it recorded.
+//
+// Unsatisfiable means: no interleaving exhibits the finding in which the
+// reads that matter read the values they read in the run. A real
+// violation that needs a read to see a different value and branch the
+// same way (seed 001's "if (b >= 0)" variant of Fig. 1(a)) is beyond the
+// trace: the values are all the precise stage knows of the program.
 
 // Precise stage defaults.
 const (
@@ -250,9 +268,9 @@ func (ps *preciseStage) checkWindow(from, to uint32, targets []uint32, adjacent 
 	res := checkResult{from: from, to: to}
 	enc, status, err := ps.solve(from, to, targets, adjacent, false)
 	if err == nil && status == solve.Unsat && enc.uncertain {
-		// Unsatisfiable only because some values were not recorded: the
-		// finding is infeasible if it stays so when those values may be
-		// anything, and undecided otherwise.
+		// Unsatisfiable under the approximation that proves: the finding
+		// is infeasible if it stays so under the one that refutes (see
+		// the top of this file), and undecided otherwise.
 		enc.close()
 		var relaxed *encoding
 		relaxed, status, err = ps.solve(from, to, targets, adjacent, true)
@@ -299,7 +317,8 @@ func (ps *preciseStage) checkWindow(from, to uint32, targets []uint32, adjacent 
 }
 
 // solve encodes the window and checks it. With relaxed, a write or read
-// whose value is not known may match any value.
+// whose value is not known may match any value, and only the reads a
+// branch follows matter.
 func (ps *preciseStage) solve(from, to uint32, targets []uint32, adjacent, relaxed bool) (*encoding, solve.Status, error) {
 	enc, err := ps.encode(from, to, targets, adjacent, relaxed)
 	if err != nil {
@@ -424,8 +443,9 @@ type encoding struct {
 	id     []int32  // window position -> solver id, -1 if left out
 	assume []solve.Lit
 	unsat  bool // decided without the solver
-	// uncertain says a read could not read some write only because a
-	// value is not known: an Unsat answer is then not final.
+	// uncertain says the relaxed encoding differs: a read could not read
+	// some write only because a value is not known, or a read matters only
+	// because of a write: an Unsat answer is then not final.
 	uncertain bool
 	size      int
 }
@@ -467,15 +487,12 @@ func (ps *preciseStage) encode(from, to uint32, targets []uint32, adjacent, rela
 
 	// Fixed edges: program order and the data-independent synchronisation.
 	succ := make([][]int32, L)
-	edge := func(a, b int) bool {
-		if a < 0 || b < 0 || a == b {
-			return true
+	edge := func(a, b int) {
+		// An edge may go back in trace order: the recorder writes a
+		// send's next event before the receive it waited for.
+		if a >= 0 && b >= 0 && a != b {
+			succ[a] = append(succ[a], int32(b))
 		}
-		if a > b {
-			return false // not in trace order: the trace is not a valid run here
-		}
-		succ[a] = append(succ[a], int32(b))
-		return true
 	}
 	lastOf := map[trace.GoID]int{}
 	nextOf := make([]int, L) // next event of the same goroutine, -1 if none in the window
@@ -491,17 +508,16 @@ func (ps *preciseStage) encode(from, to uint32, targets []uint32, adjacent, rela
 	closes := map[trace.ObjID]int{}
 	forks := map[trace.GoID]int{}
 	firstOf := map[trace.GoID]int{}
-	ok := true
 	for i := range evs {
 		e := &evs[i]
 		nextOf[i] = -1
 		if p, seen := lastOf[e.G]; seen {
 			nextOf[p] = i
-			ok = edge(p, i) && ok
+			edge(p, i)
 		} else {
 			firstOf[e.G] = i
 			if f, isChild := forks[e.G]; isChild {
-				ok = edge(f, i) && ok
+				edge(f, i)
 			}
 		}
 		lastOf[e.G] = i
@@ -511,20 +527,20 @@ func (ps *preciseStage) encode(from, to uint32, targets []uint32, adjacent, rela
 		case trace.KindSend:
 			sends[[2]uint64{uint64(e.Obj), e.Arg}] = i
 			if p, seen := chanSend[e.Obj]; seen {
-				ok = edge(p, i) && ok
+				edge(p, i)
 			}
 			chanSend[e.Obj] = i
 		case trace.KindRecv:
 			if e.Arg == 0 {
-				ok = edge(closes[e.Obj]-1, i) && ok // closes holds position+1
+				edge(closes[e.Obj]-1, i) // closes holds position+1
 			} else {
 				recvs[[2]uint64{uint64(e.Obj), e.Arg}] = i
 				if s, seen := sends[[2]uint64{uint64(e.Obj), e.Arg}]; seen {
-					ok = edge(s, i) && ok
+					edge(s, i)
 				}
 			}
 			if p, seen := chanRecv[e.Obj]; seen {
-				ok = edge(p, i) && ok
+				edge(p, i)
 			}
 			chanRecv[e.Obj] = i
 		case trace.KindClose:
@@ -535,28 +551,28 @@ func (ps *preciseStage) encode(from, to uint32, targets []uint32, adjacent, rela
 			// The WaitGroup operations keep their order around each Wait,
 			// so that it returns with the counter it returned with.
 			for _, o := range wgOps[e.Obj] {
-				ok = edge(o, i) && ok
+				edge(o, i)
 			}
 			wgOps[e.Obj] = append(wgOps[e.Obj][:0], i)
 		case trace.KindCondSignal, trace.KindCondBroadcast:
 			notifs[e.Obj] = append(notifs[e.Obj], i)
 		case trace.KindCondWait:
 			for _, o := range notifs[e.Obj] {
-				ok = edge(o, i) && ok
+				edge(o, i)
 			}
 		case trace.KindOnceDo:
 			if e.Arg == 1 {
 				onceRan[e.Obj] = i + 1
 			} else {
-				ok = edge(onceRan[e.Obj]-1, i) && ok
+				edge(onceRan[e.Obj]-1, i)
 			}
 		case trace.KindAtomicLoad, trace.KindAtomicStore, trace.KindAtomicRMW:
 			if p, seen := atomicLast[e.Obj]; seen {
-				ok = edge(p, i) && ok
+				edge(p, i)
 			}
 			if e.Kind != trace.KindAtomicLoad {
 				for _, r := range atomicReads[e.Obj] {
-					ok = edge(r, i) && ok
+					edge(r, i)
 				}
 				atomicReads[e.Obj] = atomicReads[e.Obj][:0]
 				atomicLast[e.Obj] = i
@@ -571,7 +587,7 @@ func (ps *preciseStage) encode(from, to uint32, targets []uint32, adjacent, rela
 		if e.Kind == trace.KindWGAdd || e.Kind == trace.KindWGDone {
 			for j := i - 1; j >= 0; j-- {
 				if evs[j].Obj == e.Obj && evs[j].Kind == trace.KindWGWait {
-					ok = edge(j, i) && ok
+					edge(j, i)
 					break
 				}
 			}
@@ -593,22 +609,26 @@ func (ps *preciseStage) encode(from, to uint32, targets []uint32, adjacent, rela
 		switch {
 		case inTrace && r < from:
 		case inTrace && r < to:
-			ok = edge(pos(r), nextOf[i]) && ok
+			edge(pos(r), nextOf[i])
 		default:
 			notInPrefix = append(notInPrefix, nextOf[i])
 		}
 	}
-	if !ok {
-		return nil, fmt.Errorf("the synchronisation of events %d-%d is not in trace order", t.Events[from].Seq, t.Events[to-1].Seq)
-	}
 
 	// reach[i] holds the positions that i precedes through the fixed
-	// edges; every edge goes forward, so one backward pass computes it.
+	// edges, computed in reverse topological order.
+	topo, acyclic := topoOrder(succ)
+	if !acyclic {
+		return nil, fmt.Errorf("the synchronisation of events %d-%d is cyclic", t.Events[from].Seq, t.Events[to-1].Seq)
+	}
 	words := (L + 63) / 64
 	store := make([]uint64, L*words)
 	reach := make([]bitset, L)
-	for i := L - 1; i >= 0; i-- {
+	for i := range reach {
 		reach[i] = bitset(store[i*words : (i+1)*words])
+	}
+	for k := L - 1; k >= 0; k-- {
+		i := topo[k]
 		for _, j := range succ[i] {
 			reach[i].set(int(j))
 			reach[i].or(reach[j])
@@ -724,7 +744,10 @@ func (ps *preciseStage) encode(from, to uint32, targets []uint32, adjacent, rela
 		if e.Kind != trace.KindRead || !in(i) {
 			continue
 		}
-		dep := valueUser(evs, nextOf, i)
+		dep := valueUser(evs, nextOf, i, last, relaxed)
+		if !relaxed && dep != valueUser(evs, nextOf, i, last, true) {
+			enc.uncertain = true
+		}
 		if !in(dep) {
 			continue
 		}
@@ -768,15 +791,60 @@ func (ps *preciseStage) encode(from, to uint32, targets []uint32, adjacent, rela
 	return enc, nil
 }
 
+// topoOrder returns the nodes of the graph in a topological order (Kahn's
+// algorithm, smallest position first, so the trace order where it can),
+// and false if the graph has a cycle.
+func topoOrder(succ [][]int32) ([]int, bool) {
+	n := len(succ)
+	indeg := make([]int32, n)
+	for _, ss := range succ {
+		for _, j := range ss {
+			indeg[j]++
+		}
+	}
+	order := make([]int, 0, n)
+	var queue []int
+	next := 0 // positions below next with indegree 0 are queued
+	for len(order) < n {
+		for ; next < n && len(queue) == 0; next++ {
+			if indeg[next] == 0 {
+				queue = append(queue, next)
+				indeg[next] = -1
+			}
+		}
+		if len(queue) == 0 {
+			return nil, false
+		}
+		i := queue[len(queue)-1]
+		queue = queue[:len(queue)-1]
+		order = append(order, i)
+		for _, j := range succ[i] {
+			indeg[j]--
+			if indeg[j] == 0 && int(j) < next {
+				queue = append(queue, int(j))
+				indeg[j] = -1
+			}
+		}
+	}
+	return order, true
+}
+
 // valueUser returns the first event after read r of its goroutine in the
 // window that may depend on the value r read: one after a taken branch (r
-// may decide it), or one that passes a value on, into memory or to
-// another goroutine (a write, a send, a go statement's arguments, a
-// WaitGroup.Add's delta). -1 if none.
-func valueUser(evs []trace.Event, nextOf []int, r int) int {
+// may decide it), or, unless branchOnly, one that passes a value on, into
+// memory or to another goroutine (a write, a send, a go statement's
+// arguments, a WaitGroup.Add's delta), other than the violation's last
+// access. -1 if none.
+func valueUser(evs []trace.Event, nextOf []int, r, last int, branchOnly bool) int {
 	for i := nextOf[r]; i >= 0; i = nextOf[i] {
 		e := &evs[i]
-		if e.Branches > 0 || e.Kind.IsWrite() {
+		if e.Branches > 0 {
+			return i
+		}
+		if branchOnly || i == last {
+			continue
+		}
+		if e.Kind.IsWrite() {
 			return i
 		}
 		switch e.Kind {

@@ -267,7 +267,8 @@ func randomValueTrace(rng *rand.Rand) *trace.Trace {
 // oracle enumerates every schedule prefix of a small trace that respects
 // program order, forks and locks, and in which each read whose value
 // matters reads its recorded source or a write it may read by value (see
-// precise.go), and returns the target tuples some prefix exhibits:
+// precise.go: relaxed is the approximation that refutes, otherwise the
+// one that proves), and returns the target tuples some prefix exhibits:
 // (e1, f, e2) in order with e2 last, or, for adjacent pairs, (a, b) back
 // to back at the end. It shares no code with the encoding.
 type oracle struct {
@@ -276,10 +277,13 @@ type oracle struct {
 	src     []int // recorded source of each read, -1 for the initial state
 	val     map[int]int64
 	user    []int // per read, the event its value flows to, -1 if none
+	// later says user is a value sink, not a branch: the read does not
+	// matter if user is the prefix's last event.
+	later []bool
 }
 
 func newOracle(t *trace.Trace, relaxed bool) *oracle {
-	o := &oracle{t: t, relaxed: relaxed, src: make([]int, len(t.Events)), val: map[int]int64{}, user: make([]int, len(t.Events))}
+	o := &oracle{t: t, relaxed: relaxed, src: make([]int, len(t.Events)), val: map[int]int64{}, user: make([]int, len(t.Events)), later: make([]bool, len(t.Events))}
 	last := map[trace.ObjID]int{}
 	bad := map[int]bool{}
 	for i, e := range t.Events {
@@ -315,8 +319,15 @@ func newOracle(t *trace.Trace, relaxed bool) *oracle {
 		}
 		for j := i + 1; j < len(t.Events); j++ {
 			f := t.Events[j]
-			if f.G == e.G && (f.Branches > 0 || f.Kind == trace.KindWrite || f.Kind == trace.KindFork) {
+			if f.G != e.G {
+				continue
+			}
+			if f.Branches > 0 {
 				o.user[i] = j
+				break
+			}
+			if !relaxed && (f.Kind == trace.KindWrite || f.Kind == trace.KindFork) {
+				o.user[i], o.later[i] = j, true
 				break
 			}
 		}
@@ -380,6 +391,12 @@ func (o *oracle) feasible() map[[4]int]bool {
 			if len(path) > 1 {
 				out[[4]int{1, path[len(path)-2], ev}] = true
 			}
+			// Going on, the reads whose value flows into ev matter.
+			for _, r := range path {
+				if t.Events[r].Kind == trace.KindRead && o.user[r] == ev && o.later[r] && !o.may(r, seen[r]) {
+					return
+				}
+			}
 		}
 		for g, evs := range byG {
 			k := next[g]
@@ -399,7 +416,7 @@ func (o *oracle) feasible() map[[4]int]bool {
 			// Reads whose value flows into i must have read what they may.
 			ok := true
 			for _, r := range path {
-				if t.Events[r].Kind == trace.KindRead && o.user[r] == i && !o.may(r, seen[r]) {
+				if t.Events[r].Kind == trace.KindRead && o.user[r] == i && !o.later[r] && !o.may(r, seen[r]) {
 					ok = false
 				}
 			}
