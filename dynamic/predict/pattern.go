@@ -81,6 +81,31 @@ type patIndex struct {
 	numInst uint32   // region instances, numbered from 1
 	lsMask  []lsBits // per LocksetID, its locks as bit sets (computeMasks)
 	lockBit map[trace.ObjID]uint
+	hBits   []histBits // per HistoryID, its lockset and acquisition histories as bit sets (computeMasks)
+}
+
+// maxHistBits is the most locks a lock state may hold for histBits to
+// describe it; nesting deeper than that is rare, and compat takes the
+// general way for it.
+const maxHistBits = 4
+
+// histBits is a lock state as bit sets over the first 64 locks of a
+// trace, so that compat decides most pairs with a few AND operations and
+// no lookups: the lockset, and per held lock the locks acquired after it
+// while it was held (Locks.AcquiredAfter), split by the strongest mode
+// they were taken in.
+type histBits struct {
+	ok         bool // computed and small enough: the fields below are the state
+	write, any uint64
+	n          uint8
+	held       [maxHistBits]heldBits
+}
+
+// heldBits is one held lock of a histBits.
+type heldBits struct {
+	bit                  uint8
+	write                bool   // held for writing
+	afterAny, afterWrite uint64 // locks acquired after it: any mode, and for writing
 }
 
 // lsBits is a lockset as bit sets over the first 64 locks of a trace, so
@@ -113,11 +138,18 @@ func (ix *patIndex) mask(id LocksetID) lsBits {
 	return lsBits{}
 }
 
-// computeMasks computes the bit sets of every lockset the goroutines went
-// through, before the search starts.
+// computeMasks computes the bit sets of every lockset and lock state the
+// goroutines went through, before the search starts.
 func (ix *patIndex) computeMasks() {
+	ix.hBits = make([]histBits, ix.locks.States())
+	done := make([]bool, ix.locks.States())
 	for _, log := range ix.glog {
 		for _, h := range log {
+			if done[h] {
+				continue
+			}
+			done[h] = true
+			ix.hBits[h] = ix.histMask(h)
 			id := ix.locks.HistoryLockset(h)
 			for int(id) >= len(ix.lsMask) {
 				ix.lsMask = append(ix.lsMask, lsBits{})
@@ -144,6 +176,73 @@ func (ix *patIndex) computeMasks() {
 			}
 		}
 	}
+}
+
+// bit returns the bit of a lock in the search's bit sets, numbering the
+// locks as they come; ok is false past 64 locks.
+func (ix *patIndex) bit(obj trace.ObjID) (uint8, bool) {
+	b, ok := ix.lockBit[obj]
+	if !ok {
+		b = uint(len(ix.lockBit))
+		ix.lockBit[obj] = b
+	}
+	return uint8(b), b < 64
+}
+
+// histMask describes lock state h as bit sets, or returns one that is not
+// ok if it holds more than maxHistBits locks or a lock past the 64th.
+func (ix *patIndex) histMask(h HistoryID) histBits {
+	var m histBits
+	l := ix.locks
+	held := l.Locks(l.HistoryLockset(h))
+	if len(held) > maxHistBits {
+		return histBits{}
+	}
+	for _, p := range held {
+		b, ok := ix.bit(p.Obj)
+		if !ok {
+			return histBits{}
+		}
+		hb := heldBits{bit: b, write: p.Mode == ModeWrite}
+		m.any |= 1 << b
+		if hb.write {
+			m.write |= 1 << b
+		}
+		after, _ := l.AcquiredAfter(h, p.Obj)
+		for _, q := range after {
+			qb, ok := ix.bit(q.Obj)
+			if !ok {
+				return histBits{}
+			}
+			hb.afterAny |= 1 << qb
+			if q.Mode == ModeWrite {
+				hb.afterWrite |= 1 << qb
+			}
+		}
+		m.held[m.n] = hb
+		m.n++
+	}
+	m.ok = true
+	return m
+}
+
+// compatBits is compat on two lock states that histMask described: their
+// locksets exclude each other, or some lock p of the first and q of the
+// second were each taken, in a conflicting mode, while the other was held
+// (the test of compat's general way, on bits).
+func compatBits(a, b *histBits) bool {
+	if a.write&b.any|a.any&b.write != 0 {
+		return false
+	}
+	for _, p := range a.held[:a.n] {
+		for _, q := range b.held[:b.n] {
+			pq := p.afterWrite>>q.bit&1 != 0 || q.write && p.afterAny>>q.bit&1 != 0
+			if pq && (q.afterWrite>>p.bit&1 != 0 || p.write && q.afterAny>>p.bit&1 != 0) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // site returns the source site of an access from its group key, which
@@ -333,6 +432,19 @@ func (ix *patIndex) gapStates(gi uint32, a, b *patAccess) []HistoryID {
 // search's workers need not share Locks' caches; the lockset test is done
 // on bit sets first, since most pairs the search tries fail it.
 func (s *patSearch) compat(a, b HistoryID) bool {
+	if a == 0 || b == 0 {
+		return true
+	}
+	if int(a) < len(s.ix.hBits) && int(b) < len(s.ix.hBits) {
+		if ha, hb := &s.ix.hBits[a], &s.ix.hBits[b]; ha.ok && hb.ok {
+			return compatBits(ha, hb)
+		}
+	}
+	return s.compatSlow(a, b)
+}
+
+// compatSlow is compat for the lock states histMask does not describe.
+func (s *patSearch) compatSlow(a, b HistoryID) bool {
 	if a == 0 || b == 0 {
 		return true
 	}
