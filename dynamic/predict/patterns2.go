@@ -152,7 +152,7 @@ func (ix *patIndex) unitInstances() [][]uint32 {
 // innerGroups indexes every pair of accesses to two variables of the unit
 // instances, by (x, y), for the outer accesses to look up.
 func (ix *patIndex) innerGroups(units [][]uint32) map[[2]uint32][]*innerGroup {
-	byKey := make(map[innerKey]*innerGroup)
+	byKey := newGroupMap(ix)
 	out := make(map[[2]uint32][]*innerGroup)
 	for _, l := range units {
 		for p := range l {
@@ -162,15 +162,16 @@ func (ix *patIndex) innerGroups(units [][]uint32) map[[2]uint32][]*innerGroup {
 				}
 				for _, o := range [2][2]uint32{{l[p], l[q]}, {l[q], l[p]}} {
 					bx, by := &ix.acc[o[0]], &ix.acc[o[1]]
-					k := innerKey{
-						g: bx.g, x: bx.v, y: by.v,
-						sx: ix.site(bx), sy: ix.site(by),
-						wx: bx.write, wy: by.write, xFirst: o[0] == l[p],
-					}
-					gr, ok := byKey[k]
-					if !ok {
+					xFirst := o[0] == l[p]
+					gr := byKey.get(bx, by, xFirst)
+					if gr == nil {
+						k := innerKey{
+							g: bx.g, x: bx.v, y: by.v,
+							sx: ix.site(bx), sy: ix.site(by),
+							wx: bx.write, wy: by.write, xFirst: xFirst,
+						}
 						gr = &innerGroup{key: k}
-						byKey[k] = gr
+						byKey.put(bx, by, xFirst, gr)
 						out[[2]uint32{k.x, k.y}] = append(out[[2]uint32{k.x, k.y}], gr)
 					}
 					pair := o
@@ -182,6 +183,62 @@ func (ix *patIndex) innerGroups(units [][]uint32) map[[2]uint32][]*innerGroup {
 		}
 	}
 	return out
+}
+
+// groupMap finds the inner or outer group of two accesses of one region
+// instance. A group is determined by the accesses' keys (goroutine, site,
+// operation), their variables and their order, which usually pack into
+// one integer, so that the lookup, done for every pair of accesses of
+// every instance, hashes 8 bytes rather than a struct.
+type groupMap struct {
+	packed bool
+	small  map[uint64]*innerGroup
+	large  map[pairGroupKey]*innerGroup
+}
+
+// pairGroupKey is a groupMap key that does not pack.
+type pairGroupKey struct {
+	kx, ky, x, y uint32
+	xFirst       bool
+}
+
+// Packing limits: 10 bits per access key, 21 per variable.
+const (
+	packKeyBits = 10
+	packVarBits = 21
+)
+
+func newGroupMap(ix *patIndex) *groupMap {
+	m := &groupMap{packed: len(ix.keys) <= 1<<packKeyBits && len(ix.vars) <= 1<<packVarBits}
+	if m.packed {
+		m.small = make(map[uint64]*innerGroup)
+	} else {
+		m.large = make(map[pairGroupKey]*innerGroup)
+	}
+	return m
+}
+
+func packGroup(bx, by *patAccess, xFirst bool) uint64 {
+	k := uint64(bx.key) | uint64(by.key)<<packKeyBits | uint64(bx.v)<<(2*packKeyBits) | uint64(by.v)<<(2*packKeyBits+packVarBits)
+	if xFirst {
+		k |= 1 << 63
+	}
+	return k
+}
+
+func (m *groupMap) get(bx, by *patAccess, xFirst bool) *innerGroup {
+	if m.packed {
+		return m.small[packGroup(bx, by, xFirst)]
+	}
+	return m.large[pairGroupKey{bx.key, by.key, bx.v, by.v, xFirst}]
+}
+
+func (m *groupMap) put(bx, by *patAccess, xFirst bool, gr *innerGroup) {
+	if m.packed {
+		m.small[packGroup(bx, by, xFirst)] = gr
+		return
+	}
+	m.large[pairGroupKey{bx.key, by.key, bx.v, by.v, xFirst}] = gr
 }
 
 // outerKey describes the frame of a nested pattern: two accesses of one
@@ -198,7 +255,7 @@ type outerKey struct {
 // outerGroups indexes the tight pairs of the unit instances by outerKey,
 // each group's pairs in program order.
 func (ix *patIndex) outerGroups(units [][]uint32) []*innerGroup {
-	byKey := make(map[outerKey]*innerGroup)
+	byKey := newGroupMap(ix)
 	var out []*innerGroup
 	for _, l := range units {
 		for i := range l {
@@ -218,11 +275,13 @@ func (ix *patIndex) outerGroups(units [][]uint32) []*innerGroup {
 				if !tight {
 					continue
 				}
-				k := outerKey{g: a1.g, x: x, y: y, s1: ix.site(a1), s2: ix.site(a2), w1: a1.write, w2: a2.write}
-				gr, ok := byKey[k]
-				if !ok {
+				// The keys of a1 and a2 determine outerKey's goroutine,
+				// sites and operations.
+				gr := byKey.get(a1, a2, true)
+				if gr == nil {
+					k := outerKey{g: a1.g, x: x, y: y, s1: ix.site(a1), s2: ix.site(a2), w1: a1.write, w2: a2.write}
 					gr = &innerGroup{key: innerKey{g: k.g, x: x, y: y, sx: k.s1, sy: k.s2, wx: k.w1, wy: k.w2, xFirst: true}}
-					byKey[k] = gr
+					byKey.put(a1, a2, true, gr)
 					out = append(out, gr)
 				}
 				gr.add(ix, [2]uint32{l[i], l[j]})
@@ -235,8 +294,49 @@ func (ix *patIndex) outerGroups(units [][]uint32) []*innerGroup {
 // asvIndex is the atomic-set search's view of the trace: the frames and
 // inner pairs of the unit instances, grouped.
 type asvIndex struct {
-	inner map[[2]uint32][]*innerGroup
 	outer []*innerGroup
+	// byClass lists, per (x, y), the inner groups a frame of each class
+	// (frameClass) can be matched with, in the order of inner, so that
+	// atomicSetOuter reads only those, from one array.
+	byClass map[[2]uint32]*[4][]innerRef
+}
+
+// compactGroups returns copies of groups, in the same order, whose headers
+// and pairs are each laid out in one array.
+func compactGroups(groups []*innerGroup) []*innerGroup {
+	n := 0
+	for _, gr := range groups {
+		n += len(gr.pairs)
+	}
+	pairs := make([]innerPair, 0, n)
+	hdrs := make([]innerGroup, len(groups))
+	out := make([]*innerGroup, len(groups))
+	for i, gr := range groups {
+		start := len(pairs)
+		pairs = append(pairs, gr.pairs...)
+		hdrs[i] = innerGroup{key: gr.key, pairs: pairs[start:len(pairs):len(pairs)]}
+		out[i] = &hdrs[i]
+	}
+	return out
+}
+
+// innerRef is an inner group with its goroutine, for atomicSetOuter to
+// skip the groups of the frame's goroutine without following the pointer.
+type innerRef struct {
+	g  uint32
+	gr *innerGroup
+}
+
+// frameClass numbers the four combinations of a frame's operations.
+func frameClass(w1, w2 bool) int {
+	c := 0
+	if w1 {
+		c |= 1
+	}
+	if w2 {
+		c |= 2
+	}
+	return c
 }
 
 func (ix *patIndex) asvIndex() *asvIndex {
@@ -244,7 +344,29 @@ func (ix *patIndex) asvIndex() *asvIndex {
 	if len(units) == 0 {
 		return &asvIndex{}
 	}
-	return &asvIndex{inner: ix.innerGroups(units), outer: ix.outerGroups(units)}
+	inner := ix.innerGroups(units)
+	a := &asvIndex{outer: compactGroups(ix.outerGroups(units))}
+	a.byClass = make(map[[2]uint32]*[4][]innerRef, len(inner))
+	for xy, l := range inner {
+		// Every frame on (x, y) reads these groups in this order: laid
+		// out in one block, they are read from memory in sequence rather
+		// than from allocations all over the heap, which was most of the
+		// matching's time on long traces.
+		l = compactGroups(l)
+		var cl [4][]innerRef
+		for c := range cl {
+			w1, w2 := c&1 != 0, c&2 != 0
+			for _, gr := range l {
+				// A conflict on each variable: the frame's access or the
+				// inner one writes.
+				if (w1 || gr.key.wx) && (gr.key.wy || w2) {
+					cl[c] = append(cl[c], innerRef{gr.key.g, gr})
+				}
+			}
+		}
+		a.byClass[xy] = &cl
+	}
+	return a
 }
 
 // atomicSetOuter finds the nested atomic-set violations framed by one
@@ -252,12 +374,14 @@ func (ix *patIndex) asvIndex() *asvIndex {
 // two variables. patSearch.run calls it for every frame group.
 func (s *patSearch) atomicSetOuter(a *asvIndex, og *innerGroup) {
 	ok := &og.key
-	for _, gr := range a.inner[[2]uint32{ok.x, ok.y}] {
-		k := &gr.key
-		if k.g == ok.g || !(ok.wx || k.wx) || !(k.wy || ok.wy) {
-			continue
+	cl := a.byClass[[2]uint32{ok.x, ok.y}]
+	if cl == nil {
+		return
+	}
+	for _, r := range cl[frameClass(ok.wx, ok.wy)] {
+		if r.g != ok.g {
+			s.atomicSetMatch(og, r.gr)
 		}
-		s.atomicSetMatch(og, gr)
 	}
 }
 
