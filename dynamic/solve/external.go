@@ -2,6 +2,7 @@ package solve
 
 import (
 	"bufio"
+	"bytes"
 	"cmp"
 	"errors"
 	"fmt"
@@ -13,9 +14,10 @@ import (
 	"time"
 )
 
-// grace is how long past a Check's time budget the engine waits for an
-// external solver that has its own timeout before it kills the process.
-const grace = 2 * time.Second
+// ownTimeout is the solver's own timeout for a budget: most of it, so that
+// the solver usually answers unknown itself before the engine has to kill
+// it at the budget.
+func ownTimeout(b time.Duration) int64 { return max(1, (b * 9 / 10).Milliseconds()) }
 
 // external speaks SMT-LIB 2 (QF_IDL) to a z3 or cvc5 process: one integer
 // O_i per event, one Boolean constant p_k per literal variable, defined by
@@ -28,8 +30,9 @@ type external struct {
 	n      int
 	budget Budget
 
-	cmd   *exec.Cmd
-	in    *bufio.Writer
+	cmd *exec.Cmd
+	in  bytes.Buffer // written to the process at the next check
+
 	stdin io.WriteCloser
 	lines chan string // the process's output, line by line; closed at EOF
 
@@ -41,8 +44,8 @@ type external struct {
 
 // NewExternal starts the named external solver, "z3" or "cvc5", found on
 // PATH, for n events. b.Time bounds every Check twice over: through the
-// solver's own timeout option, and by killing the process when it has not
-// answered shortly after; b.Rounds does not apply. A Solver whose process
+// solver's own timeout option, set to 90% of it, and by killing the process
+// when it has not answered within it; b.Rounds does not apply. A Solver whose process
 // failed answers Unknown from then on; Err says why.
 func NewExternal(solver string, n int, b Budget) (Solver, error) {
 	var args []string
@@ -52,7 +55,7 @@ func NewExternal(solver string, n int, b Budget) (Solver, error) {
 	case "cvc5":
 		args = []string{"--lang", "smt2", "--incremental", "--produce-models"}
 		if b.Time > 0 {
-			args = append(args, "--tlimit-per="+strconv.FormatInt(b.Time.Milliseconds(), 10))
+			args = append(args, "--tlimit-per="+strconv.FormatInt(ownTimeout(b.Time), 10))
 		}
 	default:
 		return nil, fmt.Errorf("unknown solver %q (want z3 or cvc5)", solver)
@@ -79,7 +82,6 @@ func NewExternal(solver string, n int, b Budget) (Solver, error) {
 		n:       n,
 		budget:  b,
 		cmd:     cmd,
-		in:      bufio.NewWriterSize(stdin, 1<<16),
 		stdin:   stdin,
 		lines:   make(chan string, 64),
 		atomVar: make(map[uint64]int),
@@ -116,9 +118,7 @@ func (s *external) printf(format string, args ...any) {
 	if s.err != nil {
 		return
 	}
-	if _, err := fmt.Fprintf(s.in, format, args...); err != nil {
-		s.fail(fmt.Errorf("solver %s: writing: %w", s.name, err))
-	}
+	fmt.Fprintf(&s.in, format, args...)
 }
 
 // fail records the first failure and stops the process.
@@ -231,6 +231,41 @@ func (s *external) Assert(l Lit) {
 	s.printf("(assert %s)\n", s.term(l))
 }
 
+// flush writes out what is buffered (constraints are buffered until a
+// check, so that a solver that stops reading cannot block building them); errTimedOut when the deadline (if
+// not nil) passes first, in which case the caller kills the process, which
+// ends the write.
+func (s *external) flush(deadline *time.Timer) error {
+	if s.err != nil {
+		return s.err
+	}
+	write := func() error {
+		_, err := s.stdin.Write(s.in.Bytes())
+		s.in.Reset()
+		return err
+	}
+	if deadline == nil {
+		if err := write(); err != nil {
+			return fmt.Errorf("solver %s: writing: %w", s.name, err)
+		}
+		return nil
+	}
+	var err error
+	done := make(chan struct{})
+	go func() { err = write(); close(done) }()
+	select {
+	case <-done:
+		if err != nil {
+			return fmt.Errorf("solver %s: writing: %w", s.name, err)
+		}
+		return nil
+	case <-deadline.C:
+		s.kill()
+		<-done // the write ends with the process
+		return errTimedOut
+	}
+}
+
 // next returns the next line of output; errTimedOut when the deadline
 // (if not nil) has passed, another error when the process has ended.
 func (s *external) next(deadline *time.Timer) (string, error) {
@@ -250,6 +285,7 @@ func (s *external) next(deadline *time.Timer) (string, error) {
 }
 
 func (s *external) Check(assumptions ...Lit) Status {
+	start := time.Now()
 	s.order = nil
 	if s.err != nil {
 		return Unknown
@@ -259,23 +295,23 @@ func (s *external) Check(assumptions ...Lit) Status {
 		sb.WriteString(" " + s.term(l))
 	}
 	if s.budget.Time > 0 && s.name == "z3" {
-		s.printf("(set-option :timeout %d)\n", max(1, s.budget.Time.Milliseconds()))
+		s.printf("(set-option :timeout %d)\n", ownTimeout(s.budget.Time))
 	}
 	if len(assumptions) == 0 {
 		s.printf("(check-sat)\n") // cvc5 rejects an empty check-sat-assuming
 	} else {
 		s.printf("(check-sat-assuming (%s))\n", sb.String())
 	}
-	if err := s.in.Flush(); err != nil {
-		s.fail(fmt.Errorf("solver %s: writing: %w", s.name, err))
-	}
-	if s.err != nil {
-		return Unknown
-	}
 	var timer *time.Timer
 	if s.budget.Time > 0 {
-		timer = time.NewTimer(s.budget.Time + grace)
+		timer = time.NewTimer(time.Until(start.Add(s.budget.Time)))
 		defer timer.Stop()
+	}
+	// The solver reads the constraints as they are written, and may
+	// still be reading when the check begins: the flush is bounded too.
+	if err := s.flush(timer); err != nil {
+		s.fail(err)
+		return Unknown
 	}
 	for {
 		line, err := s.next(timer)
@@ -314,8 +350,8 @@ func (s *external) readOrder(timer *time.Timer) error {
 	}
 	sb.WriteString("))\n")
 	s.printf("%s", sb.String())
-	if err := s.in.Flush(); err != nil {
-		return fmt.Errorf("solver %s: writing: %w", s.name, err)
+	if err := s.flush(timer); err != nil {
+		return err
 	}
 	// The answer is one s-expression, ((O_0 v) (O_1 (- v)) ...), maybe
 	// over several lines.
@@ -406,9 +442,12 @@ func (s *external) Order() []int {
 // within a second. It returns the failure that stopped the solver, if any.
 func (s *external) Close() error {
 	if s.cmd != nil {
+		s.in.Reset() // constraints no check will use
 		s.printf("(exit)\n")
-		_ = s.in.Flush()
-		_ = s.stdin.Close()
+		go func(b []byte, w io.WriteCloser) {
+			_, _ = w.Write(b) // ends when the process reads it or is killed
+			_ = w.Close()
+		}(s.in.Bytes(), s.stdin)
 		done := make(chan struct{})
 		cmd := s.cmd
 		go func() {

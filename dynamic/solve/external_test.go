@@ -1,3 +1,5 @@
+//go:build unix
+
 package solve
 
 import (
@@ -83,14 +85,19 @@ func TestExternalSilentSolverIsKilled(t *testing.T) {
 	if _, err := os.Stat("/bin/sh"); err != nil {
 		t.Skip("no /bin/sh to run a fake solver")
 	}
-	// A solver that reads nothing and never answers.
+	// A solver that reads nothing and never answers, given more than a
+	// pipe holds: neither building the constraints nor the check may
+	// block on it.
 	fakeSolver(t, "exec sleep 600")
-	s, err := NewExternal("z3", 2, Budget{Time: 50 * time.Millisecond})
+	const n = 20000
+	s, err := NewExternal("z3", n, Budget{Time: 50 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
 	pid := s.(*external).cmd.Process.Pid
-	s.Edge(0, 1)
+	for i := 1; i < n; i++ {
+		s.Edge(i-1, i)
+	}
 	if got := s.Check(); got != Unknown {
 		t.Fatalf("Check = %v, want unknown", got)
 	}
