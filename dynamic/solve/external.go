@@ -106,12 +106,23 @@ func NewExternal(solver string, n int, b Budget) (Solver, error) {
 	return s, nil
 }
 
-// Err returns the failure that made s answer Unknown, if any.
+// Err returns the failure that made s answer Unknown, if any; running out
+// of time is not one.
 func (s *external) Err() error {
-	if errors.Is(s.err, errClosed) {
+	if errors.Is(s.err, errClosed) || errors.Is(s.err, errTimedOut) {
 		return nil
 	}
 	return s.err
+}
+
+// Err returns why s has failed, if it has: an external solver that died or
+// answered with an error, after which its checks are Unknown. Running out
+// of budget is not a failure, and the default engine does not fail.
+func Err(s Solver) error {
+	if f, ok := s.(interface{ Err() error }); ok {
+		return f.Err()
+	}
+	return nil
 }
 
 func (s *external) printf(format string, args ...any) {

@@ -107,6 +107,9 @@ func TestExternalSilentSolverIsKilled(t *testing.T) {
 	if got := s.Check(); got != Unknown {
 		t.Errorf("second Check = %v, want unknown", got)
 	}
+	if err := Err(s); err != nil {
+		t.Errorf("Err after a timeout = %v, want nil", err)
+	}
 	if err := s.Close(); err != nil {
 		t.Errorf("Close after a timeout = %v, want nil", err)
 	}
@@ -127,6 +130,9 @@ func TestExternalErrorIsUnknown(t *testing.T) {
 	}
 	if !gone(pid) {
 		t.Errorf("process %d still exists after the failure", pid)
+	}
+	if err := Err(s); err == nil || err.Error() != `solver z3: (error "line 3: bad input")` {
+		t.Errorf("Err = %v, want the solver's error", err)
 	}
 	err = s.Close()
 	if err == nil || !strings.Contains(err.Error(), `solver z3: (error "line 3: bad input")`) {

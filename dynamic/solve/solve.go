@@ -8,6 +8,24 @@
 // stands for O(a) < O(b); its negation is O(b) < O(a), since the order is
 // total. Edge asserts an order that holds unconditionally (program order,
 // happens-before), which engines treat as graph edges rather than clauses.
+//
+// # Engines
+//
+// New is the default engine, pure Go: the SAT solver github.com/go-air/gini
+// decides the Boolean structure with one variable per atom, and lazy cycle
+// elimination supplies transitivity. Each model is justified (only the atoms
+// it needs to make the constraints true are kept), the graph of the fixed
+// edges and those atoms is sorted topologically, and every cycle in it,
+// the shortest through each atom, becomes a clause; the loop is FindAV's
+// (seed 002, section VIII) over the integer difference logic of seed 001,
+// section 4.2. Triangles of atoms get their transitivity clauses up front.
+//
+// NewExternal runs z3 or cvc5 as a process and speaks SMT-LIB 2 (QF_IDL)
+// to it.
+//
+// A Budget bounds each Check; when it runs out the answer is Unknown, and
+// an external solver's process is killed. docs/solver.md has the details
+// and measurements.
 package solve
 
 import "time"
