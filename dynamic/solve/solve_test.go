@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"os/exec"
 	"testing"
+	"time"
 )
 
 // engine makes a fresh solver of one kind for n events.
@@ -290,4 +291,56 @@ func engines(t testing.TB) []engine {
 		}
 	}
 	return es
+}
+
+func TestLargeWindowWithoutClosure(t *testing.T) {
+	// Above closureLimit the fixed edges get no closure: no unit clauses
+	// nor triangles, and lazy refinement alone must find the long cycles.
+	const n = closureLimit + 1000
+	half := n / 2
+	f := record(New(n, Budget{}), n)
+	for i := 1; i < n; i++ {
+		if i != half {
+			f.Edge(i-1, i)
+		}
+	}
+	a, b := f.Before(half-1, half), f.Before(n-1, 0)
+	wantCheck(t, f, Sat, a)
+	wantCheck(t, f, Sat, b)
+	wantCheck(t, f, Unsat, a, b)
+	wantCheck(t, f, Unsat, f.Before(half-1, 0))
+}
+
+func TestTimeBudgetGivesUnknown(t *testing.T) {
+	s := New(3, Budget{Time: time.Nanosecond})
+	s.Assert(s.Before(0, 1))
+	if got := s.Check(); got != Unknown {
+		t.Errorf("Check with a spent budget = %v, want unknown", got)
+	}
+}
+
+func TestMisuseNamesTheMistake(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		do   func(s Solver)
+		want string
+	}{
+		{"same event", func(s Solver) { s.Before(1, 1) }, "solve: Before(1, 1): an event is not before itself"},
+		{"out of range", func(s Solver) { s.Edge(0, 3) }, "solve: Edge: event 3 out of range [0, 3)"},
+		{"not a literal", func(s Solver) { s.Assert(0) }, "solve: 0 is not a literal of this solver"},
+		{"foreign literal", func(s Solver) { s.Check(Lit(1 << 20)) }, "solve: 1048576 is not a literal of this solver"},
+	} {
+		for _, e := range engines(t) {
+			t.Run(c.name+"/"+e.name, func(t *testing.T) {
+				s := e.new(t, 3, Budget{})
+				defer func() { _ = s.Close() }()
+				defer func() {
+					if r := recover(); r != c.want {
+						t.Errorf("panic %v, want %q", r, c.want)
+					}
+				}()
+				c.do(s)
+			})
+		}
+	}
 }
