@@ -1,7 +1,12 @@
+//go:build unix
+
 package plugin_test
 
 import (
 	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,7 +16,11 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
+
+	"github.com/avcheck/avcheck/dynamic/report"
 )
 
 // bankFindings are the findings of the static suite on
@@ -36,18 +45,29 @@ var bankFindings = []string{
 // example with the example configuration of docs/golangci.
 func TestGolangciLint(t *testing.T) {
 	if os.Getenv("AVCHECK_PLUGIN_TEST") == "" {
-		t.Skip("builds a custom golangci-lint, which takes minutes; run it with AVCHECK_PLUGIN_TEST=1 go test -run TestGolangciLint ./plugin")
+		t.Skip("builds a custom golangci-lint, which takes minutes; run it with AVCHECK_PLUGIN_TEST=1 go test -timeout 30m -run TestGolangciLint ./plugin")
+	}
+	// The build and the runs end before the test's deadline, so that a
+	// timeout leaves no process behind.
+	ctx := context.Background()
+	if dl, ok := t.Deadline(); ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, dl.Add(-time.Minute))
+		defer cancel()
 	}
 	root, err := filepath.Abs("..")
 	if err != nil {
 		t.Fatal(err)
 	}
 	bin := filepath.Join(t.TempDir(), "custom-gcl")
-	build := exec.Command("bash", filepath.Join(root, "scripts", "build-golangci-lint"), bin)
+	build := command(ctx, "bash", filepath.Join(root, "scripts", "build-golangci-lint"), bin)
 	if out, err := build.CombinedOutput(); err != nil {
+		if ctx.Err() != nil {
+			t.Fatalf("scripts/build-golangci-lint did not finish before the test's deadline; give go test a longer -timeout\n%s", out)
+		}
 		t.Fatalf("scripts/build-golangci-lint: %v\n%s", err, out)
 	}
-	version, err := exec.Command(bin, "version").Output()
+	version, err := command(ctx, bin, "version").Output()
 	if err != nil {
 		t.Fatalf("%s version: %v", bin, err)
 	}
@@ -64,7 +84,7 @@ func TestGolangciLint(t *testing.T) {
 	cache := t.TempDir()
 	run := func(t *testing.T, dir string, args ...string) (stdout, stderr string, code int) {
 		t.Helper()
-		cmd := exec.Command(bin, append([]string{"run", "--allow-parallel-runners"}, args...)...)
+		cmd := command(ctx, bin, append([]string{"run", "--allow-parallel-runners"}, args...)...)
 		cmd.Dir = dir
 		cmd.Env = append(os.Environ(), "GOLANGCI_LINT_CACHE="+cache)
 		var out, errOut bytes.Buffer
@@ -76,6 +96,9 @@ func TestGolangciLint(t *testing.T) {
 			code = exit.ExitCode()
 		case err != nil:
 			t.Fatalf("golangci-lint run: %v", err)
+		}
+		if ctx.Err() != nil {
+			t.Fatal("golangci-lint run did not finish before the test's deadline; give go test a longer -timeout")
 		}
 		return out.String(), errOut.String(), code
 	}
@@ -156,6 +179,23 @@ func TestGolangciLint(t *testing.T) {
 		}))
 	})
 
+	// A report of avcheck run in the module's .avcheck/report.json is
+	// shown, and a new report is read again rather than replayed from
+	// golangci-lint's cache: the plugin puts the report's hash into the
+	// settings golangci-lint keys its cache with.
+	t.Run("dynamic report", func(t *testing.T) {
+		mod := newModule(t, filepath.Join(root, "testdata", "example", "bank"), config)
+		for _, msg := range []string{"a.balance: first report", "a.balance: second report"} {
+			writeReport(t, mod, msg)
+			stdout, stderr, code := run(t, mod, "./...")
+			if code != 1 {
+				t.Errorf("exit code %d, want 1; stderr:\n%s", code, stderr)
+			}
+			want := append(slices.Clone(bankFindings), "bank.go:59:7: avreport: "+msg+" (avcheck run: predicted)")
+			checkText(t, stdout, want)
+		}
+	})
+
 	t.Run("unknown setting", func(t *testing.T) {
 		cfg := bytes.Replace(config, []byte("guardedby-threshold:"), []byte("threshold:"), 1)
 		path := filepath.Join(t.TempDir(), "golangci.yml")
@@ -174,6 +214,17 @@ func TestGolangciLint(t *testing.T) {
 			t.Errorf("stderr:\n%s\nwant it to start with:\n%s", stderr, want)
 		}
 	})
+}
+
+// command returns a command that runs in a process group of its own,
+// which is terminated when ctx is done: the build script's go commands and
+// their compilers with it.
+func command(ctx context.Context, name string, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM) }
+	cmd.WaitDelay = 30 * time.Second
+	return cmd
 }
 
 // newModule copies the Go files of dir into a module of their own, with
@@ -202,6 +253,36 @@ func newModule(t *testing.T, dir string, config []byte) string {
 		t.Fatal(err)
 	}
 	return mod
+}
+
+// writeReport writes mod's .avcheck/report.json, as avcheck run would,
+// with one finding at bank.go:59:7 whose message is msg.
+func writeReport(t *testing.T, mod, msg string) {
+	t.Helper()
+	src, err := os.ReadFile(filepath.Join(mod, "bank.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(src)
+	doc := report.Document{
+		Version: report.Version,
+		Findings: []report.Finding{{
+			Kind: "atomicity", Pattern: "R-W-W", Level: "predicted", Variable: "a.balance", Message: msg, Count: 1,
+			Accesses: []report.Access{{File: "bank.go", Line: 59, Col: 7, Op: "read", Goroutine: 1, Role: "first", Seq: 1}},
+			Witness:  []report.Step{},
+		}},
+		Files: []report.File{{File: "bank.go", SHA256: hex.EncodeToString(sum[:])}},
+	}
+	data, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(mod, ".avcheck"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(mod, ".avcheck", "report.json"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // issueLine matches the first line of an issue in golangci-lint's text
