@@ -126,7 +126,7 @@ func TestRunThenVet(t *testing.T) {
 	if err := json.Unmarshal(data, &doc); err != nil {
 		t.Fatal(err)
 	}
-	if got := summaries(doc); len(got) != 1 || got[0] != "filtered R-W-W c.n counter.go:16:rd counter.go:19:wr counter.go:19:wr" {
+	if got := summaries(doc); len(got) != 1 || got[0] != "proven R-W-W c.n counter.go:16:rd counter.go:19:wr counter.go:19:wr" {
 		t.Fatalf("report findings %q", got)
 	}
 	src := filepath.Join(mod, "counter", "counter.go")
@@ -139,7 +139,7 @@ func TestRunThenVet(t *testing.T) {
 		"counter/counter.go:16:7: c.n is read and written in two critical sections of c.mu; the update can be lost",
 		"counter/counter.go:19:2: \tc.n written in a later critical section of c.mu",
 	}
-	level := "filtered"
+	level := "proven"
 	if f.Count > 1 {
 		level += fmt.Sprintf(", %d instances", f.Count)
 	}

@@ -20,7 +20,7 @@ import (
 	"github.com/avcheck/avcheck/dynamic/trace"
 )
 
-const runUsage = "usage: avcheck run [-run regexp] [-timeout d] [-o FILE] [-json|-sarif] [-all] [-maxd n] [package] [-- args] (avcheck run -h for help)"
+const runUsage = "usage: avcheck run [-run regexp] [-timeout d] [-o FILE] [-json|-sarif] [-all] [-maxd n] [-precise=true|false] [-solver=gini|z3|cvc5] [-window N] [package] [-- args] (avcheck run -h for help)"
 
 const runHelp = `usage: avcheck run [flags] [package] [-- program args]
 
@@ -37,8 +37,10 @@ predict'. The package defaults to the one in the current directory.
   3. record: the binary runs under Delve with a breakpoint at every probe;
      locks, WaitGroups, Cond and Once are recorded at the sync package,
      channel operations inside the runtime, atomics at their lines;
-  4. predict and report; the report is also written, as JSON, to
-     .avcheck/report.json at the module root.
+  4. predict, prove each finding with a solver over the values the run
+     read (-precise, on by default: level proven, or dropped as
+     infeasible; see avcheck predict -h), and report; the report is also
+     written, as JSON, to .avcheck/report.json at the module root.
 
 Examples:
   avcheck run ./testdata/example/bank -run TestTransfer
@@ -75,6 +77,7 @@ type runConfig struct {
 	asSARIF bool
 	all     bool
 	maxd    int
+	precise preciseFlags
 	pkg     string
 	args    []string
 }
@@ -91,6 +94,7 @@ func parseRunArgs(args []string, stdout, stderr io.Writer) (*runConfig, int, boo
 	fs.BoolVar(&cfg.asSARIF, "sarif", false, "write the report as SARIF 2.1.0, with paths relative to the top of the Git checkout (see docs/run.md)")
 	fs.BoolVar(&cfg.all, "all", false, "also show findings removed by AVFilter or without a witness, marked as dropped")
 	fs.IntVar(&cfg.maxd, "maxd", 5, "how many source lines apart two accesses may be and still form one proximity region")
+	cfg.precise.register(fs)
 	// The program's own arguments follow "--".
 	for i, a := range args {
 		if a == "--" {
@@ -138,6 +142,13 @@ func parseRunArgs(args []string, stdout, stderr io.Writer) (*runConfig, int, boo
 		return nil, exitUsage, false
 	}
 	cfg.format = f
+	if code, err := cfg.precise.check(); err != nil {
+		fmt.Fprintf(stderr, "avcheck run: %v\n", err)
+		if code == exitUsage {
+			fmt.Fprintln(stderr, runUsage)
+		}
+		return nil, code, false
+	}
 	if cfg.timeout <= 0 {
 		fmt.Fprintln(stderr, "avcheck run: -timeout must be positive")
 		return nil, exitUsage, false
@@ -210,7 +221,10 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return exitError
 		}
 	}
-	res := predict.Predict(t, predict.Options{All: cfg.all})
+	popts := predict.Options{All: cfg.all}
+	cfg.precise.apply(&popts)
+	res := predict.Predict(t, popts)
+	warnPrecise(stderr, "avcheck run", res.Precise)
 	st := report.Stats{Events: len(t.Events), Goroutines: res.Goroutines, Variables: res.Variables, Seconds: time.Since(start).Seconds()}
 	var reportHash string
 	if root := moduleRoot(dir); root != "" {

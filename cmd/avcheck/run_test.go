@@ -92,7 +92,7 @@ func TestRunCounter(t *testing.T) {
 	if r.code != exitFindings {
 		t.Fatalf("exit %d, want %d\n%s", r.code, exitFindings, r.stderr)
 	}
-	wantFindings(t, r, "filtered R-W-W c.n counter.go:16:rd counter.go:19:wr counter.go:19:wr")
+	wantFindings(t, r, "proven R-W-W c.n counter.go:16:rd counter.go:19:wr counter.go:19:wr")
 	if !strings.Contains(r.stderr, "avcheck run: the program exited normally;") {
 		t.Errorf("stderr does not say how the run ended:\n%s", r.stderr)
 	}
@@ -184,7 +184,7 @@ func TestRunEndsBadly(t *testing.T) {
 				args = append([]string{tc.extra}, args...)
 			}
 			r := avcheckRun(t, context.Background(), args...)
-			checkEndedBadly(t, r, tc.says, out, fmt.Sprintf("filtered R-W-W c.n %s:%d:rd %s:%d:wr %s:%d:wr", tc.file, tc.line0, tc.file, tc.line1, tc.file, tc.line1))
+			checkEndedBadly(t, r, tc.says, out, fmt.Sprintf("proven R-W-W c.n %s:%d:rd %s:%d:wr %s:%d:wr", tc.file, tc.line0, tc.file, tc.line1, tc.file, tc.line1))
 		})
 	}
 }
