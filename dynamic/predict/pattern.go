@@ -278,7 +278,7 @@ type instKey struct {
 // buildIndex makes one pass over the trace with the happens-before and
 // lockset engines of hb.go and locks.go.
 func buildIndex(t *trace.Trace) *patIndex {
-	ix := &patIndex{t: t, locks: NewLocks(), lockBit: make(map[trace.ObjID]uint)}
+	ix := &patIndex{t: t, lockBit: make(map[trace.ObjID]uint)}
 	h := NewHB(HBOptions{Object: t.Object})
 	// keyTab[g][2*site+write] is 1 + the dense accKey, 0 if not yet seen:
 	// an array lookup per access rather than a map lookup.
@@ -292,6 +292,10 @@ func buildIndex(t *trace.Trace) *patIndex {
 		}
 	}
 	ix.acc = make([]patAccess, 0, n)
+	// The lock states are computed by a pass of their own, on another
+	// goroutine, while this one computes the clocks and the rest.
+	lp := make(chan *lockPass, 1)
+	go func() { lp <- runLockPass(t, n) }()
 	instIdx := make(map[instKey]uint32)
 	type gstate struct {
 		snap      uint32
@@ -319,8 +323,6 @@ func buildIndex(t *trace.Trace) *patIndex {
 		ensure(gi, e.G)
 		switch e.Kind {
 		case trace.KindAcquire, trace.KindRAcquire, trace.KindRelease, trace.KindRRelease:
-			ix.locks.Step(e)
-			ix.glog[gi] = append(ix.glog[gi], ix.locks.History(e.G))
 			continue
 		case trace.KindFork:
 			ci := h.Index(trace.GoID(e.Arg))
@@ -372,7 +374,6 @@ func buildIndex(t *trace.Trace) *patIndex {
 			lastObj, lastVar = e.Obj, vi
 		}
 		varCount[vi]++
-		hist := ix.locks.History(e.G)
 		for len(keyTab) <= gi {
 			keyTab = append(keyTab, nil)
 		}
@@ -397,11 +398,20 @@ func buildIndex(t *trace.Trace) *patIndex {
 			write: e.Kind == trace.KindWrite,
 			ep:    h.Epoch().C,
 			snap:  s.snap,
-			hist:  hist,
 			inst:  inst,
-			st:    uint32(len(ix.glog[gi]) - 1),
 			v:     vi,
 		})
+	}
+	// The lock states, by goroutine in the clocks' numbering.
+	l := <-lp
+	ix.locks = l.locks
+	for gi, g := range ix.gids {
+		if li, ok := l.gIdx[g]; ok {
+			ix.glog[gi] = l.glog[li]
+		}
+	}
+	for ai := range ix.acc {
+		ix.acc[ai].hist, ix.acc[ai].st = l.hist[ai], l.st[ai]
 	}
 	// Group the accesses by variable with one counting pass, so that
 	// each variable's list is in trace order without a per-variable
@@ -418,6 +428,52 @@ func buildIndex(t *trace.Trace) *patIndex {
 		ix.byVar[v] = append(ix.byVar[v], uint32(ai))
 	}
 	return ix
+}
+
+// lockPass is the lock states of a trace's goroutines: their logs of
+// states, and the state of each read and write, with its position in its
+// goroutine's log.
+type lockPass struct {
+	locks *Locks
+	gIdx  map[trace.GoID]int // goroutine to index in glog
+	glog  [][]HistoryID      // per goroutine, the states it went through, from 0
+	hist  []HistoryID        // per read or write, in trace order: its goroutine's state
+	st    []uint32           // per read or write: the index of that state in glog
+}
+
+// runLockPass runs Locks over a trace of n reads and writes for
+// buildIndex.
+func runLockPass(t *trace.Trace, n int) *lockPass {
+	l := &lockPass{locks: NewLocks(), gIdx: make(map[trace.GoID]int),
+		hist: make([]HistoryID, 0, n), st: make([]uint32, 0, n)}
+	lastG, lastI := trace.GoID(0), -1
+	index := func(g trace.GoID) int {
+		if lastI >= 0 && g == lastG {
+			return lastI
+		}
+		i, ok := l.gIdx[g]
+		if !ok {
+			i = len(l.glog)
+			l.gIdx[g] = i
+			l.glog = append(l.glog, []HistoryID{0})
+		}
+		lastG, lastI = g, i
+		return i
+	}
+	for i := range t.Events {
+		e := &t.Events[i]
+		switch e.Kind {
+		case trace.KindAcquire, trace.KindRAcquire, trace.KindRelease, trace.KindRRelease:
+			l.locks.Step(e)
+			gi := index(e.G)
+			l.glog[gi] = append(l.glog[gi], l.locks.History(e.G))
+		case trace.KindRead, trace.KindWrite:
+			gi := index(e.G)
+			l.hist = append(l.hist, l.locks.History(e.G))
+			l.st = append(l.st, uint32(len(l.glog[gi])-1))
+		}
+	}
+	return l
 }
 
 // gapStates returns the lock states goroutine gi passes through from
