@@ -70,16 +70,15 @@ type Plan struct {
 	Skipped int
 }
 
-// Lines returns every line the recorder sets a breakpoint at, sorted.
+// Lines returns every line the recorder sets a breakpoint at, sorted: the
+// lines of accesses and go statements. A region needs no line of its own:
+// it begins at the first stop inside it.
 func (p *Plan) Lines() []Line {
 	set := make(map[Line]bool)
 	for l := range p.Accesses {
 		set[l] = true
 	}
 	for l := range p.Gos {
-		set[l] = true
-	}
-	for l := range p.RegionAt {
 		set[l] = true
 	}
 	out := make([]Line, 0, len(set))

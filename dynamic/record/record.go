@@ -52,6 +52,10 @@ type Outcome struct {
 	// PID is the process the recorder ran, killed by the time Record
 	// returns.
 	PID int
+	// Stops counts the times the program stopped at a breakpoint: each
+	// costs a round trip through the debugger, the bulk of a recording's
+	// time.
+	Stops int
 }
 
 // ErrPtrace is returned when the system does not allow the recorder to
@@ -187,8 +191,9 @@ func Record(ctx context.Context, plan *Plan, opts Options) (*trace.Trace, Outcom
 				break
 			}
 			r.finish()
-			return r.t, Outcome{Message: "recording stopped: " + oneLine(err), PID: pid}, nil
+			return r.t, Outcome{Message: "recording stopped: " + oneLine(err), PID: pid, Stops: oc.Stops}, nil
 		}
+		oc.Stops++
 		r.stop()
 		if r.invalid != "" {
 			break
@@ -245,6 +250,7 @@ type recorder struct {
 	inst         map[int]uint64 // region id -> last instance
 	forks        []pendingFork
 	chans        map[uint64]*chanState
+	regionFns    map[uint64][]int // function entry -> the regions in it
 	lay          layout
 	signalled    map[trace.ObjID]bool // Conds with a recorded Signal or Broadcast
 	onceRan      map[trace.ObjID]bool // Onces with a recorded Do that ran the function
@@ -316,7 +322,9 @@ func newRecorder(plan *Plan, tgt *proc.Target, progress func(int)) *recorder {
 		gs:    make(map[trace.GoID]*gstate),
 		inst:  make(map[int]uint64),
 		chans: make(map[uint64]*chanState),
-		lay:   readLayout(tgt.BinInfo()),
+
+		regionFns: make(map[uint64][]int),
+		lay:       readLayout(tgt.BinInfo()),
 
 		signalled:  make(map[trace.ObjID]bool),
 		onceRan:    make(map[trace.ObjID]bool),
@@ -326,6 +334,7 @@ func newRecorder(plan *Plan, tgt *proc.Target, progress func(int)) *recorder {
 
 func (r *recorder) setBreakpoints() error {
 	bi := r.tgt.BinInfo()
+	r.regionFuncs()
 	for _, l := range r.plan.Lines() {
 		addrs, err := proc.FindFileLocation(r.tgt, l.File, l.Line)
 		if err != nil {
@@ -481,6 +490,7 @@ func (r *recorder) hit(th proc.Thread, role bpRole) {
 	r.endOnces(gs, frames)
 	r.countBranches(gs, frames)
 	r.closeRegions(gs, frames, role)
+	r.openRegions(gs, frames, user)
 
 	uf := frames[user].Call
 	site := r.site(Line{uf.File, uf.Line}, 0, fnName(uf.Fn))
@@ -497,27 +507,87 @@ func (r *recorder) hit(th proc.Thread, role bpRole) {
 	if user != 0 {
 		return
 	}
-	for _, id := range r.plan.RegionAt[role.line] {
-		rp := r.plan.Regions[id-1]
-		cfa, fn := frameID(frames, 0), fnEntry(frames[0])
-		if n := len(gs.regions); n > 0 && gs.regions[n-1].cfa == cfa && gs.regions[n-1].fn == fn {
-			// Regions of one function overlap (a proximity region spans
-			// two lock scopes); the trace's regions nest, so the open one
-			// absorbs the new one: the outermost region is the intended
-			// one (SPEC, "Intended atomic regions").
-			o := &gs.regions[n-1]
-			o.end = max(o.end, rp.EndLine)
-			o.begs = append(o.begs, rp.Begin.Line)
-			continue
-		}
-		r.inst[id]++
-		inst := r.inst[id]
-		gs.regions = append(gs.regions, openRegion{id: id, inst: inst, cfa: cfa, fn: fn, end: rp.EndLine, begs: []int{rp.Begin.Line}, last: rp.Begin.Line, lastTop: true})
-		r.emit(gs, trace.Event{Kind: trace.KindRegionBegin, Site: r.site(rp.Begin, rp.BeginCol, rp.Func), Region: trace.RegionID(id), Inst: inst})
-	}
 	r.accesses(gs, th, g, frames, role.line)
 	if role.isGo {
 		r.forks = append(r.forks, pendingFork{parent: gid, site: role.line, siteID: r.site(role.line, 0, r.plan.Gos[role.line])})
+	}
+}
+
+// openRegions begins the regions that the goroutine's frames, outermost
+// first, are in and that are not open yet. A region begins at the first
+// stop inside its lines rather than at a breakpoint of its own, which
+// would record nothing else: no event of the goroutine can come between
+// the two.
+func (r *recorder) openRegions(gs *gstate, frames []proc.Stackframe, user int) {
+	for i := len(frames) - 1; i >= user; i-- {
+		f := frames[i]
+		ids := r.regionFns[fnEntry(f)]
+		for _, id := range ids {
+			rp := r.plan.Regions[id-1]
+			if f.Call.File != rp.Begin.File || f.Call.Line < rp.Begin.Line || f.Call.Line > rp.EndLine {
+				continue
+			}
+			r.openRegion(gs, frames, i, rp)
+		}
+	}
+}
+
+func (r *recorder) openRegion(gs *gstate, frames []proc.Stackframe, i int, rp RegionProbe) {
+	cfa, fn := frameID(frames, i), fnEntry(frames[i])
+	for k := len(gs.regions) - 1; k >= 0; k-- {
+		o := &gs.regions[k]
+		if o.cfa != cfa || o.fn != fn {
+			continue
+		}
+		if slices.Contains(o.begs, rp.Begin.Line) {
+			return // open already
+		}
+		// Regions of one function overlap (a proximity region spans two
+		// lock scopes); the trace's regions nest, so the open one absorbs
+		// the new one: the outermost region is the intended one (SPEC,
+		// "Intended atomic regions").
+		o.end = max(o.end, rp.EndLine)
+		o.begs = append(o.begs, rp.Begin.Line)
+		return
+	}
+	r.inst[rp.ID]++
+	inst := r.inst[rp.ID]
+	line := frames[i].Call.Line
+	gs.regions = append(gs.regions, openRegion{id: rp.ID, inst: inst, cfa: cfa, fn: fn, end: rp.EndLine, begs: []int{rp.Begin.Line}, last: line, lastTop: i == 0})
+	r.emit(gs, trace.Event{Kind: trace.KindRegionBegin, Site: r.site(rp.Begin, rp.BeginCol, rp.Func), Region: trace.RegionID(rp.ID), Inst: inst})
+}
+
+// regionFuncs maps every region to the function it is in, by entry
+// address, for openRegions. The function is the one with code at the
+// region's first line that has code; a function literal that starts on
+// that line is not it, unless it is the only one.
+func (r *recorder) regionFuncs() {
+	bi := r.tgt.BinInfo()
+	for _, rp := range r.plan.Regions {
+		var fns []*proc.Function
+		for line := rp.Begin.Line; line <= rp.EndLine && len(fns) == 0; line++ {
+			addrs, err := proc.FindFileLocation(r.tgt, rp.Begin.File, line)
+			if err != nil {
+				continue
+			}
+			for _, a := range addrs {
+				if fn := bi.PCToFunc(a); fn != nil && !slices.Contains(fns, fn) {
+					fns = append(fns, fn)
+				}
+			}
+		}
+		var outer []*proc.Function
+		for _, fn := range fns {
+			if _, l := bi.EntryLineForFunc(fn); l != rp.Begin.Line {
+				outer = append(outer, fn)
+			}
+		}
+		if len(outer) == 0 {
+			outer = fns
+		}
+		for _, fn := range outer {
+			r.regionFns[fn.Entry] = append(r.regionFns[fn.Entry], rp.ID)
+		}
 	}
 }
 

@@ -145,7 +145,7 @@ func TestRecordLoop(t *testing.T) {
 // a run of the loop program under the recorder (launch included).
 func BenchmarkRecord(b *testing.B) {
 	plan, bin := prepare(b, "loop", true)
-	events := 0
+	events, stops := 0, 0
 	start := time.Now()
 	for b.Loop() {
 		tr, oc := record(b, context.Background(), plan, Options{Binary: bin, Args: []string{"200"}})
@@ -153,6 +153,8 @@ func BenchmarkRecord(b *testing.B) {
 			b.Fatalf("outcome %+v", oc)
 		}
 		events += len(tr.Events)
+		stops += oc.Stops
 	}
 	b.ReportMetric(float64(events)/time.Since(start).Seconds(), "events/s")
+	b.ReportMetric(float64(events)/float64(stops), "events/stop")
 }
