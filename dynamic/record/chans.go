@@ -102,8 +102,7 @@ func readLayout(bi *proc.BinaryInfo) layout {
 	hchan, err1 := bi.FindType("runtime.hchan")
 	sudog, err2 := bi.FindType("runtime.sudog")
 	g, err3 := bi.FindType("runtime.g")
-	scase, err4 := bi.FindType("runtime.scase")
-	if err1 != nil || err2 != nil || err3 != nil || err4 != nil {
+	if err1 != nil || err2 != nil || err3 != nil {
 		return l
 	}
 	ok := true
@@ -115,8 +114,12 @@ func readLayout(bi *proc.BinaryInfo) layout {
 	l.qcount, l.dataqsiz, l.closed = get(hchan, "qcount"), get(hchan, "dataqsiz"), get(hchan, "closed")
 	l.sendx, l.recvx = get(hchan, "sendx"), get(hchan, "recvx")
 	l.sudogG, l.goid = get(sudog, "g"), get(g, "goid")
-	l.scaseC = get(scase, "c")
-	l.scaseSize = scase.Size()
+	// A program without a select statement has no selectgo, nor its
+	// case type.
+	if scase, err := bi.FindType("runtime.scase"); err == nil {
+		l.scaseC = get(scase, "c")
+		l.scaseSize = scase.Size()
+	}
 	l.ptrLen = int64(bi.Arch.PtrSize())
 	l.ok = ok
 	return l
@@ -196,6 +199,9 @@ func (r *recorder) chanEntry(gs *gstate, scope *proc.EvalScope, mem proc.MemoryR
 		}
 		gs.chanOp = &chanOp{kind: kind, c: c, block: block == 1, site: site}
 	case "runtime.selectgo":
+		if r.lay.scaseSize == 0 {
+			return
+		}
 		cas0 := pointerArg(scope, "cas0")
 		nsends, ok1 := intArg(scope, "nsends")
 		nrecvs, ok2 := intArg(scope, "nrecvs")

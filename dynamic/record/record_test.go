@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -142,19 +143,46 @@ func TestRecordLoop(t *testing.T) {
 }
 
 // BenchmarkRecord measures recording speed: events recorded per second of
-// a run of the loop program under the recorder (launch included).
-func BenchmarkRecord(b *testing.B) {
-	plan, bin := prepare(b, "loop", true)
+// a run of the loop program under the recorder (launch included), and
+// the slowdown against running the same program, optimised, without it.
+func BenchmarkRecord(b *testing.B) { benchRecord(b, "loop", "200") }
+
+// BenchmarkRecordChannels is BenchmarkRecord on a program that spends
+// its events on channels: two goroutines pass a ball back and forth.
+func BenchmarkRecordChannels(b *testing.B) { benchRecord(b, "pingpong", "100") }
+
+func benchRecord(b *testing.B, name, arg string) {
+	plan, bin := prepare(b, name, true)
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		b.Fatal(err)
+	}
+	plain := filepath.Join(b.TempDir(), name)
+	build := exec.Command("go", "build", "-o", plain, "./testdata/record/"+name)
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		b.Fatalf("building %s: %v\n%s", name, err, out)
+	}
 	events, stops := 0, 0
-	start := time.Now()
+	var recording, running time.Duration
 	for b.Loop() {
-		tr, oc := record(b, context.Background(), plan, Options{Binary: bin, Args: []string{"200"}})
-		if !oc.Complete {
+		start := time.Now()
+		tr, oc := record(b, context.Background(), plan, Options{Binary: bin, Args: []string{arg}})
+		recording += time.Since(start)
+		if !oc.Complete || oc.Status != 0 {
 			b.Fatalf("outcome %+v", oc)
 		}
 		events += len(tr.Events)
 		stops += oc.Stops
+		start = time.Now()
+		cmd := exec.Command(plain, arg)
+		cmd.Dir = root
+		if err := cmd.Run(); err != nil {
+			b.Fatalf("running %s: %v", name, err)
+		}
+		running += time.Since(start)
 	}
-	b.ReportMetric(float64(events)/time.Since(start).Seconds(), "events/s")
+	b.ReportMetric(float64(events)/recording.Seconds(), "events/s")
 	b.ReportMetric(float64(events)/float64(stops), "events/stop")
+	b.ReportMetric(recording.Seconds()/running.Seconds(), "slowdown")
 }

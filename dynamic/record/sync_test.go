@@ -151,3 +151,28 @@ func TestRecordSync(t *testing.T) {
 		})
 	}
 }
+
+// A program without select statements has channels recorded too, and
+// its message numbers follow each channel's order.
+func TestRecordPingPong(t *testing.T) {
+	plan, bin := prepare(t, "pingpong", true)
+	tr, oc := record(t, context.Background(), plan, Options{Binary: bin, Args: []string{"3"}})
+	if !oc.Complete || oc.Status != 0 || oc.Invalid != "" {
+		t.Fatalf("outcome %+v", oc)
+	}
+	if err := trace.Validate(tr); err != nil {
+		t.Fatalf("trace: %v", err)
+	}
+	// main's last receive, of the closed pong, returns just before the
+	// program ends: it has no later stop to be recorded at.
+	want := []string{
+		"recv chan/0#1 main.go:36; send chan/0#1 main.go:38; recv chan/0#2 main.go:36; send chan/0#2 main.go:38; recv chan/0#3 main.go:36; send chan/0#3 main.go:38; recv chan/0#0 main.go:36; close chan/0 main.go:40",
+		"send chan/0#1 main.go:43; recv chan/0#1 main.go:44; send chan/0#2 main.go:43; recv chan/0#2 main.go:44; send chan/0#3 main.go:43; recv chan/0#3 main.go:44; close chan/0 main.go:47",
+	}
+	if got := syncEvents(tr); !slices.Equal(got, want) {
+		t.Errorf("synchronisation events:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if got := findings(tr); len(got) != 0 {
+		t.Errorf("findings:\n%s\nwant none", strings.Join(got, "\n"))
+	}
+}
