@@ -796,16 +796,33 @@ func (s *patSearch) merge(c *patCand) {
 
 // groupAccesses groups one variable's accesses by accKey, keeping the
 // groups in order of first appearance. slot is scratch indexed by key id,
-// all -1 on entry and on return.
+// all -1 on entry and on return. The groups' arrays are cut from one
+// allocation per field, sized by a counting pass.
 func (ix *patIndex) groupAccesses(accs []uint32, slot []int32) []accGroup {
 	var groups []accGroup
+	var count []int
 	for _, ai := range accs {
 		k := ix.acc[ai].key
 		if slot[k] < 0 {
 			slot[k] = int32(len(groups))
 			groups = append(groups, accGroup{key: ix.keys[k]})
+			count = append(count, 0)
 		}
-		groups[slot[k]].add(ix, ai)
+		count[slot[k]]++
+	}
+	flat := make([]uint32, 4*len(accs))
+	off := 0
+	for i := range groups {
+		n := count[i]
+		gr := &groups[i]
+		gr.accs = flat[off : off : off+n]
+		gr.ep = flat[off+n : off+n : off+2*n]
+		gr.snap = flat[off+2*n : off+2*n : off+3*n]
+		gr.ev = flat[off+3*n : off+3*n : off+4*n]
+		off += 4 * n
+	}
+	for _, ai := range accs {
+		groups[slot[ix.acc[ai].key]].add(ix, ai)
 	}
 	for _, ai := range accs {
 		slot[ix.acc[ai].key] = -1
@@ -1038,7 +1055,10 @@ func (s *patSearch) byInstance(accs []uint32) [][]uint32 {
 // slots groups the placements of one variable's region instances.
 func (s *patSearch) slots(accs []uint32) []*slotGroup {
 	ix := s.ix
-	byKey := make(map[slotKey]*slotGroup)
+	// A slot's key is determined by the access keys of e1 and e2 (which
+	// hold its goroutine, sites and operations) and f's operation, which
+	// pack into one integer: hashing it is cheaper than hashing slotKey.
+	byKey := make(map[uint64]*slotGroup)
 	var out []*slotGroup
 	for _, l := range s.byInstance(accs) {
 		for i := 0; i+1 < len(l); i++ {
@@ -1061,12 +1081,15 @@ func (s *patSearch) slots(accs []uint32) []*slotGroup {
 					continue
 				}
 				a1, a2 := &ix.acc[l[e1]], &ix.acc[l[e2]]
-				k := slotKey{g: ai.g, s1: ix.site(a1), s2: ix.site(a2),
-					w1: a1.write, w2: a2.write, fWrite: fw}
-				sg, ok := byKey[k]
+				pk := uint64(a1.key)<<33 | uint64(a2.key)<<1
+				if fw {
+					pk |= 1
+				}
+				sg, ok := byKey[pk]
 				if !ok {
-					sg = &slotGroup{key: k}
-					byKey[k] = sg
+					sg = &slotGroup{key: slotKey{g: ai.g, s1: ix.site(a1), s2: ix.site(a2),
+						w1: a1.write, w2: a2.write, fWrite: fw}}
+					byKey[pk] = sg
 					out = append(out, sg)
 				}
 				sg.entries = append(sg.entries, slotEntry{l[i], l[i+1], l[e1], l[e2]})
