@@ -19,10 +19,10 @@ import (
 // every read whose value matters reads a write of the value it recorded.
 // Only the prefix up to the violation has to be feasible (section 5,
 // erroneous prefixes). A satisfiable encoding proves the finding and its
-// model is the witness; an unsatisfiable one shows that no interleaving of
-// the window exhibits it with the recorded values, which is how the
-// over-approximate predictions of seed 001 Fig. 1 and seed 000 Figs. 2 and
-// 6 go away (FindAV in Ganai, shared/seeds/002_42168b820bf119f6.txt,
+// model is the witness; an unsatisfiable one (under the approximation
+// below that refutes, over the whole trace) shows that no interleaving
+// exhibits it with the recorded values, which is how the over-approximate
+// predictions of seed 001 Fig. 1 and seed 000 Figs. 2 and 6 go away (FindAV in Ganai, shared/seeds/002_42168b820bf119f6.txt,
 // section VI, is the same check against a solver).
 //
 // The encoding of one check, over the events of the window [from, to) of
@@ -219,7 +219,7 @@ func (ps *preciseStage) decide(f *Finding, reps [][]uint32) preciseVerdict {
 		if len(reps) > 1 {
 			what = fmt.Sprintf("any of its %d closest instances", len(reps))
 		}
-		f.Dropped = fmt.Sprintf("infeasible: no interleaving of events %d-%d exhibits %s with every read whose value matters reading the value it recorded (precise stage)",
+		f.Dropped = fmt.Sprintf("infeasible: no interleaving of events %d-%d exhibits %s in which the reads a later branch may test see the values they recorded (precise stage)",
 			ps.t.Events[win[0]].Seq, ps.t.Events[win[1]-1].Seq, what)
 		ps.stats.Infeasible++
 		return verdictInfeasible
@@ -287,6 +287,9 @@ func (ps *preciseStage) checkWindow(from, to uint32, targets []uint32, adjacent 
 		return res
 	}
 	if err != nil {
+		if enc != nil {
+			enc.close()
+		}
 		res.status = solve.Unknown
 		res.err = err.Error()
 		return res
@@ -327,7 +330,13 @@ func (ps *preciseStage) solve(from, to uint32, targets []uint32, adjacent, relax
 	if enc.unsat {
 		return enc, solve.Unsat, nil
 	}
-	return enc, enc.s.Check(enc.assume...), nil
+	st := enc.s.Check(enc.assume...)
+	if st == solve.Unknown {
+		if err := solve.Err(enc.s); err != nil {
+			return enc, st, err
+		}
+	}
+	return enc, st, nil
 }
 
 func (ps *preciseStage) seqs(evs []uint32) []uint64 {
