@@ -23,8 +23,8 @@ func ownTimeout(b time.Duration) int64 { return max(1, (b * 9 / 10).Milliseconds
 // O_i per event, one Boolean constant p_k per literal variable, defined by
 // (= p_k (< O_a O_b)) for an atom (with O_a and O_b distinct, so that its
 // negation is O_b < O_a) and (= p_k (and ...)) or (or ...) for a gate, so
-// that check-sat-assuming can take any literal. The process lives
-// as long as the Solver; Close kills it and waits for it.
+// that check-sat-assuming can take any literal. The process lives as long
+// as the Solver; Close ends it and waits for it.
 type external struct {
 	name   string
 	n      int
@@ -45,8 +45,10 @@ type external struct {
 // NewExternal starts the named external solver, "z3" or "cvc5", found on
 // PATH, for n events. b.Time bounds every Check twice over: through the
 // solver's own timeout option, set to 90% of it, and by killing the process
-// when it has not answered within it; b.Rounds does not apply. A Solver whose process
-// failed answers Unknown from then on; Err says why.
+// when it has not answered within it; b.Rounds does not apply. A Solver
+// whose process failed answers Unknown from then on; Err says why. If the
+// program ends without Close, the solver sees its input close and exits
+// once it has answered the question it is working on (within its timeout).
 func NewExternal(solver string, n int, b Budget) (Solver, error) {
 	var args []string
 	switch solver {
