@@ -376,60 +376,64 @@ func (ps *preciseStage) windowOf(targets []uint32) (from, to uint32, ok bool) {
 
 // valueTable knows the value of each write that has one: recorded, or
 // recorded by a read that read it in the run; and the value of each
-// variable before the trace's first write of it.
+// variable before the trace's first write of it. It holds the positions
+// of each variable's writes and valued reads, and infers a write's value
+// when asked.
 type valueTable struct {
-	wval    map[uint32]uint64 // write event -> value
-	wbad    map[uint32]bool   // writes whose readers recorded different values
-	init    map[trace.ObjID]uint64
-	initBad map[trace.ObjID]bool
-	writes  map[trace.ObjID][]uint32 // the writes of each variable, in trace order
+	t      *trace.Trace
+	writes map[trace.ObjID][]uint32 // the writes of each variable, in trace order
+	reads  map[trace.ObjID][]uint32 // its reads that recorded a value, in trace order
 }
 
 // isPlainWrite reports whether e writes a variable (plainly or
 // atomically) for the read-from constraints.
 func isPlainWrite(k trace.Kind) bool { return k.IsWrite() }
 
+// maxReadersAsked bounds the reads of one write that value consults.
+const maxReadersAsked = 64
+
 func buildValueTable(t *trace.Trace) *valueTable {
-	vt := &valueTable{
-		wval: map[uint32]uint64{}, wbad: map[uint32]bool{},
-		init: map[trace.ObjID]uint64{}, initBad: map[trace.ObjID]bool{},
-		writes: map[trace.ObjID][]uint32{},
-	}
-	last := map[trace.ObjID]uint32{}
+	vt := &valueTable{t: t, writes: map[trace.ObjID][]uint32{}, reads: map[trace.ObjID][]uint32{}}
 	for i := range t.Events {
 		e := &t.Events[i]
 		switch {
 		case isPlainWrite(e.Kind):
-			last[e.Obj] = uint32(i)
 			vt.writes[e.Obj] = append(vt.writes[e.Obj], uint32(i))
-			if e.Flags&trace.HasValue != 0 && e.Kind != trace.KindAtomicRMW {
-				vt.wval[uint32(i)] = e.Value
-			}
 		case (e.Kind == trace.KindRead || e.Kind == trace.KindAtomicLoad) && e.Flags&trace.HasValue != 0:
-			w, ok := last[e.Obj]
-			if !ok {
-				if v, seen := vt.init[e.Obj]; seen && v != e.Value {
-					vt.initBad[e.Obj] = true
-				}
-				vt.init[e.Obj] = e.Value
-				continue
-			}
-			if t.Events[w].Flags&trace.HasValue != 0 && t.Events[w].Kind != trace.KindAtomicRMW {
-				continue // the write's own value stands
-			}
-			if v, seen := vt.wval[w]; seen && v != e.Value {
-				vt.wbad[w] = true
-			}
-			vt.wval[w] = e.Value
+			vt.reads[e.Obj] = append(vt.reads[e.Obj], uint32(i))
 		}
 	}
-	for w := range vt.wbad {
-		delete(vt.wval, w)
-	}
-	for x := range vt.initBad {
-		delete(vt.init, x)
-	}
 	return vt
+}
+
+// value returns the value variable x holds from position lo (just after
+// its write w, or the trace's start if w is -1) and whether it is known:
+// w's recorded value, or the value its readers before the next write
+// recorded, if they agree.
+func (vt *valueTable) value(x trace.ObjID, w int) (uint64, bool) {
+	if w >= 0 {
+		e := &vt.t.Events[w]
+		if e.Flags&trace.HasValue != 0 && e.Kind != trace.KindAtomicRMW {
+			return e.Value, true
+		}
+	}
+	ws := vt.writes[x]
+	next := uint32(len(vt.t.Events))
+	if k, _ := slices.BinarySearch(ws, uint32(w+1)); k < len(ws) {
+		next = ws[k]
+	}
+	rs := vt.reads[x]
+	k, _ := slices.BinarySearch(rs, uint32(w+1))
+	var v uint64
+	known := false
+	for n := 0; k < len(rs) && rs[k] < next && n < maxReadersAsked; k, n = k+1, n+1 {
+		rv := vt.t.Events[rs[k]].Value
+		if known && rv != v {
+			return 0, false
+		}
+		v, known = rv, true
+	}
+	return v, known
 }
 
 // valueBefore returns the value variable x holds before event from, and
@@ -438,11 +442,9 @@ func (vt *valueTable) valueBefore(x trace.ObjID, from uint32) (uint64, bool) {
 	ws := vt.writes[x]
 	k, _ := slices.BinarySearch(ws, from)
 	if k == 0 {
-		v, ok := vt.init[x]
-		return v, ok
+		return vt.value(x, -1)
 	}
-	v, ok := vt.wval[ws[k-1]]
-	return v, ok
+	return vt.value(x, int(ws[k-1]))
 }
 
 // encoding is one check's constraints in a solver.
@@ -950,7 +952,7 @@ func (ps *preciseStage) readFrom(enc *encoding, from uint32, r, src int, ws []in
 			continue
 		}
 		if w != src {
-			if v, known := vt.wval[from+uint32(w)]; !may(v, known) {
+			if v, known := vt.value(re.Obj, int(from)+w); !may(v, known) {
 				continue
 			}
 		}
