@@ -344,8 +344,16 @@ func (ix *patIndex) asvIndex() *asvIndex {
 	if len(units) == 0 {
 		return &asvIndex{}
 	}
+	// The frames are grouped on another goroutine while this one groups
+	// the inner pairs: the search's workers wait for both.
+	a := &asvIndex{}
+	outerDone := make(chan struct{})
+	go func() {
+		defer close(outerDone)
+		a.outer = compactGroups(ix.outerGroups(units))
+	}()
+	defer func() { <-outerDone }()
 	inner := ix.innerGroups(units)
-	a := &asvIndex{outer: compactGroups(ix.outerGroups(units))}
 	a.byClass = make(map[[2]uint32]*[4][]innerRef, len(inner))
 	for xy, l := range inner {
 		// Every frame on (x, y) reads these groups in this order: laid
