@@ -21,7 +21,7 @@ const (
 	exitFindings = 3 // findings reported
 )
 
-const predictUsage = "usage: avcheck predict [-format=auto|native|text|std] [-mode=predict|observed] [-engine=search|all] [-precise=true|false] [-solver=gini|z3|cvc5] [-window N] [-json|-sarif] [-all] FILE (avcheck predict -h for help)"
+const predictUsage = "usage: avcheck predict [-format=auto|native|text|std] [-mode=predict|observed] [-engine=search|all] [-precise=true|false] [-solver=gini|z3|cvc5] [-window N] [-budget D] [-json|-sarif] [-all] FILE (avcheck predict -h for help)"
 
 const predictHelp = `usage: avcheck predict [flags] FILE
 

@@ -191,6 +191,22 @@ g1 finish region=1.1
 	}
 }
 
+// An external solver that is not installed is one error line, exit 1,
+// before the trace is read.
+func TestPredictSolverMissing(t *testing.T) {
+	p := writeTemp(t, "trace.txt", serialCounter)
+	t.Setenv("PATH", t.TempDir())
+	code, out, errOut := runPredictTest("-solver=z3", p)
+	first, _, _ := strings.Cut(errOut, "\n")
+	if code != exitError || out != "" || !strings.HasPrefix(first, "avcheck predict: solver z3: ") || strings.Count(errOut, "\n") != 1 {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	// Without the precise stage the solver is not needed.
+	if code, _, errOut := runPredictTest("-solver=z3", "-precise=false", p); code != exitFindings {
+		t.Errorf("-precise=false: exit %d, stderr %q", code, errOut)
+	}
+}
+
 func TestPredictNothing(t *testing.T) {
 	p := writeTemp(t, "trace.txt", noRace)
 	code, out, errOut := runPredictTest(p)

@@ -20,7 +20,7 @@ import (
 	"github.com/avcheck/avcheck/dynamic/trace"
 )
 
-const runUsage = "usage: avcheck run [-run regexp] [-timeout d] [-o FILE] [-json|-sarif] [-all] [-maxd n] [-precise=true|false] [-solver=gini|z3|cvc5] [-window N] [package] [-- args] (avcheck run -h for help)"
+const runUsage = "usage: avcheck run [-run regexp] [-timeout d] [-o FILE] [-json|-sarif] [-all] [-maxd n] [-precise=true|false] [-solver=gini|z3|cvc5] [-window N] [-budget D] [package] [-- args] (avcheck run -h for help)"
 
 const runHelp = `usage: avcheck run [flags] [package] [-- program args]
 

@@ -238,6 +238,8 @@ func TestRunUsage(t *testing.T) {
 		{[]string{"a", "b"}, exitUsage, "one package at a time, not 2"},
 		{[]string{"-timeout=0", "."}, exitUsage, "-timeout must be positive"},
 		{[]string{"-format=std", "."}, exitUsage, `-format "std": want native or text`},
+		{[]string{"-solver=yices", "."}, exitUsage, `unknown solver "yices" (want gini, z3 or cvc5)`},
+		{[]string{"-window=-1", "."}, exitUsage, "-window -1: want a positive number of events"},
 	} {
 		var stdout, stderr bytes.Buffer
 		code := runMain(context.Background(), tc.args, &stdout, &stderr)
