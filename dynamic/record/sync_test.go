@@ -19,8 +19,8 @@ import (
 // (the interleaving of goroutines varies from run to run, each one's own
 // order does not); that the trace validates; and what avcheck run
 // predicts from it, which for all of them is nothing, because the
-// synchronisation orders the two halves of each split update. Without
-// the synchronisation events, each would report the lost update.
+// synchronisation orders the two halves of each split update, while the
+// same trace without its synchronisation events predicts a violation.
 
 // syncKinds are the events the tests list; accesses, locks and regions
 // are covered by the other tests.
@@ -76,6 +76,20 @@ func syncEvents(tr *trace.Trace) []string {
 	return out
 }
 
+// withoutSync returns the trace without the events that syncEvents lists:
+// what the recorder recorded before it knew channels, Cond, Once and
+// atomics.
+func withoutSync(tr *trace.Trace) *trace.Trace {
+	out := &trace.Trace{Sites: tr.Sites, Objects: tr.Objects}
+	for _, e := range tr.Events {
+		if !syncKinds[e.Kind] {
+			e.Seq = uint64(len(out.Events))
+			out.Events = append(out.Events, e)
+		}
+	}
+	return out
+}
+
 func findings(tr *trace.Trace) []string {
 	var out []string
 	for _, f := range predict.Predict(tr, predict.Options{}).Findings {
@@ -113,12 +127,12 @@ func TestRecordSync(t *testing.T) {
 			"send chan/4#1 closing_test.go:11; send chan/4#2 closing_test.go:12; close chan/4 closing_test.go:14",
 		}},
 		{"condwait", []string{
-			"csignal cond cond.go:41",
-			"cwait cond cond.go:49",
+			"csignal cond cond.go:56",
+			"cwait cond cond.go:63",
 		}},
 		{"oncelazy", []string{
-			"once once#0 once.go:15",
-			"once once#1 once.go:15",
+			"once once#0 once.go:39",
+			"once once#1 once.go:39",
 		}},
 		{"atomics", []string{
 			"aload s.ready atomics.go:30; aload s.hits atomics.go:39; aload s.calls atomics.go:39",
@@ -144,6 +158,9 @@ func TestRecordSync(t *testing.T) {
 			}
 			if got := findings(tr); len(got) != 0 {
 				t.Errorf("findings:\n%s\nwant none", strings.Join(got, "\n"))
+			}
+			if len(findings(withoutSync(tr))) == 0 {
+				t.Errorf("without its synchronisation events the trace predicts nothing either: they are not what rules the violation out")
 			}
 			if !gone(oc.PID) {
 				t.Errorf("process %d is still there", oc.PID)

@@ -1,5 +1,7 @@
-// Package condwait orders two increments through a condition variable:
-// the waiter's increment follows the Wait that the worker's Signal ends.
+// Package condwait orders two updates of a counter through a condition
+// variable alone: the waiter's reset follows the Wait that the worker's
+// Signal ends, and nothing the waiter reads was written after the
+// worker's increment.
 package condwait
 
 import "sync"
@@ -20,32 +22,46 @@ func (c *Counter) Add(d int) {
 	c.mu.Unlock()
 }
 
-// Gate is a flag that goroutines wait for.
-type Gate struct {
-	mu   sync.Mutex
-	cond *sync.Cond
-	open bool
+// Reset sets the count to zero.
+func (c *Counter) Reset() {
+	c.mu.Lock()
+	c.n = 0
+	c.mu.Unlock()
 }
 
-// NewGate returns a closed gate.
+// Gate lets goroutines wait for a signal.
+type Gate struct {
+	mu    sync.Mutex
+	cond  *sync.Cond
+	armed bool
+}
+
+// NewGate returns a gate that is not armed.
 func NewGate() *Gate {
 	g := &Gate{}
 	g.cond = sync.NewCond(&g.mu)
 	return g
 }
 
-// Open opens the gate and wakes a waiter.
-func (g *Gate) Open() {
+// Arm says a signal will come.
+func (g *Gate) Arm() {
 	g.mu.Lock()
-	g.open = true
+	g.armed = true
+	g.mu.Unlock()
+}
+
+// Signal wakes a waiter.
+func (g *Gate) Signal() {
+	g.mu.Lock()
 	g.cond.Signal()
 	g.mu.Unlock()
 }
 
-// Await returns once the gate is open.
+// Await waits for one signal, once the gate is armed.
 func (g *Gate) Await() {
 	g.mu.Lock()
-	for !g.open {
+	g.cond.Wait()
+	for !g.armed {
 		g.cond.Wait()
 	}
 	g.mu.Unlock()

@@ -5,20 +5,21 @@ import (
 	"time"
 )
 
-// TestGate adds in a worker and opens the gate; the test waits for the
-// gate, then adds. The worker sleeps first so that the test is already
-// waiting when the gate opens: the Wait is what orders the two.
+// TestGate increments in a worker, between arming the gate and signalling
+// it; the test waits for the signal, then resets the count. The worker
+// sleeps first so that the test is already waiting when the signal comes.
 func TestGate(t *testing.T) {
-	var c Counter
+	c := &Counter{}
 	g := NewGate()
 	go func() {
 		time.Sleep(300 * time.Millisecond)
+		g.Arm()
 		c.Add(1)
-		g.Open()
+		g.Signal()
 	}()
 	g.Await()
-	c.Add(2)
-	if c.n != 3 {
-		t.Errorf("count %d, want 3", c.n)
+	c.Reset()
+	if c.n != 0 {
+		t.Errorf("count %d, want 0", c.n)
 	}
 }

@@ -1,20 +1,44 @@
-// Package oncelazy initialises a value lazily with sync.Once: every
-// reader's Do returns after the one that ran the initialisation.
+// Package oncelazy starts a service once with sync.Once: every other
+// starter's Do returns after the one that ran the start.
 package oncelazy
 
 import "sync"
 
-// Config is loaded on first use.
-type Config struct {
-	once  sync.Once
-	limit int
+// Counter is a count behind a mutex.
+type Counter struct {
+	mu sync.Mutex
+	n  int
 }
 
-// Limit returns the limit, loading it on the first call.
-func (c *Config) Limit() int {
-	c.once.Do(func() {
-		c.limit = 10
-		c.limit *= 2
+// Add reads and writes the count in two critical sections.
+func (c *Counter) Add(d int) {
+	c.mu.Lock()
+	n := c.n
+	c.mu.Unlock()
+	c.mu.Lock()
+	c.n = n + d
+	c.mu.Unlock()
+}
+
+// Reset sets the count to zero.
+func (c *Counter) Reset() {
+	c.mu.Lock()
+	c.n = 0
+	c.mu.Unlock()
+}
+
+// Service counts its starts.
+type Service struct {
+	once   sync.Once
+	starts Counter
+}
+
+// Start starts the service on the first call; it reports whether this
+// call did.
+func (s *Service) Start() (first bool) {
+	s.once.Do(func() {
+		s.starts.Add(1)
+		first = true
 	})
-	return c.limit
+	return first
 }

@@ -5,20 +5,22 @@ import (
 	"testing"
 )
 
-// TestLimit reads the limit from two goroutines.
-func TestLimit(t *testing.T) {
-	var c Config
+// TestStart starts the service from two goroutines; the one that did not
+// start it resets the count, after the start.
+func TestStart(t *testing.T) {
+	s := &Service{}
 	var wg sync.WaitGroup
-	got := make([]int, 2)
-	for i := range 2 {
+	for range 2 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			got[i] = c.Limit()
+			if !s.Start() {
+				s.starts.Reset()
+			}
 		}()
 	}
 	wg.Wait()
-	if got[0] != 20 || got[1] != 20 {
-		t.Errorf("limits %v, want [20 20]", got)
+	if s.starts.n != 0 {
+		t.Errorf("count %d, want 0", s.starts.n)
 	}
 }
