@@ -861,14 +861,17 @@ func (r *recorder) syncOp(gs *gstate, scope *proc.EvalScope, frames []proc.Stack
 	}
 	e := trace.Event{Obj: obj, Site: site}
 	switch name {
-	case "sync.(*Mutex).Lock", "sync.(*RWMutex).Lock":
-		if inCondWait(frames) && gs.cond != 0 {
+	case "sync.(*Mutex).Lock", "sync.(*RWMutex).Lock", "sync.(*RWMutex).RLock":
+		if gs.cond != 0 && inCondWait(frames) {
 			// Cond.Wait relocks its Locker after it was woken.
 			if r.signalled[gs.cond] {
 				gs.pending = append(gs.pending, trace.Event{Kind: trace.KindCondWait, Obj: gs.cond, Site: site})
 			}
 			gs.cond = 0
 		}
+	}
+	switch name {
+	case "sync.(*Mutex).Lock", "sync.(*RWMutex).Lock":
 		e.Kind = trace.KindAcquire
 		gs.pending = append(gs.pending, e)
 	case "sync.(*RWMutex).RLock":
