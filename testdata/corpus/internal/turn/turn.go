@@ -1,0 +1,106 @@
+// Package turn fixes the order in which the corpus tests' goroutines run,
+// so that every recording of a test is the same interleaving, as the
+// papers' benchmarks start from one given trace.
+//
+// The order is imposed through operating-system pipes: avcheck models
+// goroutines, locks, WaitGroups (and, as the recorder grows, channels,
+// Cond, Once and atomics), not I/O, so to avcheck the goroutines are as
+// unordered as if nothing ordered them, and it predicts the other
+// interleavings exactly as it would for a run that happened, by chance, in
+// this order. The tests' ground truth is that of the program without this
+// scheduler.
+package turn
+
+import (
+	"fmt"
+	"os"
+	"sync"
+)
+
+// Sched runs goroutines one at a time in a given order.
+type Sched struct {
+	rs, ws   []*os.File // goroutine g waits on rs[g] for its turn
+	done, dw *os.File   // a goroutine writes dw when it hands the turn back
+}
+
+// New returns a scheduler for n goroutines.
+func New(n int) *Sched {
+	s := &Sched{}
+	for range n {
+		r, w := pipe()
+		s.rs = append(s.rs, r)
+		s.ws = append(s.ws, w)
+	}
+	s.done, s.dw = pipe()
+	return s
+}
+
+// Run starts the goroutines, goroutine g running body(g), and gives the
+// turn to the goroutines named by order, one after the other: a goroutine
+// holds the turn until it calls Yield or returns. order names each
+// goroutine once more than it yields. Run returns when all have returned,
+// and closes the scheduler.
+func (s *Sched) Run(body func(g int), order ...int) {
+	var wg sync.WaitGroup
+	for g := range s.rs {
+		wg.Add(1)
+		go s.goroutine(&wg, g, body)
+	}
+	for _, g := range order {
+		pass(s.ws[g])
+		await(s.done)
+	}
+	wg.Wait()
+	for g := range s.rs {
+		s.rs[g].Close()
+		s.ws[g].Close()
+	}
+	s.done.Close()
+	s.dw.Close()
+}
+
+func (s *Sched) goroutine(wg *sync.WaitGroup, g int, body func(g int)) {
+	defer wg.Done()
+	await(s.rs[g])
+	body(g)
+	pass(s.dw)
+}
+
+// Yield is called by goroutine g, which holds the turn, to hand it to the
+// next goroutine of the order; it returns when g has the turn again.
+func (s *Sched) Yield(g int) {
+	pass(s.dw)
+	await(s.rs[g])
+}
+
+// Serial runs each body on a goroutine of its own, all started first, the
+// next one beginning only after the previous one has returned, and waits
+// for them all.
+func Serial(bodies ...func()) {
+	order := make([]int, len(bodies))
+	for i := range order {
+		order[i] = i
+	}
+	New(len(bodies)).Run(func(g int) { bodies[g]() }, order...)
+}
+
+func pipe() (r, w *os.File) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		panic(fmt.Sprintf("turn: %v", err))
+	}
+	return r, w
+}
+
+func pass(w *os.File) {
+	if _, err := w.Write([]byte{1}); err != nil {
+		panic(fmt.Sprintf("turn: %v", err))
+	}
+}
+
+func await(r *os.File) {
+	var b [1]byte
+	if _, err := r.Read(b[:]); err != nil {
+		panic(fmt.Sprintf("turn: %v", err))
+	}
+}

@@ -1,0 +1,17 @@
+package splitcounter
+
+import (
+	"testing"
+
+	"github.com/avcheck/avcheck/testdata/corpus/internal/turn"
+)
+
+// TestInc increments from two goroutines; the recorded run is serial (see
+// package turn), so no increment is lost in it.
+func TestInc(t *testing.T) {
+	var c Counter
+	turn.Serial(c.Inc, c.Inc)
+	if got := c.Value(); got != 2 {
+		t.Errorf("count %d, want 2", got)
+	}
+}
