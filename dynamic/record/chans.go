@@ -15,10 +15,10 @@ import (
 // program's channel operations, because which message a receive takes is
 // decided inside the runtime, under the channel's lock:
 //
-//   - the entries of runtime.chansend, runtime.chanrecv and
-//     runtime.selectgo say which goroutine starts which operation, on
-//     which channels, from which source line (the goroutine's pending
-//     operation, chanOp);
+//   - the entries of runtime.chanrecv and runtime.selectgo say which
+//     goroutine starts which operation, on which channels, from which
+//     source line (the goroutine's pending operation, chanOp); a plain
+//     send is seen first at its transfer (see sender);
 //   - the transfers happen under the channel's lock, at three functions:
 //     runtime.send (a sender hands its message to a waiting receiver),
 //     runtime.recv (a receiver takes a waiting sender's message, directly
@@ -186,18 +186,14 @@ func (r *recorder) chanEntry(gs *gstate, scope *proc.EvalScope, mem proc.MemoryR
 		return
 	}
 	switch name {
-	case "runtime.chansend", "runtime.chanrecv":
+	case "runtime.chanrecv":
 		c := pointerArg(scope, "c")
 		block, ok := intArg(scope, "block")
 		if c == 0 || !ok {
 			return // a nil channel blocks forever, or returns at once
 		}
 		r.chanObj(mem, c, at)
-		kind := opSend
-		if name == "runtime.chanrecv" {
-			kind = opRecv
-		}
-		gs.chanOp = &chanOp{kind: kind, c: c, block: block == 1, site: site}
+		gs.chanOp = &chanOp{kind: opRecv, c: c, block: block == 1, site: site}
 	case "runtime.selectgo":
 		if r.lay.scaseSize == 0 {
 			return
@@ -268,6 +264,45 @@ func (r *recorder) opOf(gid trace.GoID, c uint64, send bool) *gstate {
 	return gs
 }
 
+// sender returns the state of goroutine gid sending on c, with its send
+// as its channel operation, or nil if the send is not recorded. A select
+// is probed at its entry; a plain send is not, to save a stop per message:
+// it is seen first where its message changes hands, where the sending
+// goroutine is the one stopped (g and frames are its) or one parked in
+// the send (g is nil). Either way, what the goroutine did before the send
+// is recorded first.
+func (r *recorder) sender(gid trace.GoID, c uint64, g *proc.G, frames []proc.Stackframe) *gstate {
+	if gs := r.opOf(gid, c, true); gs != nil {
+		return gs // a select
+	}
+	if gs := r.gs[gid]; gs != nil && gs.ended {
+		return nil
+	}
+	if g == nil {
+		var err error
+		if g, err = proc.FindGoroutine(r.tgt, int64(gid)); err != nil || g == nil {
+			return nil
+		}
+		if frames, err = proc.GoroutineStacktrace(r.tgt, g, maxDepth, 0); err != nil {
+			return nil
+		}
+	}
+	user := r.userFrame(frames)
+	if user < 0 {
+		return nil
+	}
+	gs := r.goroutine(gid, g)
+	if gs == nil {
+		return nil
+	}
+	r.catchUp(gs, frames, bpRole{}, user)
+	uf := frames[user].Call
+	at := Line{uf.File, uf.Line}
+	r.chanObj(r.tgt.Memory(), c, at)
+	gs.chanOp = &chanOp{kind: opSend, c: c, block: true, site: r.site(at, 0, fnName(uf.Fn)), done: true}
+	return gs
+}
+
 // chanHook handles a stop at one of the runtime's channel transfer points
 // (see the top of this file), for any goroutine.
 func (r *recorder) chanHook(th proc.Thread, g *proc.G, frames []proc.Stackframe, hook hookKind) {
@@ -298,7 +333,7 @@ func (r *recorder) chanHook(th proc.Thread, g *proc.G, frames []proc.Stackframe,
 			return
 		}
 		if hook == hookSendDirect {
-			r.handoff(c, cur, trace.GoID(other))
+			r.handoff(c, r.sender(cur, c, g, frames), trace.GoID(other))
 			return
 		}
 		qcount, size, ok := r.hchan(mem, c)
@@ -306,13 +341,13 @@ func (r *recorder) chanHook(th proc.Thread, g *proc.G, frames []proc.Stackframe,
 			return
 		}
 		if size == 0 {
-			r.handoff(c, trace.GoID(other), cur)
+			r.handoff(c, r.sender(trace.GoID(other), c, nil, nil), cur)
 			return
 		}
 		// A full buffer: the receiver takes its head, the waiting sender's
 		// message joins its tail.
 		r.dequeue(c, cur, qcount)
-		r.enqueue(c, trace.GoID(other), qcount-1)
+		r.enqueue(c, r.sender(trace.GoID(other), c, nil, nil), qcount-1)
 	case hookChanBuf:
 		if len(frames) < 2 || frames[1].Call.Fn == nil {
 			return
@@ -323,7 +358,7 @@ func (r *recorder) chanHook(th proc.Thread, g *proc.G, frames []proc.Stackframe,
 		}
 		switch frames[1].Call.Fn.Name {
 		case "runtime.chansend":
-			r.enqueue(c, cur, qcount)
+			r.enqueue(c, r.sender(cur, c, g, frames), qcount)
 		case "runtime.chanrecv", "runtime.timerchandrain":
 			r.dequeue(c, cur, qcount)
 		case "runtime.selectgo":
@@ -341,7 +376,7 @@ func (r *recorder) chanHook(th proc.Thread, g *proc.G, frames []proc.Stackframe,
 				send = false
 			}
 			if send {
-				r.enqueue(c, cur, qcount)
+				r.enqueue(c, r.opOf(cur, c, true), qcount)
 			} else {
 				r.dequeue(c, cur, qcount)
 			}
@@ -357,11 +392,10 @@ func (st *chanState) resync(qcount uint64) {
 	}
 }
 
-// handoff records a message passed from a sender straight to a waiting
-// receiver.
-func (r *recorder) handoff(c uint64, sender, receiver trace.GoID) {
+// handoff records a message passed from a sender (nil if not recorded)
+// straight to a waiting receiver.
+func (r *recorder) handoff(c uint64, sgs *gstate, receiver trace.GoID) {
 	st := r.chanObj(nil, c, Line{})
-	sgs := r.opOf(sender, c, true)
 	rgs := r.opOf(receiver, c, false)
 	if sgs == nil {
 		return
@@ -373,12 +407,11 @@ func (r *recorder) handoff(c uint64, sender, receiver trace.GoID) {
 	}
 }
 
-// enqueue records a message entering c's buffer, which holds qcount
-// messages before it.
-func (r *recorder) enqueue(c uint64, sender trace.GoID, qcount uint64) {
+// enqueue records a message of a sender (nil if not recorded) entering
+// c's buffer, which holds qcount messages before it.
+func (r *recorder) enqueue(c uint64, gs *gstate, qcount uint64) {
 	st := r.chanObj(nil, c, Line{})
 	st.resync(qcount)
-	gs := r.opOf(sender, c, true)
 	if gs == nil {
 		st.queue = append(st.queue, 0)
 		return

@@ -76,7 +76,7 @@ var syncFuncs = [...]string{
 	"sync.(*WaitGroup).Add", "sync.(*WaitGroup).Done", "sync.(*WaitGroup).Wait",
 	"sync.(*Cond).Wait", "sync.(*Cond).Signal", "sync.(*Cond).Broadcast",
 	"sync.(*Once).Do",
-	"runtime.chansend", "runtime.chanrecv", "runtime.selectgo", "runtime.closechan",
+	"runtime.chanrecv", "runtime.selectgo", "runtime.closechan",
 	"runtime.goexit1",
 }
 
@@ -472,13 +472,7 @@ func (r *recorder) hit(th proc.Thread, role bpRole) {
 			return
 		}
 	}
-	user := -1 // the innermost frame in the packages under test
-	for i, f := range frames {
-		if r.plan.Files[f.Call.File] {
-			user = i
-			break
-		}
-	}
+	user := r.userFrame(frames)
 	if user < 0 {
 		return // the testing package's own locks and goroutines
 	}
@@ -486,11 +480,7 @@ func (r *recorder) hit(th proc.Thread, role bpRole) {
 	if gs == nil {
 		return
 	}
-	r.flushPending(gs)
-	r.endOnces(gs, frames)
-	r.countBranches(gs, frames)
-	r.closeRegions(gs, frames, role)
-	r.openRegions(gs, frames, user)
+	r.catchUp(gs, frames, role, user)
 
 	uf := frames[user].Call
 	site := r.site(Line{uf.File, uf.Line}, 0, fnName(uf.Fn))
@@ -589,6 +579,27 @@ func (r *recorder) regionFuncs() {
 			r.regionFns[fn.Entry] = append(r.regionFns[fn.Entry], rp.ID)
 		}
 	}
+}
+
+// userFrame returns the index of the innermost frame in the packages under
+// test, or -1.
+func (r *recorder) userFrame(frames []proc.Stackframe) int {
+	for i, f := range frames {
+		if r.plan.Files[f.Call.File] {
+			return i
+		}
+	}
+	return -1
+}
+
+// catchUp records what goroutine gs did since its previous stop, up to
+// the stop where its stack is frames.
+func (r *recorder) catchUp(gs *gstate, frames []proc.Stackframe, role bpRole, user int) {
+	r.flushPending(gs)
+	r.endOnces(gs, frames)
+	r.countBranches(gs, frames)
+	r.closeRegions(gs, frames, role)
+	r.openRegions(gs, frames, user)
 }
 
 // maxDepth bounds the stack unwound at a stop.
