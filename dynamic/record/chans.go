@@ -68,6 +68,11 @@ type chanOp struct {
 
 // chanState is what the recorder knows of one channel.
 type chanState struct {
+	// id is the channel in the trace: its address, with a generation in
+	// the bits above the address space once a collected channel's address
+	// serves a new one, so the new one's messages and close are its own.
+	id     trace.ObjID
+	cap    uint64
 	sent   uint64   // messages numbered so far
 	queue  []uint64 // the buffered messages' numbers, oldest first; 0: not numbered
 	closed bool     // its close is recorded
@@ -163,20 +168,42 @@ func intArg(scope *proc.EvalScope, name string) (uint64, bool) {
 	return scalar(v)
 }
 
-// chanObj declares a channel on its first use, with its capacity.
+// chanObj returns the recorder's state of the channel at address c,
+// declaring it in the trace on its first use, with its capacity. With mem,
+// it checks that the channel is still the one it knows: a channel that
+// was closed, or had another capacity, is a collected one whose address
+// the runtime gave to a new channel.
 func (r *recorder) chanObj(mem proc.MemoryReadWriter, c uint64, at Line) *chanState {
 	st := r.chans[c]
-	if st == nil {
-		st = &chanState{}
-		r.chans[c] = st
-	}
-	if _, ok := r.t.Objects[trace.ObjID(c)]; !ok && at.File != "" {
-		_, size, ok := r.hchan(mem, c)
-		if ok {
-			r.t.Objects[trace.ObjID(c)] = trace.Object{Kind: trace.ObjChan, Name: fmt.Sprintf("chan@%s:%d", shortFile(at.File), at.Line), Cap: int(size)}
+	if mem != nil {
+		size, ok1 := r.word(mem, c+uint64(r.lay.dataqsiz))
+		closed, ok2 := r.u32(mem, c+uint64(r.lay.closed))
+		if st != nil && ok1 && ok2 && (st.closed && closed == 0 || size != st.cap) {
+			st = nil
+		}
+		if st == nil && ok1 {
+			gen := r.chanGen[c]
+			r.chanGen[c] = gen + 1
+			st = &chanState{id: trace.ObjID(c | gen<<48), cap: size}
+			r.chans[c] = st
 		}
 	}
+	if st == nil {
+		st = &chanState{id: trace.ObjID(c)}
+		r.chans[c] = st
+	}
+	if _, ok := r.t.Objects[st.id]; !ok && at.File != "" {
+		r.t.Objects[st.id] = trace.Object{Kind: trace.ObjChan, Name: fmt.Sprintf("chan@%s:%d", shortFile(at.File), at.Line), Cap: int(st.cap)}
+	}
 	return st
+}
+
+func (r *recorder) u32(mem proc.MemoryReadWriter, addr uint64) (uint32, bool) {
+	var buf [4]byte
+	if _, err := mem.ReadMemory(buf[:], addr); err != nil {
+		return 0, false
+	}
+	return binary.LittleEndian.Uint32(buf[:]), true
 }
 
 // chanEntry records the start of a channel operation by a goroutine of
@@ -316,13 +343,13 @@ func (r *recorder) chanHook(th proc.Thread, g *proc.G, frames []proc.Stackframe,
 	if c == 0 {
 		return
 	}
+	st := r.chanObj(mem, c, Line{})
 	switch hook {
 	case hookClosed:
-		st := r.chanObj(mem, c, Line{})
 		gs := r.gs[cur]
 		if gs != nil && !gs.ended && gs.closing == c {
 			gs.closing = 0
-			r.emit(gs, trace.Event{Kind: trace.KindClose, Obj: trace.ObjID(c), Site: gs.closeSite})
+			r.emit(gs, trace.Event{Kind: trace.KindClose, Obj: st.id, Site: gs.closeSite})
 			st.closed = r.invalid == ""
 		}
 	case hookSendDirect, hookRecvDirect:
@@ -401,9 +428,9 @@ func (r *recorder) handoff(c uint64, sgs *gstate, receiver trace.GoID) {
 		return
 	}
 	st.sent++
-	r.emit(sgs, trace.Event{Kind: trace.KindSend, Obj: trace.ObjID(c), Arg: st.sent, Site: sgs.chanOp.site})
+	r.emit(sgs, trace.Event{Kind: trace.KindSend, Obj: st.id, Arg: st.sent, Site: sgs.chanOp.site})
 	if rgs != nil {
-		r.emit(rgs, trace.Event{Kind: trace.KindRecv, Obj: trace.ObjID(c), Arg: st.sent, Site: rgs.chanOp.site})
+		r.emit(rgs, trace.Event{Kind: trace.KindRecv, Obj: st.id, Arg: st.sent, Site: rgs.chanOp.site})
 	}
 }
 
@@ -418,7 +445,7 @@ func (r *recorder) enqueue(c uint64, gs *gstate, qcount uint64) {
 	}
 	st.sent++
 	st.queue = append(st.queue, st.sent)
-	r.emit(gs, trace.Event{Kind: trace.KindSend, Obj: trace.ObjID(c), Arg: st.sent, Site: gs.chanOp.site})
+	r.emit(gs, trace.Event{Kind: trace.KindSend, Obj: st.id, Arg: st.sent, Site: gs.chanOp.site})
 }
 
 // dequeue records a receive taking the head of c's buffer, which holds
@@ -433,7 +460,7 @@ func (r *recorder) dequeue(c uint64, receiver trace.GoID, qcount uint64) {
 	n := st.queue[0]
 	st.queue = st.queue[1:]
 	if gs != nil && n != 0 {
-		r.emit(gs, trace.Event{Kind: trace.KindRecv, Obj: trace.ObjID(c), Arg: n, Site: gs.chanOp.site})
+		r.emit(gs, trace.Event{Kind: trace.KindRecv, Obj: st.id, Arg: n, Site: gs.chanOp.site})
 	}
 }
 
@@ -464,7 +491,7 @@ func (r *recorder) endChanOp(gs *gstate) {
 		return // not a closed receive, or one of several closed channels
 	}
 	if st := r.chans[closed[0]]; st != nil && st.closed {
-		r.emit(gs, trace.Event{Kind: trace.KindRecv, Obj: trace.ObjID(closed[0]), Site: op.site})
+		r.emit(gs, trace.Event{Kind: trace.KindRecv, Obj: st.id, Site: op.site})
 	}
 }
 

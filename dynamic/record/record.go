@@ -250,7 +250,9 @@ type recorder struct {
 	inst         map[int]uint64 // region id -> last instance
 	forks        []pendingFork
 	chans        map[uint64]*chanState
-	regionFns    map[uint64][]int // function entry -> the regions in it
+	chanGen      map[uint64]uint64 // channel address -> generations seen
+	onceGen      map[uint64]uint64 // Once address -> generations seen
+	regionFns    map[uint64][]int  // function entry -> the regions in it
 	lay          layout
 	signalled    map[trace.ObjID]bool // Conds with a recorded Signal or Broadcast
 	onceRan      map[trace.ObjID]bool // Onces with a recorded Do that ran the function
@@ -322,6 +324,9 @@ func newRecorder(plan *Plan, tgt *proc.Target, progress func(int)) *recorder {
 		gs:    make(map[trace.GoID]*gstate),
 		inst:  make(map[int]uint64),
 		chans: make(map[uint64]*chanState),
+
+		chanGen: make(map[uint64]uint64),
+		onceGen: make(map[uint64]uint64),
 
 		regionFns: make(map[uint64][]int),
 		lay:       readLayout(tgt.BinInfo()),
@@ -919,7 +924,19 @@ func (r *recorder) syncOp(gs *gstate, scope *proc.EvalScope, frames []proc.Stack
 		r.emit(gs, e)
 		r.signalled[obj] = r.invalid == ""
 	case "sync.(*Once).Do":
-		gs.onces = append(gs.onces, onceOp{obj: obj, id: frameID(frames, 0), fn: fnEntry(frames[0]), site: site})
+		// A Once that is not done, where one that is done was, is a new
+		// one at a collected one's address: it gets an id of its own.
+		id := obj | trace.ObjID(r.onceGen[uint64(obj)]<<48)
+		if r.onceRan[id] {
+			if d, err := scope.EvalExpression("o.done.v", loadScalar); err == nil {
+				if done, ok := scalar(d); ok && done == 0 {
+					r.onceGen[uint64(obj)]++
+					id = obj | trace.ObjID(r.onceGen[uint64(obj)]<<48)
+					r.t.Objects[id] = r.t.Objects[obj]
+				}
+			}
+		}
+		gs.onces = append(gs.onces, onceOp{obj: id, id: frameID(frames, 0), fn: fnEntry(frames[0]), site: site})
 	}
 }
 

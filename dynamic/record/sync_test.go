@@ -193,3 +193,30 @@ func TestRecordPingPong(t *testing.T) {
 		t.Errorf("findings:\n%s\nwant none", strings.Join(got, "\n"))
 	}
 }
+
+// A channel or Once that the runtime places where a collected one was is
+// a new object: its close and its Do are its own, not a second close or
+// a second run of the old one's (which would make the trace invalid).
+func TestRecordReuse(t *testing.T) {
+	plan, bin := prepare(t, "reuse", true)
+	tr, oc := record(t, context.Background(), plan, Options{Binary: bin, Args: []string{"4"}})
+	if !oc.Complete || oc.Status != 0 || oc.Invalid != "" {
+		t.Fatalf("outcome %+v", oc)
+	}
+	if err := trace.Validate(tr); err != nil {
+		t.Fatalf("trace: %v", err)
+	}
+	count := map[string]int{}
+	for _, e := range tr.Events {
+		switch {
+		case e.Kind == trace.KindClose, e.Kind == trace.KindOnceDo && e.Arg == 1:
+			count[e.Kind.String()]++
+			if tr.Object(e.Obj).Name == "" {
+				t.Errorf("%v: object %#x is not declared", e, e.Obj)
+			}
+		}
+	}
+	if count["close"] != 4 || count["once"] != 4 {
+		t.Errorf("%d closes and %d Do running the function, want 4 and 4", count["close"], count["once"])
+	}
+}

@@ -1,0 +1,54 @@
+// Command reuse makes, closes and drops a channel and a sync.Once in each
+// round, collecting garbage between rounds, so that the runtime gives a
+// new round's channel and Once the address of the previous round's: the
+// recorder must see them as new objects.
+package main
+
+import (
+	"os"
+	"runtime"
+	"strconv"
+	"sync"
+)
+
+type counter struct {
+	mu sync.Mutex
+	n  int
+}
+
+func (c *counter) inc() {
+	c.mu.Lock()
+	n := c.n
+	c.mu.Unlock()
+	c.mu.Lock()
+	c.n = n + 1
+	c.mu.Unlock()
+}
+
+func round(c *counter) {
+	done := make(chan struct{})
+	once := new(sync.Once)
+	go func() {
+		once.Do(c.inc)
+		close(done)
+	}()
+	<-done
+	once.Do(c.inc)
+}
+
+func main() {
+	rounds := 5
+	if len(os.Args) > 1 {
+		if n, err := strconv.Atoi(os.Args[1]); err == nil {
+			rounds = n
+		}
+	}
+	c := &counter{}
+	for range rounds {
+		round(c)
+		runtime.GC()
+	}
+	if c.n != rounds {
+		os.Exit(1)
+	}
+}
