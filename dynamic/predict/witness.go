@@ -94,6 +94,17 @@ func newSyncMeta(t *trace.Trace) *syncMeta {
 		onceRan:  make(map[trace.ObjID]uint32),
 		stateObj: make(map[trace.ObjID]uint32),
 	}
+	// Size the lists of state-changing events by counting them first:
+	// growing them by append copied them several times over.
+	n := 0
+	for i := range t.Events {
+		switch t.Events[i].Kind {
+		case trace.KindAcquire, trace.KindRelease, trace.KindRAcquire, trace.KindRRelease, trace.KindWGAdd, trace.KindWGDone:
+			n++
+		}
+	}
+	m.stateEvs = make([]uint32, 0, n)
+	m.stateRecs = make([]stateRec, 0, n)
 	gIdx := make(map[trace.GoID]uint32)
 	// The last object and goroutine looked up: lock operations come in
 	// runs on one lock and goroutine.
