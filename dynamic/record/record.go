@@ -74,6 +74,7 @@ var syncFuncs = [...]string{
 	"sync.(*RWMutex).Lock", "sync.(*RWMutex).Unlock",
 	"sync.(*RWMutex).RLock", "sync.(*RWMutex).RUnlock",
 	"sync.(*WaitGroup).Add", "sync.(*WaitGroup).Done", "sync.(*WaitGroup).Wait",
+	"sync.(*WaitGroup).Go",
 	"sync.(*Cond).Wait", "sync.(*Cond).Signal", "sync.(*Cond).Broadcast",
 	"sync.(*Once).Do",
 	"runtime.chanrecv", "runtime.selectgo", "runtime.closechan",
@@ -252,6 +253,7 @@ type recorder struct {
 	chans        map[uint64]*chanState
 	chanGen      map[uint64]uint64 // channel address -> generations seen
 	onceGen      map[uint64]uint64 // Once address -> generations seen
+	wgGoLine     Line              // the go statement in WaitGroup.Go
 	regionFns    map[uint64][]int  // function entry -> the regions in it
 	lay          layout
 	signalled    map[trace.ObjID]bool // Conds with a recorded Signal or Broadcast
@@ -275,8 +277,9 @@ type gstate struct {
 	// under the channel's lock.
 	closing   uint64
 	closeSite trace.SiteID
-	cond      trace.ObjID // the Cond it waits on, between Wait's entry and its Lock
-	onces     []onceOp    // the Once.Do calls it is in, innermost last
+	cond      trace.ObjID  // the Cond it waits on, between Wait's entry and its Lock
+	forkSite  trace.SiteID // the go statement (or WaitGroup.Go call) that started it
+	onces     []onceOp     // the Once.Do calls it is in, innermost last
 }
 
 // onceOp is a call of Once.Do that has not been seen to return.
@@ -340,6 +343,9 @@ func newRecorder(plan *Plan, tgt *proc.Target, progress func(int)) *recorder {
 func (r *recorder) setBreakpoints() error {
 	bi := r.tgt.BinInfo()
 	r.regionFuncs()
+	if file, line := sourceLine(bi, "sync.(*WaitGroup).Go", "go func() {"); line > 0 {
+		r.wgGoLine = Line{file, line}
+	}
 	for _, l := range r.plan.Lines() {
 		addrs, err := proc.FindFileLocation(r.tgt, l.File, l.Line)
 		if err != nil {
@@ -470,6 +476,9 @@ func (r *recorder) hit(th proc.Thread, role bpRole) {
 		// locks a Mutex, Done calls Add) is part of the outer operation,
 		// except the Locker's Unlock and Lock in Cond.Wait.
 		if len(frames) > 1 && frames[1].Call.Fn != nil && frames[1].Call.Fn.PackageName() == "sync" && !inCondWait(frames) {
+			if role.syncFn == "sync.(*WaitGroup).Done" && strings.HasPrefix(fnName(frames[1].Call.Fn), "sync.(*WaitGroup).Go.") {
+				r.wgGoDone(th, g, frames)
+			}
 			return
 		}
 		if role.syncFn == "runtime.goexit1" {
@@ -661,6 +670,7 @@ func (r *recorder) goroutine(gid trace.GoID, g *proc.G) *gstate {
 		r.rootUp = true
 		r.gs[rootG] = &gstate{id: rootG}
 	}
+	gs.forkSite = site
 	r.emit(r.gs[parent], trace.Event{Kind: trace.KindFork, Arg: uint64(gid), Site: site})
 	return gs
 }
@@ -914,6 +924,15 @@ func (r *recorder) syncOp(gs *gstate, scope *proc.EvalScope, frames []proc.Stack
 	case "sync.(*WaitGroup).Wait":
 		e.Kind = trace.KindWGWait
 		gs.pending = append(gs.pending, e)
+	case "sync.(*WaitGroup).Go":
+		// Go adds one and starts f in a goroutine of the sync package's
+		// go statement, which is forked from here; its Done is recorded
+		// by wgGoDone.
+		e.Kind, e.Arg = trace.KindWGAdd, 1
+		r.emit(gs, e)
+		if r.wgGoLine.Line > 0 {
+			r.forks = append(r.forks, pendingFork{parent: gs.id, site: r.wgGoLine, siteID: site})
+		}
 	case "sync.(*Cond).Wait":
 		gs.cond = obj
 	case "sync.(*Cond).Signal", "sync.(*Cond).Broadcast":
@@ -938,6 +957,24 @@ func (r *recorder) syncOp(gs *gstate, scope *proc.EvalScope, frames []proc.Stack
 		}
 		gs.onces = append(gs.onces, onceOp{obj: id, id: frameID(frames, 0), fn: fnEntry(frames[0]), site: site})
 	}
+}
+
+// wgGoDone records the Done of a goroutine that WaitGroup.Go started, once
+// its function has returned: a call from the sync package, but the one
+// that ends the goroutine's part. Its site is the call of Go.
+func (r *recorder) wgGoDone(th proc.Thread, g *proc.G, frames []proc.Stackframe) {
+	gs := r.goroutine(trace.GoID(g.ID), g)
+	if gs == nil {
+		return
+	}
+	scope := proc.FrameToScope(r.tgt, th.ProcessMemory(), g, th.ThreadID(), frames...)
+	v, err := scope.EvalExpression("*wg", loadScalar)
+	if err != nil || v.Addr == 0 {
+		r.unevaluated++
+		return
+	}
+	r.flushPending(gs)
+	r.emit(gs, trace.Event{Kind: trace.KindWGDone, Obj: trace.ObjID(v.Addr), Site: gs.forkSite})
 }
 
 // inCondWait reports whether a sync method was called by Cond.Wait, for

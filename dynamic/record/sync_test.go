@@ -192,6 +192,9 @@ func TestRecordPingPong(t *testing.T) {
 	if got := findings(tr); len(got) != 0 {
 		t.Errorf("findings:\n%s\nwant none", strings.Join(got, "\n"))
 	}
+	if len(findings(withoutSync(tr))) == 0 {
+		t.Errorf("without its channel events the trace predicts nothing either: they are not what rules the violation out")
+	}
 }
 
 // A channel or Once that the runtime places where a collected one was is
@@ -218,5 +221,52 @@ func TestRecordReuse(t *testing.T) {
 	}
 	if count["close"] != 4 || count["once"] != 4 {
 		t.Errorf("%d closes and %d Do running the function, want 4 and 4", count["close"], count["once"])
+	}
+}
+
+// WaitGroup.Go's task is forked by its caller, and its Done, made by the
+// sync package after the task returns, is recorded: the reset after Wait
+// is ordered after the task's update.
+func TestRecordWaitGroupGo(t *testing.T) {
+	plan, bin := prepare(t, "wggo", false)
+	tr, oc := record(t, context.Background(), plan, Options{Binary: bin})
+	if !oc.Complete || oc.Status != 0 || oc.Invalid != "" {
+		t.Fatalf("outcome %+v", oc)
+	}
+	if err := trace.Validate(tr); err != nil {
+		t.Fatalf("trace: %v", err)
+	}
+	var got []string
+	forker := map[trace.GoID]trace.GoID{}
+	for _, e := range tr.Events {
+		switch e.Kind {
+		case trace.KindFork:
+			forker[trace.GoID(e.Arg)] = e.G
+		case trace.KindWGAdd, trace.KindWGDone, trace.KindWGWait:
+			s := tr.Site(e.Site)
+			got = append(got, fmt.Sprintf("%s %s:%d", e.Kind, filepath.Base(s.File), s.Line))
+		}
+	}
+	want := []string{"wgadd wggo_test.go:13", "wgdone wggo_test.go:13", "wgwait wggo_test.go:16"}
+	if !slices.Equal(got, want) {
+		t.Errorf("WaitGroup events %q, want %q", got, want)
+	}
+	for _, e := range tr.Events {
+		if e.Kind == trace.KindWGDone && forker[e.G] == rootG {
+			t.Errorf("the task g%d is forked by the program, not by the test", e.G)
+		}
+	}
+	if got := findings(tr); len(got) != 0 {
+		t.Errorf("findings:\n%s\nwant none", strings.Join(got, "\n"))
+	}
+	stripped := &trace.Trace{Sites: tr.Sites, Objects: tr.Objects}
+	for _, e := range tr.Events {
+		if e.Kind != trace.KindWGAdd && e.Kind != trace.KindWGDone && e.Kind != trace.KindWGWait {
+			e.Seq = uint64(len(stripped.Events))
+			stripped.Events = append(stripped.Events, e)
+		}
+	}
+	if len(findings(stripped)) == 0 {
+		t.Errorf("without its WaitGroup events the trace predicts nothing either: they are not what rules the violation out")
 	}
 }
