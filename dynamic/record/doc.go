@@ -6,11 +6,11 @@
 // The probe plan (MakePlan) comes from the regions analyzer: a breakpoint
 // at every line with a direct access to shared state (sync/atomic calls
 // included) and every go statement, plus the entries of the sync
-// package's Mutex, RWMutex, WaitGroup, Cond and Once methods, of the
-// runtime's channel receives, selects and closes, of the runtime's
-// functions where a message changes hands, and of its goroutine exit; a
-// region begins at the first stop inside it. At each stop, every goroutine stopped at a breakpoint
-// contributes its events (Record). The recorded order is kept a possible
+// package's Mutex, RWMutex, WaitGroup (Go included), Cond and Once
+// methods, of the runtime's channel receives, selects and closes, of the
+// runtime's functions where a message changes hands, and of its goroutine
+// exit; a region begins at the first stop inside it. At each stop, every
+// goroutine stopped at a breakpoint contributes its events (Record). The recorded order is kept a possible
 // execution: an acquire, a Wait, an atomic load or read-modify-write, a
 // woken Cond.Wait and a returned Once.Do are recorded at the goroutine's
 // next stop, after they returned; a release, a Done, an atomic store and
