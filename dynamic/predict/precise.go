@@ -134,6 +134,8 @@ type preciseStage struct {
 	vals   *valueTable
 	stats  *PreciseStats
 	errs   map[string]bool
+	// deadline ends the current check; zero for none.
+	deadline time.Time
 }
 
 func newPreciseStage(t *trace.Trace, m *syncMeta, p *prefixState, opts *Options) *preciseStage {
@@ -251,6 +253,13 @@ func (ps *preciseStage) check(targets []uint32, adjacent bool) checkResult {
 	if !ok {
 		return checkResult{status: solve.Unknown, err: fmt.Sprintf("a finding spans more than %d times the window of %d events", maxSpanFactor, ps.window)}
 	}
+	// One deadline covers the check's solver calls (the window, its
+	// relaxed form, the whole trace), so that it never runs past the
+	// budget.
+	ps.deadline = time.Time{}
+	if ps.budget.Time > 0 {
+		ps.deadline = time.Now().Add(ps.budget.Time)
+	}
 	res := ps.checkWindow(from, to, targets, adjacent)
 	n := len(ps.t.Events)
 	if res.status != solve.Unsat || from == 0 && int(to) == n {
@@ -282,7 +291,7 @@ func (ps *preciseStage) checkWindow(from, to uint32, targets []uint32, adjacent 
 		}
 		res.status = status
 		if err != nil {
-			res.status, res.err = solve.Unknown, err.Error()
+			res.status, res.err = solve.Unknown, failure(err)
 		}
 		return res
 	}
@@ -291,7 +300,7 @@ func (ps *preciseStage) checkWindow(from, to uint32, targets []uint32, adjacent 
 			enc.close()
 		}
 		res.status = solve.Unknown
-		res.err = err.Error()
+		res.err = failure(err)
 		return res
 	}
 	defer enc.close()
@@ -317,6 +326,14 @@ func (ps *preciseStage) checkWindow(from, to uint32, targets []uint32, adjacent 
 	}
 	res.sched = sched
 	return res
+}
+
+// failure is what a check reports of err: nothing if the time ran out.
+func failure(err error) string {
+	if errors.Is(err, errOutOfTime) {
+		return ""
+	}
+	return err.Error()
 }
 
 // solve encodes the window and checks it. With relaxed, a write or read
@@ -488,6 +505,9 @@ type section struct {
 }
 
 var errTooLarge = errors.New("the encoding exceeds its size bound")
+
+// errOutOfTime says a check's budget ran out between its solver calls.
+var errOutOfTime = errors.New("out of time")
 
 // encode builds the constraints of the window [from, to) for targets.
 func (ps *preciseStage) encode(from, to uint32, targets []uint32, adjacent, relaxed bool) (*encoding, error) {
@@ -665,7 +685,13 @@ func (ps *preciseStage) encode(from, to uint32, targets []uint32, adjacent, rela
 			return enc, nil
 		}
 	}
-	s, err := ps.open(len(enc.ev), ps.budget)
+	b := ps.budget
+	if !ps.deadline.IsZero() {
+		if b.Time = time.Until(ps.deadline); b.Time <= 0 {
+			return nil, errOutOfTime
+		}
+	}
+	s, err := ps.open(len(enc.ev), b)
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/tools/txtar"
 
@@ -114,6 +115,11 @@ g2 rel mu
 	res := Predict(tr, Options{Precise: true, newSolver: unknown})
 	if len(res.Findings) != 1 || res.Findings[0].Level != LevelFiltered || res.Precise.Unknown != 1 {
 		t.Fatalf("got %+v, stats %+v", res.Findings, res.Precise)
+	}
+	// A budget that runs out is not an error.
+	res = Predict(tr, Options{Precise: true, Budget: solve.Budget{Time: time.Nanosecond}})
+	if len(res.Findings) != 1 || res.Findings[0].Level != LevelFiltered || res.Precise.Unknown != 1 || len(res.Precise.Errors) != 0 {
+		t.Fatalf("tiny budget: got %+v, stats %+v", res.Findings, res.Precise)
 	}
 	failing := func(int, solve.Budget) (solve.Solver, error) { return nil, fmt.Errorf("no solver here") }
 	res = Predict(tr, Options{Precise: true, newSolver: failing})
