@@ -17,13 +17,22 @@ import (
 
 func bruteFactory(n int, _ solve.Budget) (solve.Solver, error) { return newBruteSolver(n), nil }
 
-// TestPreciseEnginesAgree runs every fixture with the default engine and
-// with the brute-force one: the findings, levels and witnesses agree
-// where the brute force can decide (its orders are enumerated in full).
+// TestPreciseEnginesAgree runs every fixture with the default engine, the
+// brute-force one and the external solvers that are installed: the
+// findings and their levels agree.
 func TestPreciseEnginesAgree(t *testing.T) {
 	files, err := filepath.Glob("testdata/predict/*.txtar")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no fixtures: %v", err)
+	}
+	// The external solvers, where installed, must agree too.
+	var external []string
+	for _, s := range []string{"z3", "cvc5"} {
+		if err := CheckSolver(s); err != nil {
+			t.Logf("not cross-checked with %s: %v", s, err)
+			continue
+		}
+		external = append(external, s)
 	}
 	for _, file := range files {
 		ar, err := txtar.ParseFile(file)
@@ -50,6 +59,11 @@ func TestPreciseEnginesAgree(t *testing.T) {
 			brute := lines(Options{All: true, Precise: true, newSolver: bruteFactory})
 			if def != brute {
 				t.Errorf("%s: default engine:\n%s\nbrute force:\n%s", file, def, brute)
+			}
+			for _, ext := range external {
+				if got := lines(Options{All: true, Precise: true, Solver: ext}); got != def {
+					t.Errorf("%s: default engine:\n%s\n%s:\n%s", file, def, ext, got)
+				}
 			}
 		}
 	}
