@@ -650,7 +650,9 @@ func (ps *preciseStage) encode(from, to uint32, targets []uint32, adjacent, rela
 	// edges, computed in reverse topological order.
 	topo, acyclic := topoOrder(succ)
 	if !acyclic {
-		return nil, fmt.Errorf("the synchronisation of events %d-%d is cyclic", t.Events[from].Seq, t.Events[to-1].Seq)
+		// No run orders its events so; the message names no window, so
+		// that a trace with many such windows says it once.
+		return nil, errors.New("some findings are left undecided: the trace's synchronisation orders some events in a cycle, which no run can do (such as a goroutine going on after a send before the receive the send waits for)")
 	}
 	words := (L + 63) / 64
 	store := make([]uint64, L*words)
