@@ -65,7 +65,7 @@ func TestPredictText(t *testing.T) {
 		"\tc.go:9:2: g2 writes c.n (interleaved)",
 		"\tc.go:4:2: g1 writes c.n (last)",
 		"\tlevel: proven",
-		"\twitness:",
+		"\twitness: run the trace's events before #3 as recorded, then:",
 		"\t\tg2 c.go:9:2 wr c.n",
 	}
 	for _, w := range want {

@@ -190,7 +190,7 @@ func (ps *preciseStage) decide(f *Finding, reps [][]uint32) preciseVerdict {
 				}
 				f.Level = LevelProven
 				f.Dropped = ""
-				f.WitnessFrom = ps.t.Events[res.from].Seq
+				f.WitnessFrom = ps.t.Events[res.witnessFrom].Seq
 				f.Witness = make([]uint64, len(res.sched))
 				for i, e := range res.sched {
 					f.Witness[i] = ps.t.Events[e].Seq
@@ -235,8 +235,11 @@ type checkResult struct {
 	status   solve.Status
 	from, to uint32   // the window
 	sched    []uint32 // for Sat: the witness, validated
-	err      string   // for Unknown: why, if not the budget
-	rejected bool     // err is the validator's rejection of a model
+	// witnessFrom is where sched departs from the trace's order: it runs
+	// the events before it as recorded.
+	witnessFrom uint32
+	err         string // for Unknown: why, if not the budget
+	rejected    bool   // err is the validator's rejection of a model
 }
 
 // check decides whether an interleaving of the window around targets runs
@@ -323,6 +326,20 @@ func (ps *preciseStage) checkWindow(from, to uint32, targets []uint32, adjacent 
 		res.err = fmt.Sprintf("the witness validator rejects the solver's schedule for events %v: %v", ps.seqs(targets), verr)
 		res.rejected = true
 		return res
+	}
+	// The schedule's steps that run the trace's events in their recorded
+	// order from the window's start, up to the first of the finding's
+	// accesses, join the recorded prefix, which shortens the witness
+	// without changing it.
+	first := slices.Min(targets)
+	k := 0
+	for k < len(sched)-1 && sched[k] == from+uint32(k) && sched[k] < first {
+		k++
+	}
+	if k > 0 && validateSchedule(ps.m, ps.p, from+uint32(k), sched[k:], g) == nil {
+		res.witnessFrom, sched = from+uint32(k), sched[k:]
+	} else {
+		res.witnessFrom = from
 	}
 	res.sched = sched
 	return res
