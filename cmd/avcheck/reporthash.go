@@ -83,16 +83,25 @@ func vetCommand(pkg, hash string) string {
 }
 
 // vetTool is how the command names this avcheck: $(which avcheck) when
-// that is the program running, else its path.
+// that is the program running, or when the program running is go run's
+// temporary build, which is gone by the time the user runs the command;
+// else its path.
 func vetTool() string {
 	self, err := os.Executable()
-	if err != nil {
+	if err != nil || goRunBuild(self) {
 		return "$(which avcheck)"
 	}
 	if onPath, err := exec.LookPath("avcheck"); err == nil && sameFile(self, onPath) {
 		return "$(which avcheck)"
 	}
 	return shellQuote(self)
+}
+
+// goRunBuild reports whether path is a binary that go run built in its
+// temporary work directory ($TMPDIR/go-buildNNN/bNNN/exe/avcheck).
+func goRunBuild(path string) bool {
+	dir, exe := filepath.Split(path)
+	return exe != "" && filepath.Base(dir) == "exe" && strings.Contains(dir, string(filepath.Separator)+"go-build")
 }
 
 func sameFile(a, b string) bool {
