@@ -15,10 +15,6 @@ import (
 // program's channel operations, because which message a receive takes is
 // decided inside the runtime, under the channel's lock:
 //
-//   - the entries of runtime.chanrecv and runtime.selectgo say which
-//     goroutine starts which operation, on which channels, from which
-//     source line (the goroutine's pending operation, chanOp); a plain
-//     send is seen first at its transfer (see sender);
 //   - the transfers happen under the channel's lock, at three functions:
 //     runtime.send (a sender hands its message to a waiting receiver),
 //     runtime.recv (a receiver takes a waiting sender's message, directly
@@ -27,9 +23,18 @@ import (
 //     leaves the buffer, in chansend, chanrecv and selectgo). Since these
 //     run under the lock, their order is the channel's order, and both
 //     sides of a transfer are recorded there: the send first, then the
-//     receive of the same message;
+//     receive of the same message. The goroutines on both sides, the one
+//     stopped there and the one parked in its operation, are identified
+//     from the runtime's structures, and their sites from their stacks
+//     (sender, receiver); a plain send or receive needs no probe of its
+//     own;
+//   - a select is probed at the entry of runtime.selectgo, which says
+//     which channels it may send or receive on (the goroutine's pending
+//     operation, chanOp);
 //   - a close is recorded under the lock too, at closechan's line setting
-//     c.closed, so no send can be recorded after it.
+//     c.closed, so no send can be recorded after it; the plain receives
+//     parked on the channel, which the close ends, are recorded right
+//     after it.
 //
 // Messages are numbered per channel in the order they enter it (handed
 // over, or put in the buffer), which is the order receives take them: the
@@ -40,11 +45,12 @@ import (
 // the runtime's count at every operation, so a buffer emptied behind the
 // recorder's back (a timer channel's drain) only loses numbers.
 //
-// A receive that returns because the channel is closed takes no message;
-// it is recorded when the goroutine is next seen, if the blocking receive
-// (or blocking select with exactly one closed receive case) saw no
-// transfer. A non-blocking one (a select with a default case) is not
-// recorded: whether it took the default case cannot be told apart.
+// A plain receive that returns because its channel is closed is recorded
+// where chanrecv returns it (or at the close, if it was parked). A select
+// that took no message is recorded as a closed receive when the goroutine
+// is next seen, if it was a blocking one with exactly one closed receive
+// case; a non-blocking one (with a default case) is not recorded: whether
+// it took the default case cannot be told apart.
 
 // chanOpKind is what a pending channel operation is.
 type chanOpKind uint8
@@ -86,6 +92,8 @@ type layout struct {
 	qcount, dataqsiz, closed  int64 // runtime.hchan
 	sendx, recvx              int64
 	sudogG, goid              int64 // runtime.sudog.g, runtime.g.goid
+	recvqFirst                int64 // runtime.hchan.recvq.first
+	sudogNext, sudogIsSelect  int64
 	scaseSize, scaseC, ptrLen int64
 }
 
@@ -119,6 +127,12 @@ func readLayout(bi *proc.BinaryInfo) layout {
 	l.qcount, l.dataqsiz, l.closed = get(hchan, "qcount"), get(hchan, "dataqsiz"), get(hchan, "closed")
 	l.sendx, l.recvx = get(hchan, "sendx"), get(hchan, "recvx")
 	l.sudogG, l.goid = get(sudog, "g"), get(g, "goid")
+	l.sudogNext, l.sudogIsSelect = get(sudog, "next"), get(sudog, "isSelect")
+	if waitq, err := bi.FindType("runtime.waitq"); err == nil {
+		l.recvqFirst = get(hchan, "recvq") + get(waitq, "first")
+	} else {
+		ok = false
+	}
 	// A program without a select statement has no selectgo, nor its
 	// case type.
 	if scase, err := bi.FindType("runtime.scase"); err == nil {
@@ -213,14 +227,6 @@ func (r *recorder) chanEntry(gs *gstate, scope *proc.EvalScope, mem proc.MemoryR
 		return
 	}
 	switch name {
-	case "runtime.chanrecv":
-		c := pointerArg(scope, "c")
-		block, ok := intArg(scope, "block")
-		if c == 0 || !ok {
-			return // a nil channel blocks forever, or returns at once
-		}
-		r.chanObj(mem, c, at)
-		gs.chanOp = &chanOp{kind: opRecv, c: c, block: block == 1, site: site}
 	case "runtime.selectgo":
 		if r.lay.scaseSize == 0 {
 			return
@@ -291,15 +297,23 @@ func (r *recorder) opOf(gid trace.GoID, c uint64, send bool) *gstate {
 	return gs
 }
 
-// sender returns the state of goroutine gid sending on c, with its send
-// as its channel operation, or nil if the send is not recorded. A select
-// is probed at its entry; a plain send is not, to save a stop per message:
-// it is seen first where its message changes hands, where the sending
-// goroutine is the one stopped (g and frames are its) or one parked in
-// the send (g is nil). Either way, what the goroutine did before the send
-// is recorded first.
+// sender and receiver return the state of goroutine gid sending (or
+// receiving) on c, with the operation as its channel operation, or nil if
+// the operation is not recorded. A select is probed at its entry; a plain
+// send or receive is not, to save a stop per message: it is seen first
+// where its message changes hands, where the goroutine is the one stopped
+// (g and frames are its) or one parked in the operation (g is nil).
+// Either way, what the goroutine did before is recorded first.
 func (r *recorder) sender(gid trace.GoID, c uint64, g *proc.G, frames []proc.Stackframe) *gstate {
-	if gs := r.opOf(gid, c, true); gs != nil {
+	return r.party(gid, c, true, g, frames)
+}
+
+func (r *recorder) receiver(gid trace.GoID, c uint64, g *proc.G, frames []proc.Stackframe) *gstate {
+	return r.party(gid, c, false, g, frames)
+}
+
+func (r *recorder) party(gid trace.GoID, c uint64, send bool, g *proc.G, frames []proc.Stackframe) *gstate {
+	if gs := r.opOf(gid, c, send); gs != nil {
 		return gs // a select
 	}
 	if gs := r.gs[gid]; gs != nil && gs.ended {
@@ -326,8 +340,34 @@ func (r *recorder) sender(gid trace.GoID, c uint64, g *proc.G, frames []proc.Sta
 	uf := frames[user].Call
 	at := Line{uf.File, uf.Line}
 	r.chanObj(r.tgt.Memory(), c, at)
-	gs.chanOp = &chanOp{kind: opSend, c: c, block: true, site: r.site(at, 0, fnName(uf.Fn)), done: true}
+	kind := opRecv
+	if send {
+		kind = opSend
+	}
+	gs.chanOp = &chanOp{kind: kind, c: c, block: true, site: r.site(at, 0, fnName(uf.Fn)), done: true}
 	return gs
+}
+
+// closedReceivers records the receive of each goroutine parked in a plain
+// receive on c, which c's close, under way, ends: they return with no
+// message. (A select parked on c is recorded when it is next seen; see
+// endChanOp.)
+func (r *recorder) closedReceivers(mem proc.MemoryReadWriter, c uint64, st *chanState) {
+	sg, ok := r.word(mem, c+uint64(r.lay.recvqFirst))
+	for n := 0; ok && sg != 0 && n < 1<<16; n++ {
+		var sel [1]byte
+		if _, err := mem.ReadMemory(sel[:], sg+uint64(r.lay.sudogIsSelect)); err != nil {
+			return
+		}
+		gp, ok1 := r.word(mem, sg+uint64(r.lay.sudogG))
+		gid, ok2 := r.word(mem, gp+uint64(r.lay.goid))
+		if sel[0] == 0 && ok1 && ok2 {
+			if gs := r.receiver(trace.GoID(gid), c, nil, nil); gs != nil {
+				r.emit(gs, trace.Event{Kind: trace.KindRecv, Obj: st.id, Site: gs.chanOp.site})
+			}
+		}
+		sg, ok = r.word(mem, sg+uint64(r.lay.sudogNext))
+	}
 }
 
 // chanHook handles a stop at one of the runtime's channel transfer points
@@ -351,6 +391,16 @@ func (r *recorder) chanHook(th proc.Thread, g *proc.G, frames []proc.Stackframe,
 			gs.closing = 0
 			r.emit(gs, trace.Event{Kind: trace.KindClose, Obj: st.id, Site: gs.closeSite})
 			st.closed = r.invalid == ""
+			if st.closed {
+				r.closedReceivers(mem, c, st)
+			}
+		}
+	case hookRecvClosed:
+		// chanrecv returns with no message: c is closed and empty.
+		if st.closed {
+			if gs := r.receiver(cur, c, g, frames); gs != nil {
+				r.emit(gs, trace.Event{Kind: trace.KindRecv, Obj: st.id, Site: gs.chanOp.site})
+			}
 		}
 	case hookSendDirect, hookRecvDirect:
 		sg := pointerArg(scope, "sg")
@@ -360,7 +410,7 @@ func (r *recorder) chanHook(th proc.Thread, g *proc.G, frames []proc.Stackframe,
 			return
 		}
 		if hook == hookSendDirect {
-			r.handoff(c, r.sender(cur, c, g, frames), trace.GoID(other))
+			r.handoff(c, r.sender(cur, c, g, frames), r.receiver(trace.GoID(other), c, nil, nil))
 			return
 		}
 		qcount, size, ok := r.hchan(mem, c)
@@ -368,12 +418,13 @@ func (r *recorder) chanHook(th proc.Thread, g *proc.G, frames []proc.Stackframe,
 			return
 		}
 		if size == 0 {
-			r.handoff(c, r.sender(trace.GoID(other), c, nil, nil), cur)
+			rgs := r.receiver(cur, c, g, frames)
+			r.handoff(c, r.sender(trace.GoID(other), c, nil, nil), rgs)
 			return
 		}
 		// A full buffer: the receiver takes its head, the waiting sender's
 		// message joins its tail.
-		r.dequeue(c, cur, qcount)
+		r.dequeue(c, r.receiver(cur, c, g, frames), qcount)
 		r.enqueue(c, r.sender(trace.GoID(other), c, nil, nil), qcount-1)
 	case hookChanBuf:
 		if len(frames) < 2 || frames[1].Call.Fn == nil {
@@ -386,8 +437,10 @@ func (r *recorder) chanHook(th proc.Thread, g *proc.G, frames []proc.Stackframe,
 		switch frames[1].Call.Fn.Name {
 		case "runtime.chansend":
 			r.enqueue(c, r.sender(cur, c, g, frames), qcount)
-		case "runtime.chanrecv", "runtime.timerchandrain":
-			r.dequeue(c, cur, qcount)
+		case "runtime.chanrecv":
+			r.dequeue(c, r.receiver(cur, c, g, frames), qcount)
+		case "runtime.timerchandrain":
+			r.dequeue(c, nil, qcount)
 		case "runtime.selectgo":
 			// selectgo indexes the buffer at sendx to send and at recvx to
 			// receive; they are equal only when the buffer is empty (only
@@ -405,7 +458,7 @@ func (r *recorder) chanHook(th proc.Thread, g *proc.G, frames []proc.Stackframe,
 			if send {
 				r.enqueue(c, r.opOf(cur, c, true), qcount)
 			} else {
-				r.dequeue(c, cur, qcount)
+				r.dequeue(c, r.opOf(cur, c, false), qcount)
 			}
 		}
 	}
@@ -419,11 +472,10 @@ func (st *chanState) resync(qcount uint64) {
 	}
 }
 
-// handoff records a message passed from a sender (nil if not recorded)
-// straight to a waiting receiver.
-func (r *recorder) handoff(c uint64, sgs *gstate, receiver trace.GoID) {
+// handoff records a message passed from a sender straight to a waiting
+// receiver (either nil if not recorded).
+func (r *recorder) handoff(c uint64, sgs, rgs *gstate) {
 	st := r.chanObj(nil, c, Line{})
-	rgs := r.opOf(receiver, c, false)
 	if sgs == nil {
 		return
 	}
@@ -448,12 +500,11 @@ func (r *recorder) enqueue(c uint64, gs *gstate, qcount uint64) {
 	r.emit(gs, trace.Event{Kind: trace.KindSend, Obj: st.id, Arg: st.sent, Site: gs.chanOp.site})
 }
 
-// dequeue records a receive taking the head of c's buffer, which holds
-// qcount messages before it.
-func (r *recorder) dequeue(c uint64, receiver trace.GoID, qcount uint64) {
+// dequeue records a receive (nil if not recorded) taking the head of c's
+// buffer, which holds qcount messages before it.
+func (r *recorder) dequeue(c uint64, gs *gstate, qcount uint64) {
 	st := r.chanObj(nil, c, Line{})
 	st.resync(qcount)
-	gs := r.opOf(receiver, c, false)
 	if len(st.queue) == 0 {
 		return
 	}
@@ -504,27 +555,28 @@ func contains(list []uint64, x uint64) bool {
 	return false
 }
 
-// sourceLine finds the line of a function of the program's runtime or
+// sourceLines finds the lines of a function of the program's runtime or
 // standard library whose trimmed text is text, for the recorder's probes
-// inside them. It returns 0 if the source is not there.
-func sourceLine(bi *proc.BinaryInfo, fn, text string) (string, int) {
+// inside them. It returns none if the source is not there.
+func sourceLines(bi *proc.BinaryInfo, fn, text string) (string, []int) {
 	fns, err := bi.FindFunction(fn)
 	if err != nil || len(fns) == 0 {
-		return "", 0
+		return "", nil
 	}
 	file, first := bi.EntryLineForFunc(fns[0])
 	data, err := os.ReadFile(file)
 	if err != nil {
-		return "", 0
+		return "", nil
 	}
 	lines := strings.Split(string(data), "\n")
+	var found []int
 	for i := first; i < len(lines); i++ {
 		if strings.HasPrefix(lines[i], "}") {
 			break
 		}
 		if strings.TrimSpace(lines[i]) == text {
-			return file, i + 1
+			found = append(found, i+1)
 		}
 	}
-	return "", 0
+	return file, found
 }

@@ -7,9 +7,9 @@
 // at every line with a direct access to shared state (sync/atomic calls
 // included) and every go statement, plus the entries of the sync
 // package's Mutex, RWMutex, WaitGroup (Go included), Cond and Once
-// methods, of the runtime's channel receives, selects and closes, of the
-// runtime's functions where a message changes hands, and of its goroutine
-// exit; a region begins at the first stop inside it. At each stop, every
+// methods, of the runtime's selects and closes, of the runtime's places
+// where a message changes hands or a receive finds its channel closed, and
+// of its goroutine exit; a region begins at the first stop inside it. At each stop, every
 // goroutine stopped at a breakpoint contributes its events (Record). The recorded order is kept a possible
 // execution: an acquire, a Wait, an atomic load or read-modify-write, a
 // woken Cond.Wait and a returned Once.Do are recorded at the goroutine's
@@ -28,9 +28,9 @@
 //     (or at the child's first stop, if that comes first);
 //   - Branches counts the conditional statements between two stops of a
 //     goroutine in their innermost shared frame, from the source;
-//   - a receive that returns because its channel is closed is recorded
-//     only from a blocking receive or select (with exactly one closed
-//     receive case); a message sent or received by a goroutine outside
+//   - a select that returns because a channel is closed is recorded only
+//     if it was blocking, with exactly one closed receive case; a message
+//     sent or received by a goroutine outside
 //     the packages under test is not recorded, nor is the other side of
 //     it;
 //   - sync/atomic operations are recorded at their lines in the packages

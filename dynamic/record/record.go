@@ -77,7 +77,7 @@ var syncFuncs = [...]string{
 	"sync.(*WaitGroup).Go",
 	"sync.(*Cond).Wait", "sync.(*Cond).Signal", "sync.(*Cond).Broadcast",
 	"sync.(*Once).Do",
-	"runtime.chanrecv", "runtime.selectgo", "runtime.closechan",
+	"runtime.selectgo", "runtime.closechan",
 	"runtime.goexit1",
 }
 
@@ -91,6 +91,7 @@ const (
 	hookRecvDirect          // runtime.recv: a receiver takes a waiting sender's message
 	hookChanBuf             // runtime.chanbuf: a message enters or leaves a buffer
 	hookClosed              // closechan's line setting c.closed
+	hookRecvClosed          // chanrecv's returns of a closed channel's receive
 	hookOnceRun             // sync.(*Once).doSlow's line calling f
 )
 
@@ -343,8 +344,8 @@ func newRecorder(plan *Plan, tgt *proc.Target, progress func(int)) *recorder {
 func (r *recorder) setBreakpoints() error {
 	bi := r.tgt.BinInfo()
 	r.regionFuncs()
-	if file, line := sourceLine(bi, "sync.(*WaitGroup).Go", "go func() {"); line > 0 {
-		r.wgGoLine = Line{file, line}
+	if file, lines := sourceLines(bi, "sync.(*WaitGroup).Go", "go func() {"); len(lines) > 0 {
+		r.wgGoLine = Line{file, lines[0]}
 	}
 	for _, l := range r.plan.Lines() {
 		addrs, err := proc.FindFileLocation(r.tgt, l.File, l.Line)
@@ -388,6 +389,7 @@ func (r *recorder) setBreakpoints() error {
 		{"runtime.recv", "", hookRecvDirect},
 		{"runtime.chanbuf", "", hookChanBuf},
 		{"runtime.closechan", "c.closed = 1", hookClosed},
+		{"runtime.chanrecv", "return true, false", hookRecvClosed},
 		{"sync.(*Once).doSlow", "f()", hookOnceRun},
 	}
 	for _, h := range hooks {
@@ -395,10 +397,15 @@ func (r *recorder) setBreakpoints() error {
 		var err error
 		if h.line == "" {
 			addrs, err = proc.FindFunctionLocation(r.tgt, h.fn, 0)
-		} else if file, line := sourceLine(bi, h.fn, h.line); line > 0 {
-			addrs, err = proc.FindFileLocation(r.tgt, file, line)
 		} else {
-			continue // the runtime's source is not where the binary says
+			file, lines := sourceLines(bi, h.fn, h.line)
+			if len(lines) == 0 {
+				continue // the runtime's source is not where the binary says
+			}
+			for _, line := range lines {
+				a, lerr := proc.FindFileLocation(r.tgt, file, line)
+				addrs, err = append(addrs, a...), lerr
+			}
 		}
 		if err != nil {
 			continue // not linked into this program

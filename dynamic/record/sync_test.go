@@ -180,11 +180,11 @@ func TestRecordPingPong(t *testing.T) {
 	if err := trace.Validate(tr); err != nil {
 		t.Fatalf("trace: %v", err)
 	}
-	// main's last receive, of the closed pong, returns just before the
-	// program ends: it has no later stop to be recorded at.
+	// main's last receive, of the closed pong, is recorded where the
+	// runtime returns it, with no later stop of main needed.
 	want := []string{
 		"recv chan/0#1 main.go:36; send chan/0#1 main.go:38; recv chan/0#2 main.go:36; send chan/0#2 main.go:38; recv chan/0#3 main.go:36; send chan/0#3 main.go:38; recv chan/0#0 main.go:36; close chan/0 main.go:40",
-		"send chan/0#1 main.go:43; recv chan/0#1 main.go:44; send chan/0#2 main.go:43; recv chan/0#2 main.go:44; send chan/0#3 main.go:43; recv chan/0#3 main.go:44; close chan/0 main.go:47",
+		"send chan/0#1 main.go:43; recv chan/0#1 main.go:44; send chan/0#2 main.go:43; recv chan/0#2 main.go:44; send chan/0#3 main.go:43; recv chan/0#3 main.go:44; close chan/0 main.go:47; recv chan/0#0 main.go:48",
 	}
 	if got := syncEvents(tr); !slices.Equal(got, want) {
 		t.Errorf("synchronisation events:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
