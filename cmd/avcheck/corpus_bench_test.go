@@ -100,7 +100,7 @@ func BenchmarkCorpusRun(b *testing.B) {
 			for b.Loop() {
 				var stdout, stderr bytes.Buffer
 				start := time.Now()
-				code := runMain(context.Background(), []string{"-json", filepath.Join(root, pkg), "-run", "^" + e.test + "$"}, &stdout, &stderr)
+				code := runMain(context.Background(), []string{"-json", "-report", filepath.Join(b.TempDir(), "report.json"), filepath.Join(root, pkg), "-run", "^" + e.test + "$"}, &stdout, &stderr)
 				total += time.Since(start)
 				if code != exitClean && code != exitFindings {
 					b.Fatalf("exit %d\n%s", code, stderr.String())

@@ -78,8 +78,18 @@ func reportHashMain(args []string, stdout, stderr io.Writer) int {
 
 // vetCommand is the go vet command that shows the findings of the report
 // with the given hash as diagnostics of the package pattern pkg.
-func vetCommand(pkg, hash string) string {
-	return fmt.Sprintf("go vet -vettool=%s -avreport.hash=%s %s", vetTool(), hash, shellQuote(pkg))
+// A report written elsewhere than the default (avcheck run -report) is
+// named by -avreport.report, as an absolute path: go vet runs the tool in
+// each package's directory.
+func vetCommand(pkg, reportPath, hash string) string {
+	flags := ""
+	if reportPath != "" {
+		if abs, err := filepath.Abs(reportPath); err == nil {
+			reportPath = abs
+		}
+		flags = " -avreport.report=" + shellQuote(reportPath)
+	}
+	return fmt.Sprintf("go vet -vettool=%s%s -avreport.hash=%s %s", vetTool(), flags, hash, shellQuote(pkg))
 }
 
 // vetTool is how the command names this avcheck: $(which avcheck) when

@@ -72,6 +72,7 @@ type runConfig struct {
 	run     string
 	timeout time.Duration
 	out     string
+	report  string
 	format  trace.Format
 	asJSON  bool
 	asSARIF bool
@@ -89,6 +90,7 @@ func parseRunArgs(args []string, stdout, stderr io.Writer) (*runConfig, int, boo
 	fs.StringVar(&cfg.run, "run", "", "run only the tests matching `regexp` (as go test -run)")
 	fs.DurationVar(&cfg.timeout, "timeout", 10*time.Minute, "kill the program after `d` and predict on what was recorded")
 	fs.StringVar(&cfg.out, "o", "", "keep the recorded trace in `FILE` (see -format and docs/trace-formats.md)")
+	fs.StringVar(&cfg.report, "report", "", "write the JSON report that go vet's avreport reads to `FILE` (default .avcheck/report.json at the module root)")
 	format := fs.String("format", "native", "`format` of the trace kept with -o: native or text")
 	fs.BoolVar(&cfg.asJSON, "json", false, "write the report as JSON (the schema of avcheck predict -json)")
 	fs.BoolVar(&cfg.asSARIF, "sarif", false, "write the report as SARIF 2.1.0, with paths relative to the top of the Git checkout (see docs/run.md)")
@@ -227,8 +229,16 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	warnPrecise(stderr, "avcheck run", res.Precise)
 	st := report.Stats{Events: len(t.Events), Goroutines: res.Goroutines, Variables: res.Variables, Seconds: time.Since(start).Seconds()}
 	var reportHash string
-	if root := moduleRoot(dir); root != "" {
-		reportHash, err = saveReport(filepath.Join(root, ".avcheck", "report.json"), root, t, res.Findings, st)
+	reportPath := cfg.report
+	root := moduleRoot(dir)
+	if reportPath == "" && root != "" {
+		reportPath = filepath.Join(root, ".avcheck", "report.json")
+	}
+	if reportPath != "" {
+		if root == "" {
+			root = dir
+		}
+		reportHash, err = saveReport(reportPath, root, t, res.Findings, st)
 		if err != nil {
 			fmt.Fprintf(stderr, "avcheck run: writing the report: %v\n", err)
 		}
@@ -247,7 +257,7 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if len(res.Reported()) > 0 {
 		if reportHash != "" {
-			fmt.Fprintf(stderr, "avcheck run: to see the findings as diagnostics: %s\n", vetCommand(cfg.pkg, reportHash))
+			fmt.Fprintf(stderr, "avcheck run: to see the findings as diagnostics: %s\n", vetCommand(cfg.pkg, cfg.report, reportHash))
 		}
 		return exitFindings
 	}

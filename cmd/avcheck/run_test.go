@@ -23,6 +23,7 @@ type runResult struct {
 	stdout string
 	stderr string
 	doc    report.Document
+	report string // where -report wrote the JSON report
 }
 
 // avcheckRun runs "avcheck run -json args..." from the module root.
@@ -35,14 +36,18 @@ func avcheckRun(t *testing.T, ctx context.Context, args ...string) runResult {
 	}
 	// runMain resolves the package in the current directory; the tests
 	// name packages from the module root, as a user would.
-	args = append([]string{"-json"}, args...)
+	// The report goes to a temporary file, not the module's
+	// .avcheck/report.json, which the suite's avreport would show in the
+	// other tests of this package.
+	reportPath := filepath.Join(t.TempDir(), "report.json")
+	args = append([]string{"-json", "-report", reportPath}, args...)
 	for i, a := range args {
 		if strings.HasPrefix(a, "./") {
 			args[i] = filepath.Join(root, a)
 		}
 	}
 	code := runMain(ctx, args, &stdout, &stderr)
-	res := runResult{code: code, stdout: stdout.String(), stderr: stderr.String()}
+	res := runResult{code: code, stdout: stdout.String(), stderr: stderr.String(), report: reportPath}
 	if strings.Contains(res.stderr, "does not permit ptrace") {
 		t.Skip("ptrace is not permitted here: " + strings.TrimSpace(res.stderr))
 	}
@@ -96,14 +101,19 @@ func TestRunCounter(t *testing.T) {
 	if !strings.Contains(r.stderr, "avcheck run: the program exited normally;") {
 		t.Errorf("stderr does not say how the run ended:\n%s", r.stderr)
 	}
-	// The report is also written at the module root.
-	data, err := os.ReadFile("../../.avcheck/report.json")
+	// The report is also written where -report says (by default at the
+	// module root: TestRunThenVet), and the go vet command printed last
+	// names it.
+	data, err := os.ReadFile(r.report)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var doc report.Document
 	if err := json.Unmarshal(data, &doc); err != nil || doc.Version != report.Version {
-		t.Fatalf(".avcheck/report.json: %v (version %d)", err, doc.Version)
+		t.Fatalf("%s: %v (version %d)", r.report, err, doc.Version)
+	}
+	if want := " -avreport.report=" + shellQuote(r.report) + " -avreport.hash="; !strings.Contains(r.stderr, want) {
+		t.Errorf("the printed go vet command does not name the report with %q:\n%s", want, r.stderr)
 	}
 }
 

@@ -140,7 +140,7 @@ func TestRunSARIF(t *testing.T) {
 		t.Fatal(err)
 	}
 	var stdout, stderr bytes.Buffer
-	code := runMain(context.Background(), []string{"-sarif", filepath.Join(root, "testdata", "record", "counter")}, &stdout, &stderr)
+	code := runMain(context.Background(), []string{"-sarif", "-report", filepath.Join(t.TempDir(), "report.json"), filepath.Join(root, "testdata", "record", "counter")}, &stdout, &stderr)
 	if strings.Contains(stderr.String(), "does not permit ptrace") {
 		t.Skip("ptrace is not permitted here: " + strings.TrimSpace(stderr.String()))
 	}
