@@ -387,21 +387,8 @@ func relatedMessage(f *Finding, a report.Access) string {
 
 // verb says what an access does, as the text report words it.
 func verb(op string) string {
-	k, ok := trace.ParseKind(op)
-	if !ok {
-		return op
-	}
-	switch k {
-	case trace.KindRead:
-		return "reads"
-	case trace.KindWrite:
-		return "writes"
-	case trace.KindAtomicLoad:
-		return "atomically loads"
-	case trace.KindAtomicStore:
-		return "atomically stores"
-	case trace.KindAtomicRMW:
-		return "atomically updates"
+	if k, ok := trace.ParseKind(op); ok {
+		return report.Verb(k)
 	}
 	return op
 }

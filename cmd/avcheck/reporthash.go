@@ -50,7 +50,7 @@ func reportHashMain(args []string, stdout, stderr io.Writer) int {
 	var path string
 	switch flags.NArg() {
 	case 0:
-		root := moduleRoot(workDir())
+		root := avreport.ModuleRoot(workDir())
 		if root == "" {
 			fmt.Fprintln(stderr, "avcheck report-hash: the current directory is in no module: name the report")
 			return exitError

@@ -230,7 +230,7 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	st := report.Stats{Events: len(t.Events), Goroutines: res.Goroutines, Variables: res.Variables, Seconds: time.Since(start).Seconds()}
 	var reportHash string
 	reportPath := cfg.report
-	root := moduleRoot(dir)
+	root := avreport.ModuleRoot(dir)
 	if reportPath == "" && root != "" {
 		reportPath = filepath.Join(root, ".avcheck", "report.json")
 	}
@@ -318,20 +318,6 @@ func saveReport(path, root string, t *trace.Trace, fs []predict.Finding, st repo
 		return "", err
 	}
 	return avreport.Hash(buf.Bytes()), nil
-}
-
-// moduleRoot returns the directory of the go.mod governing dir, or "".
-func moduleRoot(dir string) string {
-	for d := dir; ; {
-		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-			return d
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			return ""
-		}
-		d = parent
-	}
 }
 
 func isTerminal(w io.Writer) bool {

@@ -24,8 +24,9 @@ type Stats struct {
 	Seconds    float64 `json:"seconds"`
 }
 
-// verb says what an access does, as a present-tense verb.
-func verb(k trace.Kind) string {
+// Verb says what an access does, as a present-tense verb ("reads",
+// "atomically stores"), as the reports word it.
+func Verb(k trace.Kind) string {
 	switch k {
 	case trace.KindRead:
 		return "reads"
@@ -77,9 +78,9 @@ func Message(t *trace.Trace, f *predict.Finding) string {
 		if len(acc) != 3 {
 			break
 		}
-		did := fmt.Sprintf("%s then %s %s", verb(acc[0].Op), verb(acc[2].Op), f.Var)
+		did := fmt.Sprintf("%s then %s %s", Verb(acc[0].Op), Verb(acc[2].Op), f.Var)
 		if acc[0].Op == acc[2].Op {
-			did = fmt.Sprintf("%s %s twice", verb(acc[0].Op), f.Var)
+			did = fmt.Sprintf("%s %s twice", Verb(acc[0].Op), f.Var)
 		}
 		why := consequence(f.Pattern)
 		return fmt.Sprintf("%s: %s %s in one region, and %s's %s can run between them (%s); %s",
@@ -96,7 +97,7 @@ func Message(t *trace.Trace, f *predict.Finding) string {
 		}
 		x, y := varOf(t, acc[0]), varOf(t, acc[3])
 		return fmt.Sprintf("%s: %s's region %s %s and then %s %s, and %s's region can access both between them (%s); the pair can be seen or left inconsistent",
-			f.Var, g(0), verb(acc[0].Op), x, verb(acc[3].Op), y, g(1), f.Pattern)
+			f.Var, g(0), Verb(acc[0].Op), x, Verb(acc[3].Op), y, g(1), f.Pattern)
 	case predict.KindUnserializable:
 		return fmt.Sprintf("%s: the recorded run is not conflict-serializable (%s)", f.Var, f.Pattern)
 	}

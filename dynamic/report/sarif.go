@@ -344,7 +344,7 @@ func LinkRelated(text string, related []SARIFLocation) string {
 
 // accessText describes an access of a finding: "g2 writes c.n (interleaved)".
 func accessText(t *trace.Trace, a predict.Access) string {
-	return fmt.Sprintf("g%d %s %s (%s)", a.G, verb(a.Op), varOf(t, a), a.Role)
+	return fmt.Sprintf("g%d %s %s (%s)", a.G, Verb(a.Op), varOf(t, a), a.Role)
 }
 
 // codeFlow turns a finding's witness into a code flow, or nil if it has
@@ -387,7 +387,7 @@ func stepText(t *trace.Trace, e *trace.Event) string {
 	g := fmt.Sprintf("g%d", e.G)
 	switch e.Kind {
 	case trace.KindRead, trace.KindWrite, trace.KindAtomicLoad, trace.KindAtomicStore, trace.KindAtomicRMW:
-		return fmt.Sprintf("%s %s %s", g, verb(e.Kind), obj())
+		return fmt.Sprintf("%s %s %s", g, Verb(e.Kind), obj())
 	case trace.KindAcquire:
 		return fmt.Sprintf("%s locks %s", g, obj())
 	case trace.KindRelease:

@@ -36,7 +36,7 @@ func Text(w io.Writer, t *trace.Trace, fs []predict.Finding, opts TextOptions) e
 		pos := position(relPath(opts.Dir, t.Site(f.Accesses[0].Site)))
 		fmt.Fprintf(bw, "%s: %s\n", pos, Message(t, f))
 		for _, a := range f.Accesses[1:] {
-			fmt.Fprintf(bw, "\t%s: g%d %s %s (%s)\n", position(relPath(opts.Dir, t.Site(a.Site))), a.G, verb(a.Op), varOf(t, a), a.Role)
+			fmt.Fprintf(bw, "\t%s: g%d %s %s (%s)\n", position(relPath(opts.Dir, t.Site(a.Site))), a.G, Verb(a.Op), varOf(t, a), a.Role)
 		}
 		extra := f.Level.String()
 		if f.Count > 1 {
