@@ -644,6 +644,71 @@ func fnEntry(f proc.Stackframe) uint64 {
 	return f.Call.Fn.Entry
 }
 
+// ofFunc returns the probes of a line that belong to the function a
+// goroutine stopped in, fn (a runtime name). A line holds the accesses of
+// several functions when a function literal is written on it
+// (go func() { a = 1 }()): the goroutine that runs the line makes those
+// of its own function, not the literal's. A probe whose function's name
+// runtimeFuncName cannot map is kept.
+func ofFunc(probes []AccessProbe, fn string) []AccessProbe {
+	keep := func(p AccessProbe) bool {
+		rt, ok := runtimeFuncName(p.Func)
+		return !ok || rt == fn
+	}
+	i := 0
+	for i < len(probes) && keep(probes[i]) {
+		i++
+	}
+	if i == len(probes) {
+		return probes
+	}
+	own := slices.Clone(probes[:i])
+	for _, p := range probes[i+1:] {
+		if keep(p) {
+			own = append(own, p)
+		}
+	}
+	return own
+}
+
+// runtimeFuncName turns the name of a function as the plan has it (its SSA
+// name: "pkg/path.F$1$2", "(*pkg/path.T).M$1") into the name the compiler
+// gives it in the binary ("pkg/path.F.func1.2", "pkg/path.(*T).M.func1").
+// It reports false for a name it cannot map (generic, synthetic).
+func runtimeFuncName(name string) (string, bool) {
+	if name == "" || strings.ContainsAny(name, "[]") {
+		return "", false
+	}
+	base, lits, _ := strings.Cut(name, "$")
+	if strings.HasPrefix(base, "(") {
+		recv, method, ok := strings.Cut(base[1:], ").")
+		if !ok {
+			return "", false
+		}
+		star := strings.HasPrefix(recv, "*")
+		recv = strings.TrimPrefix(recv, "*")
+		dot := strings.LastIndex(recv, ".")
+		if dot < 0 {
+			return "", false
+		}
+		if star {
+			base = recv[:dot] + ".(*" + recv[dot+1:] + ")." + method
+		} else {
+			base = recv + "." + method
+		}
+	}
+	if lits == "" {
+		return base, true
+	}
+	parts := strings.Split(lits, "$")
+	for _, p := range parts {
+		if p == "" || strings.Trim(p, "0123456789") != "" {
+			return "", false // $bound, $thunk and the like
+		}
+	}
+	return base + ".func" + strings.Join(parts, "."), true
+}
+
 func fnName(fn *proc.Function) string {
 	if fn == nil {
 		return ""
@@ -786,7 +851,7 @@ func (r *recorder) closeRegions(gs *gstate, frames []proc.Stackframe, role bpRol
 var loadScalar = proc.LoadConfig{MaxStructFields: 0}
 
 func (r *recorder) accesses(gs *gstate, th proc.Thread, g *proc.G, frames []proc.Stackframe, l Line) {
-	probes := r.plan.Accesses[l]
+	probes := ofFunc(r.plan.Accesses[l], fnName(frames[0].Call.Fn))
 	if len(probes) == 0 {
 		return
 	}

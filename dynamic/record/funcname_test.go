@@ -1,0 +1,55 @@
+package record
+
+import (
+	"slices"
+	"testing"
+)
+
+// The runtime names are those the compiler gave these functions in a
+// program built with -gcflags=all=-N -l (runtime.FuncForPC(pc).Name()).
+func TestRuntimeFuncName(t *testing.T) {
+	for ssa, want := range map[string]string{
+		"":                             "",
+		"example.com/cn.main":          "example.com/cn.main",
+		"example.com/cn.main$1":        "example.com/cn.main.func1",
+		"example.com/cn.main$2$1":      "example.com/cn.main.func2.1",
+		"(*example.com/cn.T).M":        "example.com/cn.(*T).M",
+		"(*example.com/cn.T).M$1":      "example.com/cn.(*T).M.func1",
+		"(*example.com/cn.T).M$1$1":    "example.com/cn.(*T).M.func1.1",
+		"(example.com/cn.T).V$3":       "example.com/cn.T.V.func3",
+		"(*example.com/cn.T).M$bound":  "",
+		"(*example.com/cn.G[int]).M$1": "",
+	} {
+		got, ok := runtimeFuncName(ssa)
+		if ok != (want != "") || got != want {
+			t.Errorf("runtimeFuncName(%q) = %q, %v, want %q", ssa, got, ok, want)
+		}
+	}
+}
+
+// Function literals on one line: each goroutine makes only the accesses
+// of its own function; a probe whose function's name cannot be mapped is
+// kept.
+func TestOfFunc(t *testing.T) {
+	a := AccessProbe{Expr: "got[0]", Write: true, Col: 12, Func: "p.TestX$1"}
+	b := AccessProbe{Expr: "got[1]", Write: true, Col: 40, Func: "p.TestX$2"}
+	c := AccessProbe{Expr: "wg", Col: 60, Func: "p.TestX"}
+	g := AccessProbe{Expr: "x", Col: 70, Func: "p.G[int]$1"}
+	line := []AccessProbe{a, b, c, g}
+	for _, tc := range []struct {
+		fn   string
+		want []AccessProbe
+	}{
+		{"p.TestX.func1", []AccessProbe{a, g}},
+		{"p.TestX.func2", []AccessProbe{b, g}},
+		{"p.TestX", []AccessProbe{c, g}},
+		{"p.TestX-range1", []AccessProbe{g}},
+	} {
+		if got := ofFunc(line, tc.fn); !slices.Equal(got, tc.want) {
+			t.Errorf("ofFunc(_, %q) = %v, want %v", tc.fn, got, tc.want)
+		}
+	}
+	if got := ofFunc([]AccessProbe{c, g}, "p.TestX"); len(got) != 2 {
+		t.Errorf("all probes kept: %v", got)
+	}
+}
