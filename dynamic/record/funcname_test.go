@@ -49,6 +49,18 @@ func TestOfFunc(t *testing.T) {
 			t.Errorf("ofFunc(_, %q) = %v, want %v", tc.fn, got, tc.want)
 		}
 	}
+	// A main package's functions are "main.F" in the binary.
+	inc := AccessProbe{Expr: "c.n", Func: "(*example.com/loop.counter).inc"}
+	lit := AccessProbe{Expr: "c", Func: "example.com/loop.main$1"}
+	for fn, want := range map[string][]AccessProbe{
+		"main.(*counter).inc": {inc},
+		"main.main.func1":     {lit},
+		"main.main":           nil,
+	} {
+		if got := ofFunc([]AccessProbe{inc, lit}, fn); !slices.Equal(got, want) {
+			t.Errorf("ofFunc(_, %q) = %v, want %v", fn, got, want)
+		}
+	}
 	if got := ofFunc([]AccessProbe{c, g}, "p.TestX"); len(got) != 2 {
 		t.Errorf("all probes kept: %v", got)
 	}

@@ -651,9 +651,12 @@ func fnEntry(f proc.Stackframe) uint64 {
 // of its own function, not the literal's. A probe whose function's name
 // runtimeFuncName cannot map is kept.
 func ofFunc(probes []AccessProbe, fn string) []AccessProbe {
+	// The binary names a main package's functions "main.F", not by the
+	// package's path: compare the names without their package.
+	fn = withoutPackage(fn)
 	keep := func(p AccessProbe) bool {
 		rt, ok := runtimeFuncName(p.Func)
-		return !ok || rt == fn
+		return !ok || withoutPackage(rt) == fn
 	}
 	i := 0
 	for i < len(probes) && keep(probes[i]) {
@@ -669,6 +672,16 @@ func ofFunc(probes []AccessProbe, fn string) []AccessProbe {
 		}
 	}
 	return own
+}
+
+// withoutPackage strips the package from a function's runtime name:
+// "example.com/p.(*T).M.func1" becomes "(*T).M.func1".
+func withoutPackage(name string) string {
+	i := strings.LastIndexByte(name, '/') + 1
+	if dot := strings.IndexByte(name[i:], '.'); dot >= 0 {
+		return name[i+dot+1:]
+	}
+	return name
 }
 
 // runtimeFuncName turns the name of a function as the plan has it (its SSA
