@@ -22,6 +22,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/avcheck/avcheck/analyzers/avreport"
 	"github.com/avcheck/avcheck/internal/suite"
 	"github.com/golangci/plugin-module-register/register"
 	"golang.org/x/tools/go/analysis"
@@ -35,9 +36,6 @@ const (
 	regionsName   = "regions"
 	guardedbyName = "guardedby"
 	avreportName  = "avreport"
-	// defaultReport is where avcheck run saves the dynamic report, relative
-	// to the module root.
-	defaultReport = ".avcheck/report.json"
 )
 
 func init() {
@@ -217,14 +215,19 @@ func selectAnalyzers(all []*analysis.Analyzer, s Settings) ([]*analysis.Analyzer
 // golangci-lint runs as a rule (avreport takes them from the module root
 // of each package it analyses); a report that does not exist has no hash.
 func (p *Plugin) hashReport() error {
-	path := defaultReport
+	path := avreport.DefaultReport
 	if p.settings.Report != nil {
 		path = *p.settings.Report
 	}
 	if !filepath.IsAbs(path) {
-		root, err := moduleRoot()
+		wd, err := os.Getwd()
 		if err != nil {
-			return err
+			return fmt.Errorf("avcheck: %w", err)
+		}
+		// Outside any module, from the working directory.
+		root := avreport.ModuleRoot(wd)
+		if root == "" {
+			root = wd
 		}
 		path = filepath.Join(root, path)
 	}
@@ -235,28 +238,8 @@ func (p *Plugin) hashReport() error {
 	if err != nil {
 		return fmt.Errorf("avcheck: setting \"report\": %w", err)
 	}
-	sum := sha256.Sum256(data)
-	p.reportHash = hex.EncodeToString(sum[:])
+	p.reportHash = avreport.Hash(data)
 	return nil
-}
-
-// moduleRoot returns the nearest directory at or above the working
-// directory that holds a go.mod, or the working directory if none does.
-func moduleRoot() (string, error) {
-	wd, err := os.Getwd()
-	if err != nil {
-		return "", fmt.Errorf("avcheck: %w", err)
-	}
-	for dir := wd; ; {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return wd, nil
-		}
-		dir = parent
-	}
 }
 
 func find(all []*analysis.Analyzer, name string) *analysis.Analyzer {
