@@ -232,7 +232,7 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	reportPath := cfg.report
 	root := avreport.ModuleRoot(dir)
 	if reportPath == "" && root != "" {
-		reportPath = filepath.Join(root, ".avcheck", "report.json")
+		reportPath = filepath.Join(root, avreport.DefaultReport)
 	}
 	if reportPath != "" {
 		if root == "" {
