@@ -170,24 +170,14 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		// messages, as go test shows it.
 		_, cleanup, berr := record.Build(ctx, dir, cfg.pkg, false)
 		cleanup()
-		var be *record.BuildError
-		if errors.As(berr, &be) {
-			fmt.Fprintln(stderr, be.Error())
-		} else {
-			fmt.Fprintf(stderr, "avcheck run: %v\n", err)
-		}
+		printBuildError(stderr, berr, err)
 		return exitError
 	}
 	program := plan.Main && !plan.HasTests
 	bin, cleanup, err := record.Build(ctx, dir, cfg.pkg, program)
 	defer cleanup()
 	if err != nil {
-		var be *record.BuildError
-		if errors.As(err, &be) {
-			fmt.Fprintln(stderr, be.Error())
-		} else {
-			fmt.Fprintf(stderr, "avcheck run: %v\n", err)
-		}
+		printBuildError(stderr, err, err)
 		return exitError
 	}
 	progArgs := cfg.args
@@ -262,6 +252,18 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitFindings
 	}
 	return exitClean
+}
+
+// printBuildError prints the compiler's messages when berr, the error of
+// building the package, holds them, as go test shows them; otherwise it
+// prints err.
+func printBuildError(stderr io.Writer, berr, err error) {
+	var be *record.BuildError
+	if errors.As(berr, &be) {
+		fmt.Fprintln(stderr, be.Error())
+		return
+	}
+	fmt.Fprintf(stderr, "avcheck run: %v\n", err)
 }
 
 // packageDir is where the program runs: the package's directory for a
