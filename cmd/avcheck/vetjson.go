@@ -338,7 +338,7 @@ func writeVetOutput(w io.Writer, mode vetOutput, data []byte, childCode int) (in
 	}
 	tree, diags, errs, err := normalizeVetJSON(data)
 	if err != nil {
-		return 1, fmt.Errorf("reading the analysis's JSON output: %w", err)
+		return exitError, fmt.Errorf("reading the analysis's JSON output: %w", err)
 	}
 	switch mode {
 	case outputSARIF:
@@ -347,13 +347,13 @@ func writeVetOutput(w io.Writer, mode vetOutput, data []byte, childCode int) (in
 		err = tree.print(w)
 	}
 	if err != nil {
-		return 1, err
+		return exitError, err
 	}
 	switch {
 	case childCode != 0 || errs > 0:
-		return 1, nil
+		return exitError, nil
 	case diags > 0:
-		return 3, nil
+		return exitFindings, nil
 	}
-	return 0, nil
+	return exitClean, nil
 }
