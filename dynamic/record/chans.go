@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/avcheck/avcheck/dynamic/trace"
@@ -283,11 +284,7 @@ func (r *recorder) opOf(gid trace.GoID, c uint64, send bool) *gstate {
 		if send {
 			list = op.sends
 		}
-		found := false
-		for _, x := range list {
-			found = found || x == c
-		}
-		if !found {
+		if !slices.Contains(list, c) {
 			return nil
 		}
 	default:
@@ -533,7 +530,7 @@ func (r *recorder) endChanOp(gs *gstate) {
 		closed = append(closed, op.c)
 	case opSelect:
 		for _, c := range op.recvs {
-			if st := r.chans[c]; st != nil && st.closed && !contains(closed, c) {
+			if st := r.chans[c]; st != nil && st.closed && !slices.Contains(closed, c) {
 				closed = append(closed, c)
 			}
 		}
@@ -544,15 +541,6 @@ func (r *recorder) endChanOp(gs *gstate) {
 	if st := r.chans[closed[0]]; st != nil && st.closed {
 		r.emit(gs, trace.Event{Kind: trace.KindRecv, Obj: st.id, Site: op.site})
 	}
-}
-
-func contains(list []uint64, x uint64) bool {
-	for _, y := range list {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }
 
 // sourceLines finds the lines of a function of the program's runtime or
