@@ -854,6 +854,12 @@ func (r *recorder) closeRegions(gs *gstate, frames []proc.Stackframe, role bpRol
 			break
 		}
 	}
+	r.endRegions(gs, keep)
+}
+
+// endRegions ends the goroutine's open regions past the first keep,
+// innermost first.
+func (r *recorder) endRegions(gs *gstate, keep int) {
 	for len(gs.regions) > keep {
 		o := gs.regions[len(gs.regions)-1]
 		gs.regions = gs.regions[:len(gs.regions)-1]
@@ -871,8 +877,7 @@ func (r *recorder) accesses(gs *gstate, th proc.Thread, g *proc.G, frames []proc
 	scope := proc.FrameToScope(r.tgt, th.ProcessMemory(), g, th.ThreadID(), frames...)
 	// A line is recorded before it runs, so its reads come before its
 	// writes (c.n += d reads c.n, then writes it).
-	order := make([]AccessProbe, len(probes))
-	copy(order, probes)
+	order := slices.Clone(probes)
 	sort.SliceStable(order, func(i, j int) bool {
 		if order[i].Write != order[j].Write {
 			return !order[i].Write
@@ -1154,11 +1159,7 @@ func (r *recorder) goexit(gid trace.GoID, g *proc.G) {
 		gs.onces = gs.onces[:len(gs.onces)-1]
 		r.onceDo(gs, o)
 	}
-	for len(gs.regions) > 0 {
-		o := gs.regions[len(gs.regions)-1]
-		gs.regions = gs.regions[:len(gs.regions)-1]
-		r.emit(gs, trace.Event{Kind: trace.KindRegionEnd, Region: trace.RegionID(o.id), Inst: o.inst})
-	}
+	r.endRegions(gs, 0)
 	r.emit(gs, trace.Event{Kind: trace.KindEnd})
 	gs.ended = true
 }
@@ -1173,12 +1174,7 @@ func (r *recorder) finish() {
 	}
 	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
 	for _, id := range ids {
-		gs := r.gs[id]
-		for len(gs.regions) > 0 && r.invalid == "" {
-			o := gs.regions[len(gs.regions)-1]
-			gs.regions = gs.regions[:len(gs.regions)-1]
-			r.emit(gs, trace.Event{Kind: trace.KindRegionEnd, Region: trace.RegionID(o.id), Inst: o.inst})
-		}
+		r.endRegions(r.gs[id], 0)
 	}
 }
 
