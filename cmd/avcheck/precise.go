@@ -56,9 +56,9 @@ func (p *preciseFlags) apply(o *predict.Options) {
 	o.Budget = solve.Budget{Time: p.budget}
 }
 
-// warn prints what the precise stage could not do: a solver that failed,
-// or a model the witness validator rejected (a bug of avcheck's, which
-// leaves the finding at its previous level).
+// warnPrecise prints what the precise stage could not do: a solver that
+// failed, or a model the witness validator rejected (a bug of avcheck's,
+// which leaves the finding at its previous level).
 func warnPrecise(w io.Writer, cmd string, st *predict.PreciseStats) {
 	if st == nil {
 		return

@@ -13,10 +13,10 @@ import (
 	"github.com/avcheck/avcheck/dynamic/trace"
 )
 
-// Exit codes of avcheck predict.
+// Exit codes of every mode of avcheck (avcheck help lists them).
 const (
 	exitClean    = 0 // nothing reported
-	exitError    = 1 // the trace could not be read
+	exitError    = 1 // a package that does not build, a trace that cannot be read
 	exitUsage    = 2 // bad flags or arguments
 	exitFindings = 3 // findings reported
 )

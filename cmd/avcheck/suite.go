@@ -210,7 +210,7 @@ func firstPattern(args []string) string {
 	return ""
 }
 
-// subcommandNames lists the subcommands for a message: "predict, run or help".
+// subcommandNames lists the subcommands for a message: "predict, report-hash, run or help".
 func subcommandNames() string {
 	names := make([]string, 0, len(subcommands))
 	for name := range subcommands {
