@@ -61,6 +61,19 @@ func TestOfFunc(t *testing.T) {
 			t.Errorf("ofFunc(_, %q) = %v, want %v", fn, got, want)
 		}
 	}
+	// A package whose path's last element has a dot: the binary escapes
+	// it ("foo%2ebar").
+	m := AccessProbe{Expr: "t.n", Func: "(*example.com/m/foo.bar.T).M"}
+	mlit := AccessProbe{Expr: "t", Func: "(*example.com/m/foo.bar.T).M$1"}
+	for fn, want := range map[string][]AccessProbe{
+		"example.com/m/foo%2ebar.(*T).M":       {m},
+		"example.com/m/foo%2ebar.(*T).M.func1": {mlit},
+		"example.com/m/foo%2ebar.F":            nil,
+	} {
+		if got := ofFunc([]AccessProbe{m, mlit}, fn); !slices.Equal(got, want) {
+			t.Errorf("ofFunc(_, %q) = %v, want %v", fn, got, want)
+		}
+	}
 	if got := ofFunc([]AccessProbe{c, g}, "p.TestX"); len(got) != 2 {
 		t.Errorf("all probes kept: %v", got)
 	}

@@ -652,11 +652,13 @@ func fnEntry(f proc.Stackframe) uint64 {
 // runtimeFuncName cannot map is kept.
 func ofFunc(probes []AccessProbe, fn string) []AccessProbe {
 	// The binary names a main package's functions "main.F", not by the
-	// package's path: compare the names without their package.
-	fn = withoutPackage(fn)
+	// package's path, and escapes the dots of the last element of the
+	// others' ("example.com/a.b.F" is "example.com/a%2eb.F"): a probe's
+	// name is the package's path, then fn without its package.
+	suffix := "." + withoutPackage(fn)
 	keep := func(p AccessProbe) bool {
 		rt, ok := runtimeFuncName(p.Func)
-		return !ok || withoutPackage(rt) == fn
+		return !ok || strings.HasSuffix(rt, suffix)
 	}
 	i := 0
 	for i < len(probes) && keep(probes[i]) {
@@ -674,8 +676,10 @@ func ofFunc(probes []AccessProbe, fn string) []AccessProbe {
 	return own
 }
 
-// withoutPackage strips the package from a function's runtime name:
-// "example.com/p.(*T).M.func1" becomes "(*T).M.func1".
+// withoutPackage strips the package from a function's name in the binary:
+// "example.com/p.(*T).M.func1" becomes "(*T).M.func1". (The binary escapes
+// the dots of the path's last element, so the first dot after the last
+// slash ends the package.)
 func withoutPackage(name string) string {
 	i := strings.LastIndexByte(name, '/') + 1
 	if dot := strings.IndexByte(name[i:], '.'); dot >= 0 {
