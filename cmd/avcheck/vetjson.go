@@ -284,13 +284,14 @@ const (
 )
 
 // outputMode finds -json and -sarif among the flags (which end at the
-// first argument that is not one, or at "--") and returns the arguments
-// for the multichecker: -sarif is avcheck's own, and becomes -json,
-// converted afterwards.
+// first argument that is neither a flag nor a flag's value, or at "--")
+// and returns the arguments for the multichecker: -sarif is avcheck's
+// own, and becomes -json, converted afterwards.
 func outputMode(args []string) (mode vetOutput, child []string, err error) {
 	var asJSON, asSARIF bool
 	child = make([]string, 0, len(args))
-	for i, a := range args {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
 		if a == "--" || !strings.HasPrefix(a, "-") {
 			child = append(child, args[i:]...)
 			break
@@ -312,6 +313,10 @@ func outputMode(args []string) (mode vetOutput, child []string, err error) {
 			continue
 		}
 		child = append(child, a)
+		if !hasVal && takesValue(name) && i+1 < len(args) {
+			i++
+			child = append(child, args[i])
+		}
 	}
 	switch {
 	case asJSON && asSARIF:
@@ -322,6 +327,32 @@ func outputMode(args []string) (mode vetOutput, child []string, err error) {
 		return outputJSON, child, nil
 	}
 	return outputText, child, nil
+}
+
+// takesValue reports whether the multichecker's flag name, written
+// without "=", takes the next argument as its value: the driver's
+// non-boolean flags, and the analyzers' ("regions.maxd").
+func takesValue(name string) bool {
+	switch name {
+	case "c", "tags", "debug", "cpuprofile", "memprofile", "trace":
+		return true
+	}
+	analyzer, flagName, ok := strings.Cut(name, ".")
+	if !ok {
+		return false
+	}
+	for _, a := range analyzers() {
+		if a.Name != analyzer {
+			continue
+		}
+		f := a.Flags.Lookup(flagName)
+		if f == nil {
+			return false
+		}
+		b, ok := f.Value.(interface{ IsBoolFlag() bool })
+		return !ok || !b.IsBoolFlag()
+	}
+	return false
 }
 
 // writeVetOutput writes the child's JSON tree in the mode asked for and

@@ -25,6 +25,12 @@ func TestOutputMode(t *testing.T) {
 		// Flags end at the first package; what follows is left alone.
 		{[]string{"./a", "-sarif"}, outputText, []string{"./a", "-sarif"}, ""},
 		{[]string{"--", "-sarif"}, outputText, []string{"--", "-sarif"}, ""},
+		// A flag's value in the next argument is not a package.
+		{[]string{"-c", "1", "-sarif", "./..."}, outputSARIF, []string{"-json", "-c", "1", "./..."}, ""},
+		{[]string{"-avreport.report", "r.json", "-json", "./..."}, outputJSON, []string{"-avreport.report", "r.json", "-json", "./..."}, ""},
+		{[]string{"-regions.maxd", "3", "-sarif", "./..."}, outputSARIF, []string{"-json", "-regions.maxd", "3", "./..."}, ""},
+		{[]string{"-test", "./a", "-sarif"}, outputText, []string{"-test", "./a", "-sarif"}, ""},
+		{[]string{"-regions", "./a", "-sarif"}, outputText, []string{"-regions", "./a", "-sarif"}, ""},
 		{[]string{"-json", "-sarif", "./..."}, 0, nil, "-json and -sarif cannot be used together"},
 		{[]string{"-sarif=maybe", "./..."}, 0, nil, `invalid boolean value "maybe" for -sarif`},
 	} {
