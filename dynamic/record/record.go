@@ -402,9 +402,12 @@ func (r *recorder) setBreakpoints() error {
 			if len(lines) == 0 {
 				continue // the runtime's source is not where the binary says
 			}
+			// A line without code of its own (or not linked) is
+			// skipped; the hook is set on the lines that have some.
 			for _, line := range lines {
-				a, lerr := proc.FindFileLocation(r.tgt, file, line)
-				addrs, err = append(addrs, a...), lerr
+				if a, lerr := proc.FindFileLocation(r.tgt, file, line); lerr == nil {
+					addrs = append(addrs, a...)
+				}
 			}
 		}
 		if err != nil {
