@@ -194,9 +194,11 @@ func runFiltered(args []string) int {
 	return code
 }
 
-// firstPattern returns the first argument after the flags.
+// firstPattern returns the first argument after the flags and their
+// values.
 func firstPattern(args []string) string {
-	for i, a := range args {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
 		if a == "--" {
 			if i+1 < len(args) {
 				return args[i+1]
@@ -205,6 +207,9 @@ func firstPattern(args []string) string {
 		}
 		if !strings.HasPrefix(a, "-") {
 			return a
+		}
+		if name := strings.TrimLeft(a, "-"); !strings.Contains(name, "=") && takesValue(name) {
+			i++
 		}
 	}
 	return ""

@@ -45,6 +45,26 @@ func TestOutputMode(t *testing.T) {
 	}
 }
 
+func TestFirstPattern(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"prdict", "x"}, "prdict"},
+		{[]string{"-json", "prdict"}, "prdict"},
+		{[]string{"-c", "1", "prdict"}, "prdict"},
+		{[]string{"-avreport.hash", "abc", "prdict"}, "prdict"},
+		{[]string{"-c=1", "prdict"}, "prdict"},
+		{[]string{"-test", "prdict"}, "prdict"},
+		{[]string{"--", "prdict"}, "prdict"},
+		{[]string{"-c"}, ""},
+	} {
+		if got := firstPattern(tc.args); got != tc.want {
+			t.Errorf("firstPattern(%q) = %q, want %q", tc.args, got, tc.want)
+		}
+	}
+}
+
 func TestParsePosn(t *testing.T) {
 	for _, tc := range []struct {
 		posn string
