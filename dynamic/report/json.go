@@ -104,9 +104,7 @@ func NewDocument(t *trace.Trace, fs []predict.Finding, st Stats) *Document {
 				s := t.Site(e.Site)
 				st.Goroutine, st.Op = uint32(e.G), e.Kind.String()
 				st.File, st.Line, st.Col = s.File, s.Line, s.Col
-				switch e.Kind {
-				case trace.KindFork, trace.KindEnd, trace.KindRegionBegin, trace.KindRegionEnd:
-				default:
+				if hasObject(e.Kind) {
 					st.Object = varOf(t, predict.Access{Obj: e.Obj})
 				}
 			}

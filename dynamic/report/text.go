@@ -74,14 +74,24 @@ func Text(w io.Writer, t *trace.Trace, fs []predict.Finding, opts TextOptions) e
 // step renders one witness step: goroutine, site, operation and object.
 func step(t *trace.Trace, e *trace.Event, dir string) string {
 	s := fmt.Sprintf("g%d %s %s", e.G, position(relPath(dir, t.Site(e.Site))), e.Kind)
-	switch e.Kind {
-	case trace.KindFork:
+	switch {
+	case e.Kind == trace.KindFork:
 		s += fmt.Sprintf(" g%d", e.Arg)
-	case trace.KindEnd, trace.KindRegionBegin, trace.KindRegionEnd:
-	default:
+	case hasObject(e.Kind):
 		s += " " + varOf(t, predict.Access{Obj: e.Obj})
 	}
 	return s
+}
+
+// hasObject reports whether a witness step of kind k names the object
+// it operates on: every kind but a goroutine's start and end and a
+// region's bounds.
+func hasObject(k trace.Kind) bool {
+	switch k {
+	case trace.KindFork, trace.KindEnd, trace.KindRegionBegin, trace.KindRegionEnd:
+		return false
+	}
+	return true
 }
 
 // seqIndex returns a lookup from event Seq to the event.
