@@ -192,6 +192,10 @@ func Decode(path string, data []byte) (*Document, error) {
 		case errors.As(err, &syn):
 			line, col := lineCol(data, syn.Offset)
 			return nil, fmt.Errorf("%s:%d:%d: %w (want the JSON report of avcheck run; run it again)", path, line, col, syn)
+		case errors.As(err, &typ) && typ.Field == "":
+			// The whole file, whose Go type means nothing to the user.
+			line, col := lineCol(data, typ.Offset)
+			return nil, fmt.Errorf("%s:%d:%d: the report is a JSON %s, want an object (want the JSON report of avcheck run; run it again)", path, line, col, typ.Value)
 		case errors.As(err, &typ):
 			line, col := lineCol(data, typ.Offset)
 			return nil, fmt.Errorf("%s:%d:%d: %s is a JSON %s, want %s (want the JSON report of avcheck run; run it again)", path, line, col, typ.Field, typ.Value, typ.Type)

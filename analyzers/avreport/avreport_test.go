@@ -312,6 +312,8 @@ func TestBadReport(t *testing.T) {
 			pre + path + ":3:1: unexpected end of JSON input (want the JSON report of avcheck run; run it again)"},
 		{"type", "{\n  \"version\": \"1\"\n}\n", "",
 			pre + path + ":2:16: version is a JSON string, want int (want the JSON report of avcheck run; run it again)"},
+		{"array", "[]\n", "",
+			pre + path + ":1:1: the report is a JSON array, want an object (want the JSON report of avcheck run; run it again)"},
 		{"version", "{\"version\": 2, \"findings\": []}\n", "",
 			pre + path + ": report schema version 2, want 1 (run avcheck run again with this avcheck)"},
 		{"hash", string(good), sum,
