@@ -99,8 +99,9 @@ const (
 	// wholeFactor bounds, in windows, the traces whose whole length an
 	// unsatisfiable window is checked again over.
 	wholeFactor = 4
-	// maxEncoding bounds the literals of one encoding; past it the check
-	// answers unknown rather than exhaust memory.
+	// maxEncoding bounds the literals of one encoding (preciseStage's
+	// maxSize); past it the check answers unknown rather than exhaust
+	// memory.
 	maxEncoding = 4 << 20
 )
 
@@ -134,12 +135,15 @@ type preciseStage struct {
 	vals   *valueTable
 	stats  *PreciseStats
 	errs   map[string]bool
+	// maxSize bounds the literals of one encoding: maxEncoding, or less
+	// in tests.
+	maxSize int
 	// deadline ends the current check; zero for none.
 	deadline time.Time
 }
 
 func newPreciseStage(t *trace.Trace, m *syncMeta, p *prefixState, opts *Options) *preciseStage {
-	ps := &preciseStage{t: t, m: m, p: p, window: opts.Window, budget: opts.Budget, open: opts.newSolver, stats: &PreciseStats{}, errs: map[string]bool{}}
+	ps := &preciseStage{t: t, m: m, p: p, window: opts.Window, budget: opts.Budget, open: opts.newSolver, stats: &PreciseStats{}, errs: map[string]bool{}, maxSize: maxEncoding}
 	if ps.window <= 0 {
 		ps.window = DefaultWindow
 	}
@@ -774,7 +778,8 @@ func (ps *preciseStage) encode(from, to uint32, targets []uint32, adjacent, rela
 				if !ps.exclude(enc, secs[i], secs[j], before, in, lit, notInPrefixLit) {
 					return enc, nil
 				}
-				if enc.size > maxEncoding {
+				if enc.size > ps.maxSize {
+					enc.close()
 					return nil, errTooLarge
 				}
 			}
@@ -809,7 +814,8 @@ func (ps *preciseStage) encode(from, to uint32, targets []uint32, adjacent, rela
 		}
 		src := lastWrite[e.Obj] - 1 // -1: the state at the window's start
 		rf, ok := ps.readFrom(enc, from, i, src, writes[e.Obj], relaxed, before, lit)
-		if enc.size > maxEncoding {
+		if enc.size > ps.maxSize {
+			enc.close()
 			return nil, errTooLarge
 		}
 		var c solve.Lit

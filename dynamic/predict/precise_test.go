@@ -557,3 +557,45 @@ func traceText(tr *trace.Trace) string {
 	}
 	return b.String()
 }
+
+// closeCounter wraps a solver to count its Close calls.
+type closeCounter struct {
+	solve.Solver
+	closed *int
+}
+
+func (c closeCounter) Close() error {
+	*c.closed++
+	return c.Solver.Close()
+}
+
+// TestPreciseClosesOversizedEncoding: an encoding that outgrows its size
+// bound still closes its solver (an external one is a process).
+func TestPreciseClosesOversizedEncoding(t *testing.T) {
+	tr := readFixtureTrace(t, "counter", []byte(`avtrace 1
+g1 fork g2
+g1 begin region=1.1
+g1 acq mu region=1.1
+g1 rd c.n @c.go:3 region=1.1
+g1 rel mu region=1.1
+g1 acq mu region=1.1
+g1 wr c.n @c.go:4 region=1.1
+g1 rel mu region=1.1
+g1 finish region=1.1
+g2 acq mu
+g2 wr c.n @c.go:9
+g2 rel mu
+`))
+	opened, closed := 0, 0
+	counting := func(n int, b solve.Budget) (solve.Solver, error) {
+		opened++
+		return closeCounter{solve.New(n, b), &closed}, nil
+	}
+	m := newSyncMeta(tr)
+	ps := newPreciseStage(tr, m, m.newPrefixState(), &Options{Precise: true, newSolver: counting})
+	ps.maxSize = 1
+	res := ps.check([]uint32{3, 10, 6}, false)
+	if res.status != solve.Unknown || res.err != errTooLarge.Error() || opened == 0 || closed != opened {
+		t.Errorf("got %s (%s); opened %d solvers, closed %d", res.status, res.err, opened, closed)
+	}
+}
