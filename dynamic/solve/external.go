@@ -175,15 +175,9 @@ func (s *external) term(l Lit) string {
 	return fmt.Sprintf("p_%d", v)
 }
 
-func (s *external) checkEvent(what string, e int) {
-	if e < 0 || e >= s.n {
-		panic(fmt.Sprintf("solve: %s: event %d out of range [0, %d)", what, e, s.n))
-	}
-}
-
 func (s *external) Before(a, b int) Lit {
-	s.checkEvent("Before", a)
-	s.checkEvent("Before", b)
+	checkEvent("Before", s.n, a)
+	checkEvent("Before", s.n, b)
 	if a == b {
 		panic(fmt.Sprintf("solve: Before(%d, %d): an event is not before itself", a, b))
 	}
@@ -203,8 +197,8 @@ func (s *external) Before(a, b int) Lit {
 }
 
 func (s *external) Edge(a, b int) {
-	s.checkEvent("Edge", a)
-	s.checkEvent("Edge", b)
+	checkEvent("Edge", s.n, a)
+	checkEvent("Edge", s.n, b)
 	s.printf("(assert (< O_%d O_%d))\n", a, b)
 }
 

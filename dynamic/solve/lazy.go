@@ -137,15 +137,9 @@ func (s *lazy) newVar() z.Var {
 
 func pairKey(a, b int) uint64 { return uint64(a)<<32 | uint64(uint32(b)) }
 
-func (s *lazy) checkEvent(what string, e int) {
-	if e < 0 || e >= s.n {
-		panic(fmt.Sprintf("solve: %s: event %d out of range [0, %d)", what, e, s.n))
-	}
-}
-
 func (s *lazy) Before(a, b int) Lit {
-	s.checkEvent("Before", a)
-	s.checkEvent("Before", b)
+	checkEvent("Before", s.n, a)
+	checkEvent("Before", s.n, b)
 	if a == b {
 		panic(fmt.Sprintf("solve: Before(%d, %d): an event is not before itself", a, b))
 	}
@@ -167,8 +161,8 @@ func (s *lazy) Before(a, b int) Lit {
 }
 
 func (s *lazy) Edge(a, b int) {
-	s.checkEvent("Edge", a)
-	s.checkEvent("Edge", b)
+	checkEvent("Edge", s.n, a)
+	checkEvent("Edge", s.n, b)
 	k := pairKey(a, b)
 	if _, ok := s.fixedSet[k]; ok {
 		return

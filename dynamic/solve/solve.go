@@ -28,7 +28,10 @@
 // and measurements.
 package solve
 
-import "time"
+import (
+	"fmt"
+	"time"
+)
 
 // Lit is a literal: an order atom, a variable introduced by And or Or, or
 // the negation of either. The zero Lit is not a literal.
@@ -86,4 +89,13 @@ type Solver interface {
 	Order() []int
 	// Close releases the solver (an external solver's process).
 	Close() error
+}
+
+// checkEvent panics unless e is an event of a solver of n events: the
+// engines' Before and Edge share it, so that a bad event number fails
+// alike in each.
+func checkEvent(what string, n, e int) {
+	if e < 0 || e >= n {
+		panic(fmt.Sprintf("solve: %s: event %d out of range [0, %d)", what, e, n))
+	}
 }
