@@ -22,8 +22,9 @@ import (
 // model is the witness; an unsatisfiable one (under the approximation
 // below that refutes, over the whole trace) shows that no interleaving
 // exhibits it with the recorded values, which is how the over-approximate
-// predictions of seed 001 Fig. 1 and seed 000 Figs. 2 and 6 go away (FindAV in Ganai, shared/seeds/002_42168b820bf119f6.txt,
-// section VI, is the same check against a solver).
+// predictions of seed 001 Fig. 1 and seed 000 Figs. 2 and 6 go away
+// (FindAV in Ganai, shared/seeds/002_42168b820bf119f6.txt, section VI, is
+// the same check against a solver).
 //
 // The encoding of one check, over the events of the window [from, to) of
 // the trace (the events before from run as recorded, as a witness's
@@ -444,8 +445,8 @@ func buildValueTable(t *trace.Trace) *valueTable {
 	return vt
 }
 
-// value returns the value variable x holds from position lo (just after
-// its write w, or the trace's start if w is -1) and whether it is known:
+// value returns the value variable x holds just after its write w (from
+// the trace's start if w is -1) and whether it is known:
 // w's recorded value, or the value its readers before the next write
 // recorded, if they agree.
 func (vt *valueTable) value(x trace.ObjID, w int) (uint64, bool) {
@@ -733,8 +734,8 @@ func (ps *preciseStage) encode(from, to uint32, targets []uint32, adjacent, rela
 			}
 		}
 	}
-	// notLater(i) is the literal "i is not in the prefix": after the
-	// violation. ok is false when i is always in it.
+	// notInPrefixLit(i) is the literal "i is not in the prefix": after
+	// the violation. Its second result is false when i is always in it.
 	notInPrefixLit := func(i int) (solve.Lit, bool) {
 		if i == last || before(i, last) {
 			return 0, false

@@ -239,9 +239,9 @@ func (s *external) Assert(l Lit) {
 }
 
 // flush writes out what is buffered (constraints are buffered until a
-// check, so that a solver that stops reading cannot block building them); errTimedOut when the deadline (if
-// not nil) passes first, in which case the caller kills the process, which
-// ends the write.
+// check, so that a solver that stops reading cannot block building them).
+// It returns errTimedOut when the deadline (if not nil) passes first, having
+// killed the process, which ends the write.
 func (s *external) flush(deadline *time.Timer) error {
 	if s.err != nil {
 		return s.err
