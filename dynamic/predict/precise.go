@@ -554,6 +554,8 @@ func (ps *preciseStage) encode(from, to uint32, targets []uint32, adjacent, rela
 	chanSend := map[trace.ObjID]int{}
 	chanRecv := map[trace.ObjID]int{}
 	wgOps := map[trace.ObjID][]int{}
+	wgWait := map[trace.ObjID]int{} // the last Wait so far of each WaitGroup
+	var afterWait [][2]int          // an operation after a Wait: (the Wait, it)
 	notifs := map[trace.ObjID][]int{}
 	onceRan := map[trace.ObjID]int{}
 	atomicLast := map[trace.ObjID]int{}
@@ -600,7 +602,11 @@ func (ps *preciseStage) encode(from, to uint32, targets []uint32, adjacent, rela
 			closes[e.Obj] = i + 1
 		case trace.KindWGAdd, trace.KindWGDone:
 			wgOps[e.Obj] = append(wgOps[e.Obj], i)
+			if w, seen := wgWait[e.Obj]; seen {
+				afterWait = append(afterWait, [2]int{w, i})
+			}
 		case trace.KindWGWait:
+			wgWait[e.Obj] = i
 			// The WaitGroup operations keep their order around each Wait,
 			// so that it returns with the counter it returned with.
 			for _, o := range wgOps[e.Obj] {
@@ -635,16 +641,8 @@ func (ps *preciseStage) encode(from, to uint32, targets []uint32, adjacent, rela
 		}
 	}
 	// A WaitGroup operation after a Wait stays after it.
-	for i := range evs {
-		e := &evs[i]
-		if e.Kind == trace.KindWGAdd || e.Kind == trace.KindWGDone {
-			for j := i - 1; j >= 0; j-- {
-				if evs[j].Obj == e.Obj && evs[j].Kind == trace.KindWGWait {
-					edge(j, i)
-					break
-				}
-			}
-		}
+	for _, p := range afterWait {
+		edge(p[0], p[1])
 	}
 	// A send of message k on a channel of capacity c completes (its
 	// goroutine goes on) only after receive k-c.
