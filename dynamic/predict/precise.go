@@ -424,10 +424,6 @@ type valueTable struct {
 	reads  map[trace.ObjID][]uint32 // its reads that recorded a value, in trace order
 }
 
-// isPlainWrite reports whether e writes a variable (plainly or
-// atomically) for the read-from constraints.
-func isPlainWrite(k trace.Kind) bool { return k.IsWrite() }
-
 // maxReadersAsked bounds the reads of one write that value consults.
 const maxReadersAsked = 64
 
@@ -436,7 +432,7 @@ func buildValueTable(t *trace.Trace) *valueTable {
 	for i := range t.Events {
 		e := &t.Events[i]
 		switch {
-		case isPlainWrite(e.Kind):
+		case e.Kind.IsWrite():
 			vt.writes[e.Obj] = append(vt.writes[e.Obj], uint32(i))
 		case (e.Kind == trace.KindRead || e.Kind == trace.KindAtomicLoad) && e.Flags&trace.HasValue != 0:
 			vt.reads[e.Obj] = append(vt.reads[e.Obj], uint32(i))
@@ -791,14 +787,14 @@ func (ps *preciseStage) encode(from, to uint32, targets []uint32, adjacent, rela
 	}
 	writes := map[trace.ObjID][]int{}
 	for i := range evs {
-		if in(i) && isPlainWrite(evs[i].Kind) {
+		if in(i) && evs[i].Kind.IsWrite() {
 			writes[evs[i].Obj] = append(writes[evs[i].Obj], i)
 		}
 	}
 	lastWrite := map[trace.ObjID]int{}
 	for i := range evs {
 		e := &evs[i]
-		if isPlainWrite(e.Kind) {
+		if e.Kind.IsWrite() {
 			lastWrite[e.Obj] = i + 1
 		}
 		if e.Kind != trace.KindRead || !in(i) {
