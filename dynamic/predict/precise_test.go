@@ -69,10 +69,9 @@ func TestPreciseEnginesAgree(t *testing.T) {
 	}
 }
 
-// TestPreciseWithoutIt checks that the precise stage is off unless asked
-// for: the levels are the cheaper stages'.
-func TestPreciseWithoutIt(t *testing.T) {
-	tr := readFixtureTrace(t, "counter", []byte(`avtrace 1
+// counterTrace is a lost update under a lock: g1 reads c.n and writes it
+// back in two critical sections of mu, and g2's write can come between.
+const counterTrace = `avtrace 1
 g1 fork g2
 g1 begin region=1.1
 g1 acq mu region=1.1
@@ -85,7 +84,12 @@ g1 finish region=1.1
 g2 acq mu
 g2 wr c.n @c.go:9
 g2 rel mu
-`))
+`
+
+// TestPreciseWithoutIt checks that the precise stage is off unless asked
+// for: the levels are the cheaper stages'.
+func TestPreciseWithoutIt(t *testing.T) {
+	tr := readFixtureTrace(t, "counter", []byte(counterTrace))
 	for _, tc := range []struct {
 		precise bool
 		want    string
@@ -107,20 +111,7 @@ g2 rel mu
 // TestPreciseUnknownKeepsLevel: a budget too small to decide leaves the
 // finding where the cheaper stages put it.
 func TestPreciseUnknownKeepsLevel(t *testing.T) {
-	tr := readFixtureTrace(t, "counter", []byte(`avtrace 1
-g1 fork g2
-g1 begin region=1.1
-g1 acq mu region=1.1
-g1 rd c.n @c.go:3 region=1.1
-g1 rel mu region=1.1
-g1 acq mu region=1.1
-g1 wr c.n @c.go:4 region=1.1
-g1 rel mu region=1.1
-g1 finish region=1.1
-g2 acq mu
-g2 wr c.n @c.go:9
-g2 rel mu
-`))
+	tr := readFixtureTrace(t, "counter", []byte(counterTrace))
 	unknown := func(n int, _ solve.Budget) (solve.Solver, error) {
 		s := newBruteSolver(n)
 		s.limit = 0
@@ -172,20 +163,7 @@ func TestPreciseWindow(t *testing.T) {
 // whole trace shows the finding feasible. A trace longer than the retry
 // bound leaves it undecided.
 func TestPreciseWindowUnsatIsNotFinal(t *testing.T) {
-	tr := readFixtureTrace(t, "counter", []byte(`avtrace 1
-g1 fork g2
-g1 begin region=1.1
-g1 acq mu region=1.1
-g1 rd c.n @c.go:3 region=1.1
-g1 rel mu region=1.1
-g1 acq mu region=1.1
-g1 wr c.n @c.go:4 region=1.1
-g1 rel mu region=1.1
-g1 finish region=1.1
-g2 acq mu
-g2 wr c.n @c.go:9
-g2 rel mu
-`))
+	tr := readFixtureTrace(t, "counter", []byte(counterTrace))
 	for _, tc := range []struct {
 		window int
 		want   Level
@@ -572,20 +550,7 @@ func (c closeCounter) Close() error {
 // TestPreciseClosesOversizedEncoding: an encoding that outgrows its size
 // bound still closes its solver (an external one is a process).
 func TestPreciseClosesOversizedEncoding(t *testing.T) {
-	tr := readFixtureTrace(t, "counter", []byte(`avtrace 1
-g1 fork g2
-g1 begin region=1.1
-g1 acq mu region=1.1
-g1 rd c.n @c.go:3 region=1.1
-g1 rel mu region=1.1
-g1 acq mu region=1.1
-g1 wr c.n @c.go:4 region=1.1
-g1 rel mu region=1.1
-g1 finish region=1.1
-g2 acq mu
-g2 wr c.n @c.go:9
-g2 rel mu
-`))
+	tr := readFixtureTrace(t, "counter", []byte(counterTrace))
 	opened, closed := 0, 0
 	counting := func(n int, b solve.Budget) (solve.Solver, error) {
 		opened++
