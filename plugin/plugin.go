@@ -23,6 +23,7 @@ import (
 	"strings"
 
 	"github.com/avcheck/avcheck/analyzers/avreport"
+	"github.com/avcheck/avcheck/dynamic/report"
 	"github.com/avcheck/avcheck/internal/suite"
 	"github.com/golangci/plugin-module-register/register"
 	"golang.org/x/tools/go/analysis"
@@ -238,7 +239,7 @@ func (p *Plugin) hashReport() error {
 	if err != nil {
 		return fmt.Errorf("avcheck: setting \"report\": %w", err)
 	}
-	p.reportHash = avreport.Hash(data)
+	p.reportHash = report.Hash(data)
 	return nil
 }
 

@@ -2,9 +2,7 @@ package avreport
 
 import (
 	"bytes"
-	"crypto/sha256"
 	_ "embed"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -148,19 +146,12 @@ func load(cfg *Config, dir, root string) (d *Document, path string, err error) {
 		return nil, "", err
 	}
 	if cfg.Hash != "" {
-		if got := Hash(data); !strings.EqualFold(got, cfg.Hash) {
+		if got := report.Hash(data); !strings.EqualFold(got, cfg.Hash) {
 			return nil, "", fmt.Errorf("%s: its sha256 is %s, not -avreport.hash=%s (a newer report than the hash, or a mistyped hash): pass -avreport.hash=%s, which avcheck report-hash prints", path, got, cfg.Hash, got)
 		}
 	}
 	d, err = Decode(path, data)
 	return d, path, err
-}
-
-// Hash returns the hex SHA-256 of a report's content, the value of
-// -avreport.hash.
-func Hash(data []byte) string {
-	sum := sha256.Sum256(data)
-	return hex.EncodeToString(sum[:])
 }
 
 // Document is the part of the JSON report (report.Document) that avreport
@@ -255,7 +246,7 @@ func (s *state) unchanged(file string) bool {
 	ok := false
 	if listed && want != "" {
 		if data, err := os.ReadFile(file); err == nil {
-			ok = Hash(data) == want
+			ok = report.Hash(data) == want
 		}
 	}
 	s.same[file] = ok

@@ -196,7 +196,7 @@ func TestReport(t *testing.T) {
 			root := copyModule(t)
 			data := writeReport(t, root, rel)
 			// Without the hash, and with the right one.
-			for _, hash := range []string{"", avreport.Hash(data)} {
+			for _, hash := range []string{"", report.Hash(data)} {
 				a := avreport.New(&avreport.Config{Hash: hash})
 				results := analysistest.Run(t, root, a, patterns...)
 				if got := related(results); strings.Join(got, "\n") != strings.Join(wantRelated, "\n") {
@@ -317,7 +317,7 @@ func TestBadReport(t *testing.T) {
 		{"version", "{\"version\": 2, \"findings\": []}\n", "",
 			pre + path + ": report schema version 2, want 1 (run avcheck run again with this avcheck)"},
 		{"hash", string(good), sum,
-			pre + path + ": its sha256 is " + avreport.Hash(good) + ", not -avreport.hash=" + sum + " (a newer report than the hash, or a mistyped hash): pass -avreport.hash=" + avreport.Hash(good) + ", which avcheck report-hash prints"},
+			pre + path + ": its sha256 is " + report.Hash(good) + ", not -avreport.hash=" + sum + " (a newer report than the hash, or a mistyped hash): pass -avreport.hash=" + report.Hash(good) + ", which avcheck report-hash prints"},
 	} {
 		writeFile(t, path, []byte(c.content))
 		if got := problemOf(t, root, &avreport.Config{Hash: c.hash}); got != c.want {

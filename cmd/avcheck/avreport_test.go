@@ -12,7 +12,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/avcheck/avcheck/analyzers/avreport"
 	"github.com/avcheck/avcheck/dynamic/report"
 )
 
@@ -110,7 +109,7 @@ func TestRunThenVet(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hash := avreport.Hash(data)
+	hash := report.Hash(data)
 	lines := strings.Split(strings.TrimSpace(run.stderr), "\n")
 	wantCmd := fmt.Sprintf("go vet -vettool=%s -avreport.hash=%s ./counter", bin, hash)
 	if last := lines[len(lines)-1]; last != "avcheck run: to see the findings as diagnostics: "+wantCmd {

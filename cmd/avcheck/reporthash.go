@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/avcheck/avcheck/analyzers/avreport"
+	"github.com/avcheck/avcheck/dynamic/report"
 )
 
 const reportHashUsage = "usage: avcheck report-hash [FILE] (avcheck report-hash -h for help)"
@@ -72,7 +73,7 @@ func reportHashMain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "avcheck report-hash: %v\n", err)
 		return exitError
 	}
-	fmt.Fprintln(stdout, avreport.Hash(data))
+	fmt.Fprintln(stdout, report.Hash(data))
 	return exitClean
 }
 

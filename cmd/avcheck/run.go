@@ -319,7 +319,7 @@ func saveReport(path, root string, t *trace.Trace, fs []predict.Finding, st repo
 	if err := os.Rename(tmp.Name(), path); err != nil {
 		return "", err
 	}
-	return avreport.Hash(buf.Bytes()), nil
+	return report.Hash(buf.Bytes()), nil
 }
 
 func isTerminal(w io.Writer) bool {

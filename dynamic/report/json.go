@@ -137,11 +137,18 @@ func (d *Document) HashFiles(dir string) {
 		}
 		f := File{File: name}
 		if data, err := os.ReadFile(path); err == nil {
-			sum := sha256.Sum256(data)
-			f.SHA256 = hex.EncodeToString(sum[:])
+			f.SHA256 = Hash(data)
 		}
 		d.Files = append(d.Files, f)
 	}
+}
+
+// Hash returns the hex SHA-256 of data: of a source file in the report's
+// Files table, and of the report itself, the value of avreport's
+// -avreport.hash. avreport compares both with what it reads.
+func Hash(data []byte) string {
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
 }
 
 // Encode writes d indented, with a final newline.
