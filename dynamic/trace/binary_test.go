@@ -28,6 +28,8 @@ obj 0x30 chan ch cap=1
 g1 fork g2
 g1 acq 0x20 @3
 g1 rd 0x10 @3 region=2.1 br=1 v=5
+g1 rd 0x10 @3 v=5 range=..6
+g1 rd 0x10 @3 v=2 range=1.. flags=4
 g1 rel 0x20 @1000
 g2 send 0x30 msg=1 seq=100
 g1 recv 0x30 msg=1 seq=50

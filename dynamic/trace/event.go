@@ -1,6 +1,9 @@
 package trace
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 // GoID identifies a goroutine. It is the runtime's goroutine id where the
 // recorder knows it, otherwise any number unique within the trace.
@@ -132,7 +135,76 @@ type Flags uint8
 const (
 	// HasValue says Event.Value was recorded.
 	HasValue Flags = 1 << iota
+	// HasRange, on a read with a value, says what else the read may see
+	// without changing its goroutine's course: every value of e.Range()
+	// takes each conditional branch that depends on the read the way the
+	// recorded value did, and the value is used for nothing else but the
+	// value or address of the goroutine's later writes. The recorder sets
+	// it only where it has checked every use of the value read (the
+	// guards g(t) of Fusion, shared/seeds/001_af4533d3de4635d8.txt,
+	// section 4.2, as intervals); the range is an under-approximation:
+	// values outside it may or may not keep the branches. Arg holds it
+	// (see Event.Range).
+	HasRange
+	// ValueIsLen, on a read with a value, says Value is the length of
+	// what was read (a slice, string or map), not the value itself: two
+	// reads of equal Value need not have read equal values.
+	ValueIsLen
 )
+
+// Range is a closed interval of values read as signed integers, with
+// math.MinInt64 and math.MaxInt64 for "unbounded".
+type Range struct{ Lo, Hi int64 }
+
+// Contains reports whether v is in r.
+func (r Range) Contains(v int64) bool { return r.Lo <= v && v <= r.Hi }
+
+// rangeUnbounded is the distance in a packed Range that means "no bound
+// on this side"; the largest finite distance is one less.
+const rangeUnbounded = 1<<32 - 1
+
+// Range returns the range of a read with HasRange, which Arg packs
+// relative to Value (as int64): the distance down to Lo in its high 32
+// bits and up to Hi in its low 32 bits, rangeUnbounded for no bound.
+func (e Event) Range() (Range, bool) {
+	if e.Flags&(HasRange|HasValue) != HasRange|HasValue {
+		return Range{}, false
+	}
+	v := int64(e.Value)
+	r := Range{Lo: math.MinInt64, Hi: math.MaxInt64}
+	if down := int64(e.Arg >> 32); down != rangeUnbounded && v >= math.MinInt64+down {
+		r.Lo = v - down
+	}
+	if up := int64(e.Arg & rangeUnbounded); up != rangeUnbounded && v <= math.MaxInt64-up {
+		r.Hi = v + up
+	}
+	return r, true
+}
+
+// SetRange records r as the range of a read with a value, which r must
+// contain (SetRange reports false and changes nothing otherwise). A bound
+// farther from Value than a packed distance holds is moved closer, which
+// keeps the range true: it is an under-approximation already.
+func (e *Event) SetRange(r Range) bool {
+	v := int64(e.Value)
+	if e.Flags&HasValue == 0 || !r.Contains(v) {
+		return false
+	}
+	pack := func(bounded bool, d uint64) uint64 {
+		switch {
+		case !bounded:
+			return rangeUnbounded
+		case d >= rangeUnbounded:
+			return rangeUnbounded - 1
+		}
+		return d
+	}
+	down := pack(r.Lo != math.MinInt64, uint64(v)-uint64(r.Lo))
+	up := pack(r.Hi != math.MaxInt64, uint64(r.Hi)-uint64(v))
+	e.Arg = down<<32 | up
+	e.Flags |= HasRange
+	return true
+}
 
 // Site is a source position of an event.
 type Site struct {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 )
@@ -349,7 +350,8 @@ func (r *TextReader) parseEvent(first []byte, tl *tokens) (Event, error) {
 		}
 	}
 	e.Seq = r.seq
-	var haveArg bool
+	var haveArg, haveRange bool
+	var rng Range
 	for {
 		tok, err := tl.next()
 		if err != nil {
@@ -399,6 +401,30 @@ func (r *TextReader) parseEvent(first []byte, tl *tokens) (Event, error) {
 				return bad()
 			}
 			e.Flags |= HasValue
+		case "range":
+			if e.Kind != KindRead {
+				return e, r.errorf("range= applies only to rd, not %s", e.Kind)
+			}
+			lo, hi, ok := bytes.Cut(val, []byte(".."))
+			if !ok {
+				return e, r.errorf("bad value in %q: want range=LO..HI, either bound may be empty", tok)
+			}
+			rng = Range{Lo: math.MinInt64, Hi: math.MaxInt64}
+			if len(lo) > 0 {
+				n, ok := parseInt(lo)
+				if !ok {
+					return bad()
+				}
+				rng.Lo = int64(n)
+			}
+			if len(hi) > 0 {
+				n, ok := parseInt(hi)
+				if !ok {
+					return bad()
+				}
+				rng.Hi = int64(n)
+			}
+			haveRange = true
 		case "flags":
 			n, ok := parseUint(val)
 			if !ok || n > 0xff {
@@ -439,8 +465,11 @@ func (r *TextReader) parseEvent(first []byte, tl *tokens) (Event, error) {
 			}
 			haveArg = true
 		default:
-			return e, r.errorf("unknown attribute %q (want region, br, v, seq, arg, msg, delta, ran or flags)", key)
+			return e, r.errorf("unknown attribute %q (want region, br, v, range, seq, arg, msg, delta, ran or flags)", key)
 		}
+	}
+	if haveRange && !e.SetRange(rng) {
+		return e, r.errorf("range=%d..%d needs v= within it", rng.Lo, rng.Hi)
 	}
 	r.inferArg(&e, haveArg)
 	r.seq = e.Seq + 1
@@ -837,10 +866,33 @@ func AppendEvent(b []byte, e Event, names interface{ Object(ObjID) Object }) []b
 		b = append(b, " v="...)
 		b = strconv.AppendUint(b, e.Value, 10)
 	}
-	if f := e.Flags &^ HasValue; f != 0 {
+	rng, hasRange := e.Range()
+	if hasRange {
+		b = append(b, " range="...)
+		if rng.Lo != math.MinInt64 {
+			b = strconv.AppendInt(b, rng.Lo, 10)
+		}
+		b = append(b, ".."...)
+		if rng.Hi != math.MaxInt64 {
+			b = strconv.AppendInt(b, rng.Hi, 10)
+		}
+	}
+	f := e.Flags &^ HasValue
+	if hasRange {
+		f &^= HasRange
+	}
+	if f != 0 {
 		b = append(b, " flags="...)
 		b = strconv.AppendUint(b, uint64(f), 10)
 	}
+	if !hasRange {
+		b = appendArg(b, e)
+	}
+	return b
+}
+
+// appendArg appends the attribute that carries e's Arg.
+func appendArg(b []byte, e Event) []byte {
 	switch e.Kind {
 	case KindFork:
 	case KindSend, KindRecv:

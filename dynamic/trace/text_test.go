@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"math"
 	"strings"
 	"testing"
 )
@@ -148,6 +149,80 @@ g3 aload 0x8 arg=7 seq=20
 	}
 }
 
+// TestTextRange checks that a read's range and its length flag survive
+// the text format, written as range= and flags=.
+func TestTextRange(t *testing.T) {
+	in := `avtrace 1
+g1 rd 0x10 v=1 range=..3
+g1 rd 0x10 v=2 range=1.. flags=4
+g1 rd 0x10 v=2 range=-5..7
+g1 rd 0x10 v=0 range=..
+g1 rd 0x10 v=7 range=7..7
+`
+	tr, err := readText(t, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Range{
+		{math.MinInt64, 3},
+		{1, math.MaxInt64},
+		{-5, 7},
+		{math.MinInt64, math.MaxInt64},
+		{7, 7},
+	}
+	for i, e := range tr.Events {
+		got, ok := e.Range()
+		if !ok || got != want[i] {
+			t.Errorf("event %d: range %v, %v; want %v", i, got, ok, want[i])
+		}
+	}
+	if tr.Events[1].Flags != HasValue|HasRange|ValueIsLen {
+		t.Errorf("event 1: flags %d, want value, range and length", tr.Events[1].Flags)
+	}
+	if got := writeText(t, tr); got != in {
+		t.Errorf("written back:\n%s\nwant:\n%s", got, in)
+	}
+	if err := Validate(tr); err != nil {
+		t.Errorf("validate: %v", err)
+	}
+	w := Event{Kind: KindWrite, G: 1, Flags: HasValue | ValueIsLen}
+	if err := Validate(&Trace{Events: []Event{w}}); err == nil || !strings.Contains(err.Error(), "a range or a length needs a read with a value") {
+		t.Errorf("validate a write with a length: %v", err)
+	}
+}
+
+// TestSetRange checks the packing of ranges into Arg, bounds far from the
+// value included: they move closer, never past the value.
+func TestSetRange(t *testing.T) {
+	tests := []struct {
+		v    int64
+		r    Range
+		want Range
+		ok   bool
+	}{
+		{5, Range{0, 9}, Range{0, 9}, true},
+		{5, Range{6, 9}, Range{}, false},
+		{math.MaxInt64, Range{0, math.MaxInt64}, Range{math.MaxInt64 - (1<<32 - 2), math.MaxInt64}, true},
+		{0, Range{math.MinInt64 + 1, 1 << 40}, Range{-(1<<32 - 2), 1<<32 - 2}, true},
+		{math.MinInt64, Range{math.MinInt64, 0}, Range{math.MinInt64, math.MinInt64 + (1<<32 - 2)}, true},
+		{-1, Range{math.MinInt64, math.MaxInt64}, Range{math.MinInt64, math.MaxInt64}, true},
+	}
+	for _, tt := range tests {
+		e := Event{Kind: KindRead, Value: uint64(tt.v), Flags: HasValue}
+		if ok := e.SetRange(tt.r); ok != tt.ok {
+			t.Errorf("SetRange(%d, %v) = %v, want %v", tt.v, tt.r, ok, tt.ok)
+			continue
+		}
+		got, ok := e.Range()
+		if ok != tt.ok || got != tt.want {
+			t.Errorf("SetRange(%d, %v): Range() = %v, %v; want %v", tt.v, tt.r, got, ok, tt.want)
+		}
+	}
+	if ok := (&Event{Kind: KindRead}).SetRange(Range{0, 0}); ok {
+		t.Error("SetRange on a read without a value succeeded")
+	}
+}
+
 func TestTextErrors(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{"", `trace.txt:1: empty trace: want the header "avtrace 1"`},
@@ -164,7 +239,12 @@ func TestTextErrors(t *testing.T) {
 		{"avtrace 1\ng1 rd 0xzz\n", `trace.txt:2: bad object "0xzz": want a number such as 0x10 or a name`},
 		{"avtrace 1\ng1 fork x\n", `trace.txt:2: fork needs the child goroutine as g<N>, found "x"`},
 		{"avtrace 1\ng1 rd x foo\n", `trace.txt:2: unexpected "foo": want @SITE or KEY=VALUE`},
-		{"avtrace 1\ng1 rd x color=red\n", `trace.txt:2: unknown attribute "color" (want region, br, v, seq, arg, msg, delta, ran or flags)`},
+		{"avtrace 1\ng1 rd x color=red\n", `trace.txt:2: unknown attribute "color" (want region, br, v, range, seq, arg, msg, delta, ran or flags)`},
+		{"avtrace 1\ng1 wr x v=1 range=0..2\n", `trace.txt:2: range= applies only to rd, not wr`},
+		{"avtrace 1\ng1 rd x v=1 range=0-2\n", `trace.txt:2: bad value in "range=0-2": want range=LO..HI, either bound may be empty`},
+		{"avtrace 1\ng1 rd x v=1 range=a..2\n", `trace.txt:2: bad value in "range=a..2"`},
+		{"avtrace 1\ng1 rd x v=5 range=0..2\n", `trace.txt:2: range=0..2 needs v= within it`},
+		{"avtrace 1\ng1 rd x range=0..2\n", `trace.txt:2: range=0..2 needs v= within it`},
 		{"avtrace 1\ng1 rd x v=abc\n", `trace.txt:2: bad value in "v=abc"`},
 		{"avtrace 1\ng1 rd x region=1.x\n", `trace.txt:2: bad value in "region=1.x"`},
 		{"avtrace 1\ng1 rd x msg=1\n", `trace.txt:2: msg= applies only to send and recv, not rd`},

@@ -181,6 +181,9 @@ func (v *Validator) Step(e Event) error {
 	if e.Kind == KindInvalid || e.Kind >= numKinds {
 		return v.fail(e, "invalid event kind %d", e.Kind)
 	}
+	if e.Flags&(HasRange|ValueIsLen) != 0 && (e.Kind != KindRead || e.Flags&HasValue == 0) {
+		return v.fail(e, "a range or a length needs a read with a value, not %s", e.Kind)
+	}
 	if v.started && e.Seq <= v.lastSeq && !v.IgnoreSeq {
 		return v.fail(e, "sequence number %d does not follow %d", e.Seq, v.lastSeq)
 	}
