@@ -32,6 +32,10 @@ type AccessProbe struct {
 	// Atomic is the sync/atomic operation ("Load", "Store", "Add", ...),
 	// or "" for a plain access.
 	Atomic string
+	// Map and Key are the map and the key of an access to a map element
+	// (m[k], delete(m, k)), recorded as a variable of its own (maps.go);
+	// "" otherwise.
+	Map, Key string
 }
 
 // RegionProbe is an intended atomic region of the plan.
@@ -247,7 +251,9 @@ func (plan *Plan) addFuncs(fset *token.FileSet, res *regions.Result, seenAccess,
 			}
 			seenAccess[key] = true
 			l := Line{pos.Filename, pos.Line}
-			plan.Accesses[l] = append(plan.Accesses[l], AccessProbe{Expr: expr, Write: a.Kind == regions.Write, Col: pos.Column, Func: fn, Atomic: a.Atomic})
+			probe := AccessProbe{Expr: expr, Write: a.Kind == regions.Write, Col: pos.Column, Func: fn, Atomic: a.Atomic}
+			probe.Map, probe.Key = mapElement(a)
+			plan.Accesses[l] = append(plan.Accesses[l], probe)
 		}
 		for _, op := range f.SyncOps {
 			if op.What != "go statement" {

@@ -260,6 +260,7 @@ type recorder struct {
 	signalled    map[trace.ObjID]bool // Conds with a recorded Signal or Broadcast
 	onceRan      map[trace.ObjID]bool // Onces with a recorded Do that ran the function
 	onceRunner   map[trace.ObjID]trace.GoID
+	mapElems     map[mapElemKey]trace.ObjID // map elements' ids (maps.go)
 	rootUp       bool
 	invalid      string
 	unevaluated  int
@@ -892,6 +893,14 @@ func (r *recorder) accesses(gs *gstate, th proc.Thread, g *proc.G, frames []proc
 		return order[i].Col < order[j].Col
 	})
 	for _, p := range order {
+		if p.Map != "" && p.Atomic == "" {
+			if e, ok := r.mapElemAccess(scope, l, p); ok {
+				if e.Kind != trace.KindInvalid {
+					r.emit(gs, e)
+				}
+				continue
+			}
+		}
 		v, err := scope.EvalExpression(p.Expr, loadScalar)
 		if err == nil && p.Atomic != "" && v.Kind == reflect.Pointer {
 			v, err = scope.EvalExpression("*("+p.Expr+")", loadScalar)

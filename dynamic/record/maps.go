@@ -1,0 +1,188 @@
+package record
+
+import (
+	"go/ast"
+	"go/constant"
+	"go/parser"
+	"go/types"
+	"reflect"
+	"strconv"
+
+	"github.com/avcheck/avcheck/analyzers/regions"
+	"github.com/avcheck/avcheck/dynamic/trace"
+	"github.com/go-delve/delve/pkg/dwarf/godwarf"
+	"github.com/go-delve/delve/pkg/proc"
+	"golang.org/x/tools/go/ssa"
+)
+
+// Map elements.
+//
+// Every element of a map is a variable of its own: m[k] is read by
+// m[k] and v, ok := m[k], written by m[k] = v and delete(m, k), and
+// read then written by m[k] op= v and m[k]++. The recorder identifies the
+// element by the map (the runtime's map pointer, the map value, not the
+// address of the variable holding it) and the key's value, so that an
+// element that does not exist yet (a miss, then the store that inserts
+// it) is the same variable at both accesses, and so is an element the
+// runtime moves when the map grows. Keys of integer, boolean and string
+// type are recorded; any other key leaves the access as it was before
+// map elements were recorded (the element's slot, if it exists). The
+// reads of the variable holding the map (c.m in c.m[k]) are probes of
+// their own and stay reads of that variable. range, len and clear are
+// not element accesses.
+//
+// The trace's object ids. A variable, lock, WaitGroup, Cond, channel or
+// Once is identified by its address, which is below 1<<48 in the address
+// spaces Delve supports. A channel or Once that the runtime places at a
+// collected one's address gets addr | gen<<48 (gen = 1, 2, ..., chanObj
+// and syncOp's Once.Do), below 1<<63 while an address is reused fewer
+// than 1<<15 times. A map element gets mapElemBase + n, n numbering the
+// run's distinct (map, key) pairs from zero: bit 63 is set, which neither
+// of the others sets.
+const mapElemBase trace.ObjID = 1 << 63
+
+// maxKeyLen is the longest string key recorded, in bytes: a longer key
+// is not loaded whole, and is not guessed from its prefix (the access
+// counts as unevaluated).
+const maxKeyLen = 64
+
+var loadKey = proc.LoadConfig{MaxStringLen: maxKeyLen}
+
+// mapElemKey identifies a map element during a recording.
+type mapElemKey struct {
+	m   uint64 // the map pointer
+	key string // the key's value, as mapKeyText writes it
+}
+
+// mapElement returns, for an access to a map element, the source
+// expressions of the map and of the key: "c.m" and "key" for c.m[key] and
+// for delete(c.m, key). It returns "", "" for every other access, and for
+// an expression it cannot parse (the analyzer abbreviates long ones).
+func mapElement(a *regions.Access) (m, key string) {
+	switch in := a.Instr.(type) {
+	case *ssa.MapUpdate:
+	case *ssa.Lookup:
+		if _, ok := in.X.Type().Underlying().(*types.Map); !ok {
+			return "", "" // a byte of a string
+		}
+	case *ssa.Call:
+		if b, ok := in.Call.Value.(*ssa.Builtin); !ok || b.Name() != "delete" {
+			return "", ""
+		}
+	default:
+		return "", ""
+	}
+	e, err := parser.ParseExpr(a.Expr)
+	if err != nil {
+		return "", ""
+	}
+	switch e := e.(type) {
+	case *ast.IndexExpr:
+		return types.ExprString(e.X), types.ExprString(e.Index)
+	case *ast.CallExpr:
+		if id, ok := e.Fun.(*ast.Ident); ok && id.Name == "delete" && len(e.Args) == 2 {
+			return types.ExprString(e.Args[0]), types.ExprString(e.Args[1])
+		}
+	}
+	return "", ""
+}
+
+// mapElemAccess turns probe p, an access to a map element, into its
+// event. It reports false when the access is not recorded as an element
+// (the map's key type is not an integer, boolean or string, or p.Map does
+// not evaluate to a map): the caller records it as any other access. An
+// access it cannot evaluate is counted in r.unevaluated and returned
+// with KindInvalid.
+func (r *recorder) mapElemAccess(scope *proc.EvalScope, l Line, p AccessProbe) (trace.Event, bool) {
+	mv, err := scope.EvalExpression(p.Map, loadScalar)
+	if err != nil || mv.Kind != reflect.Map || mv.Unreadable != nil {
+		return trace.Event{}, false
+	}
+	mt, ok := mv.RealType.(*godwarf.MapType)
+	if !ok || !recordedKey(mt.KeyType) {
+		return trace.Event{}, false
+	}
+	if mv.Base == 0 {
+		// A nil map: nothing can be stored in it, so its reads conflict
+		// with nothing, and a store panics.
+		r.unevaluated++
+		return trace.Event{}, true
+	}
+	kv, err := scope.EvalExpression(p.Key, loadKey)
+	if err != nil {
+		r.unevaluated++
+		return trace.Event{}, true
+	}
+	key, ok := mapKeyText(kv)
+	if !ok {
+		r.unevaluated++
+		return trace.Event{}, true
+	}
+	obj := r.mapElemID(mapElemKey{m: mv.Base, key: key}, p.Map+"["+key+"]")
+	e := trace.Event{Kind: trace.KindRead, Obj: obj, Site: r.site(l, p.Col, p.Func)}
+	if p.Write {
+		e.Kind = trace.KindWrite
+		return e, true
+	}
+	// The element's value, if it is present: a read of a missing key
+	// (v, ok := m[k] with ok false) has no value to record, not the
+	// element type's zero.
+	if ev, err := scope.EvalExpression("("+p.Map+")["+p.Key+"]", loadScalar); err == nil {
+		if val, ok := scalar(ev); ok {
+			e.Value, e.Flags = val, trace.HasValue
+		}
+	}
+	return e, true
+}
+
+// mapElemID returns the object id of a map element, declaring it with
+// the given name on first use.
+func (r *recorder) mapElemID(k mapElemKey, name string) trace.ObjID {
+	if id, ok := r.mapElems[k]; ok {
+		return id
+	}
+	if r.mapElems == nil {
+		r.mapElems = make(map[mapElemKey]trace.ObjID)
+	}
+	id := mapElemBase + trace.ObjID(len(r.mapElems))
+	r.mapElems[k] = id
+	r.t.Objects[id] = trace.Object{Kind: trace.ObjVar, Name: name}
+	return id
+}
+
+// recordedKey reports whether a map with keys of type t has its elements
+// recorded as variables: integers, booleans and strings.
+func recordedKey(t godwarf.Type) bool {
+	switch godwarf.ResolveTypedef(t).(type) {
+	case *godwarf.IntType, *godwarf.UintType, *godwarf.CharType, *godwarf.UcharType,
+		*godwarf.BoolType, *godwarf.StringType:
+		return true
+	}
+	return false
+}
+
+// mapKeyText writes a key's value as Go source: 7, -3, true, "k". It
+// reports false for a value it cannot write exactly: a string longer than
+// the recorder loads, or a value of another kind.
+func mapKeyText(v *proc.Variable) (string, bool) {
+	if v.Unreadable != nil || v.Value == nil {
+		return "", false
+	}
+	switch v.Kind {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		n, ok := constant.Int64Val(v.Value)
+		return strconv.FormatInt(n, 10), ok
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		n, ok := constant.Uint64Val(v.Value)
+		return strconv.FormatUint(n, 10), ok
+	case reflect.Bool:
+		return strconv.FormatBool(constant.BoolVal(v.Value)), true
+	case reflect.String:
+		s := constant.StringVal(v.Value)
+		if int64(len(s)) != v.Len {
+			return "", false // loaded in part
+		}
+		return strconv.Quote(s), true
+	}
+	return "", false
+}
