@@ -32,6 +32,10 @@ type AccessProbe struct {
 	// Atomic is the sync/atomic operation ("Load", "Store", "Add", ...),
 	// or "" for a plain access.
 	Atomic string
+	// Guard, on a plain read, says how the value read is used, from which
+	// the recorder computes the values the read may see without changing
+	// its goroutine's course (guards.go); nil if some use is not known.
+	Guard *Guard
 	// Map and Key are the map and the key of an access to a map element
 	// (m[k], delete(m, k)), recorded as a variable of its own (maps.go);
 	// "" otherwise.
@@ -178,6 +182,7 @@ func MakePlan(opts PlanOptions) (*Plan, error) {
 	}
 	seenAccess := make(map[string]bool)
 	seenRegion := make(map[string]bool)
+	var analysed []analysedPackage
 	for act := range graph.All() {
 		if act.Analyzer != analyzer || act.Err != nil || act.Result == nil {
 			continue
@@ -191,7 +196,9 @@ func MakePlan(opts PlanOptions) (*Plan, error) {
 		}
 		plan.addFiles(p)
 		plan.addFuncs(p.Fset, act.Result.(*regions.Result), seenAccess, seenRegion)
+		analysed = append(analysed, analysedPackage{p.Fset, p.TypesSizes, act.Result.(*regions.Result)})
 	}
+	plan.addGuards(analysed)
 	return plan, nil
 }
 

@@ -936,6 +936,9 @@ func (r *recorder) accesses(gs *gstate, th proc.Thread, g *proc.G, frames []proc
 		} else if val, ok := scalar(v); ok {
 			e.Value, e.Flags = val, trace.HasValue
 		}
+		if !p.Write && p.Guard != nil {
+			r.guardedRead(&e, p.Guard, v, scope, th, g, frames)
+		}
 		r.emit(gs, e)
 	}
 }

@@ -1,0 +1,414 @@
+package record
+
+import (
+	"context"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"go/types"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/avcheck/avcheck/dynamic/trace"
+	"golang.org/x/tools/go/ssa"
+	"golang.org/x/tools/go/ssa/ssautil"
+)
+
+// guardsSrc has a function for each kind of use that the analysis
+// accepts and for each it refuses. The fields of T and the variable g
+// stand for shared state: their loads are the reads, their stores the
+// recorded writes.
+const guardsSrc = `package p
+
+type T struct {
+	n, m  int
+	u8    uint8
+	u64   uint64
+	ok    bool
+	buf   [4]int
+	s     []int
+	str   string
+}
+
+var g int
+
+func use(int) {}
+
+func cmpConst(t *T)             { if t.n < 10 { g = 1 } }
+func cmpFlipped(t *T)           { if 10 <= t.n { g = 1 } }
+func cmpParam(t *T, amt int)    { for t.n < amt { g++ } }
+func cmpTwo(t *T)               { n := t.n; if n != 4 && n > 0 { g = 1 } }
+func assignedParam(t *T, amt int) { amt++; if t.n < amt { g = 1 } }
+func addressedParam(t *T, amt int) { p := &amt; use(*p); if t.n < amt { g = 1 } }
+func shadowedParam(t *T, amt int) { if t.n < amt { amt := 3; use(amt) } }
+func cmpRead(t *T)              { if t.n < t.m { g = 1 } }
+func cmpStored(t *T)            { t.ok = t.n < 3 }
+func cmpReturned(t *T) bool     { return t.n < 3 }
+func store(t *T)                { t.m = t.n*2 + 1 }
+func storeGlobal(t *T)          { g = t.n &^ 3 }
+func storeEscaped(t *T) *int    { x := t.n; return &x }
+func dividend(t *T)             { t.m = t.n / 2 % 7 >> 1 }
+func divisor(t *T)              { t.m = 100 / t.n }
+func shiftCount(t *T)           { t.m = 1 << t.n }
+func callArg(t *T)              { use(t.n) }
+func loop(t *T)                 { for i := t.n; i < 10; i++ { g = i } }
+func phi(t *T)                  { n := t.n; if g > 0 { n = 5 }; if n < 3 { g = 1 } }
+func phiStore(t *T)             { n := t.n + 1; if g > 0 { n = 0 }; t.m = n }
+func phiStoreCmp(t *T)          { n := t.n + 1; if g > 0 { n = 0 }; if n > 2 { g = 1 } }
+func convert(t *T)              { if int8(t.n) < 3 { g = 1 } }
+func unsigned(t *T)             { if t.u8 > 200 { g = 1 } }
+func unsigned64(t *T)           { if t.u64 > 5 { g = 1 } }
+func hugeConst(t *T)            { if t.u64 > 1<<63 { g = 1 } }
+func index(t *T, e int)         { n := t.n; if n == len(t.buf) { n = 0 }; t.buf[n] = e; t.n = n + 1 }
+func indexRead(t *T) int        { return t.buf[t.n] }
+func indexSlice(t *T, e int)    { t.s[t.n] = e }
+func length(t *T)               { for len(t.s) == 0 { g++ } }
+func lengthStr(t *T)            { if len(t.str) > 3 { g = 1 } }
+func lengthAndElem(t *T) int    { if len(t.s) > 0 { return t.s[0] }; return 0 }
+func sliceAppend(t *T)          { t.s = append(t.s, 1) }
+func unused(t *T)               { _ = t.n }
+
+func size(t *T) int             { return len(t.s) }
+func waitSize(t *T)             { for size(t) == 0 { g++ } }
+func sizeAbove(t *T, k int)     { if size(t) >= k { g = 1 } }
+func sizeStored(t *T)           { t.m = size(t) }
+func sizeTwice(t *T)            { if size(t) == 0 || size(t) == 1 { g = 1 } }
+func sizeDeferred(t *T)         { defer size(t); if size(t) == 0 { g = 1 } }
+func sizeMultiLine(t *T) {
+	if size(
+		t) == 0 {
+		g = 1
+	}
+}
+
+func get(t *T) (int, bool)      { if t.m > 0 { return t.n, true }; return 0, false }
+func useGet(t *T)               { if n, ok := get(t); ok && n > 3 { g = 1 } }
+
+func never(t *T) int            { return t.m }
+`
+
+// guardsOf builds src and returns the guard of every load of a field or
+// of a package variable, by "function.field" ("function.field#2" for a
+// second load of the same field), as describeGuard writes it.
+func guardsOf(t *testing.T, src string) map[string]string {
+	t.Helper()
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "p.go", src, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pkg, _, err := ssautil.BuildPackage(&types.Config{}, fset, types.NewPackage("p", "p"), []*ast.File{f}, ssa.SanityCheckFunctions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var funcs []*ssa.Function
+	for fn := range ssautil.AllFunctions(pkg.Prog) {
+		if fn.Pkg == pkg && fn.Synthetic == "" {
+			funcs = append(funcs, fn)
+		}
+	}
+	slices.SortFunc(funcs, func(a, b *ssa.Function) int { return int(a.Pos() - b.Pos()) })
+	shared := func(addr ssa.Value) (string, bool) {
+		switch a := addr.(type) {
+		case *ssa.FieldAddr:
+			return a.X.Type().Underlying().(*types.Pointer).Elem().Underlying().(*types.Struct).Field(a.Field).Name(), true
+		case *ssa.Global:
+			return a.Name(), true
+		case *ssa.IndexAddr:
+			if _, ok := a.X.(*ssa.FieldAddr); ok {
+				return "[]", true
+			}
+		}
+		return "", false
+	}
+	recorded := func(s *ssa.Store) bool {
+		_, ok := shared(s.Addr)
+		return ok
+	}
+	calls := newCallIndex(funcs)
+	out := make(map[string]string)
+	for _, fn := range funcs {
+		for _, b := range fn.Blocks {
+			for _, instr := range b.Instrs {
+				load, ok := instr.(*ssa.UnOp)
+				if !ok || load.Op != token.MUL {
+					continue
+				}
+				name, ok := shared(load.X)
+				if !ok {
+					continue
+				}
+				key := fn.Name() + "." + name
+				for i := 2; out[key] != ""; i++ {
+					key = fmt.Sprintf("%s.%s#%d", fn.Name(), name, i)
+				}
+				a := &guardAnalysis{fset: fset, sizes: types.SizesFor("gc", "amd64"), recorded: recorded, calls: calls}
+				out[key] = describeGuard(a.guard(load), fset)
+			}
+		}
+	}
+	return out
+}
+
+// describeGuard writes a guard as "none", or its bounds, its comparisons
+// and its call sites: "len 0.. ==0", "0..3 ==4", "ret @waitSize:49[==0]".
+func describeGuard(g *Guard, fset *token.FileSet) string {
+	if g == nil {
+		return "none"
+	}
+	var parts []string
+	if g.Len {
+		parts = append(parts, "len")
+	}
+	bounds := func(lo, hi int64) string {
+		s := ".."
+		if lo != math.MinInt64 {
+			s = fmt.Sprint(lo) + s
+		}
+		if hi != math.MaxInt64 {
+			s += fmt.Sprint(hi)
+		}
+		return s
+	}
+	cmps := func(cs []GuardCmp) string {
+		var s []string
+		for _, c := range cs {
+			k := fmt.Sprint(c.K)
+			if c.Param != "" {
+				k = c.Param
+			}
+			s = append(s, c.Op.String()+k)
+		}
+		return strings.Join(s, " ")
+	}
+	parts = append(parts, bounds(g.Lo, g.Hi))
+	if len(g.Cmps) > 0 {
+		parts = append(parts, cmps(g.Cmps))
+	}
+	if g.Returned {
+		parts = append(parts, "ret")
+		for _, s := range g.Sites {
+			site := fmt.Sprintf("@%s:%d[%s", strings.TrimPrefix(s.Func, "p."), s.Line, cmps(s.Cmps))
+			if s.Lo != math.MinInt64 || s.Hi != math.MaxInt64 {
+				site += " " + bounds(s.Lo, s.Hi)
+			}
+			parts = append(parts, site+"]")
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+func TestGuardAnalysis(t *testing.T) {
+	got := guardsOf(t, guardsSrc)
+	want := map[string]string{
+		// Comparisons with a constant or a parameter the function never
+		// assigns, deciding branches.
+		"cmpConst.n":   ".. <10",
+		"cmpFlipped.n": ".. >=10",
+		"cmpParam.n":   ".. <amt",
+		"cmpParam.g":   "..",
+		"cmpTwo.n":     ".. >0 !=4",
+		// A parameter that is assigned, addressed or shadowed is not the
+		// value the comparison saw when the debugger reads it.
+		"assignedParam.n":  "none",
+		"addressedParam.n": "none",
+		"shadowedParam.n":  "none",
+		// Compared with another read, or the outcome used otherwise.
+		"cmpRead.n":     "none",
+		"cmpRead.m":     "none",
+		"cmpStored.n":   "none",
+		"cmpReturned.n": "none",
+		// The value of recorded writes, through arithmetic.
+		"store.n":        "..",
+		"storeGlobal.n":  "..",
+		"storeEscaped.n": "none",
+		"dividend.n":     "..",
+		"divisor.n":      "none",
+		"shiftCount.n":   "none",
+		"callArg.n":      "none",
+		"loop.n":         "none",
+		// Phi nodes: the value as it is, or derived and written.
+		"phi.n":         ".. <3",
+		"phi.g":         ".. >0",
+		"phiStore.n":    "..",
+		"phiStore.g":    ".. >0",
+		"phiStoreCmp.n": "none",
+		"phiStoreCmp.g": ".. >0",
+		// Conversions bound the range to the types.
+		"convert.n":      "-128..127 <3",
+		"unsigned.u8":    "0..255 >200",
+		"unsigned64.u64": "0.. >5",
+		"hugeConst.u64":  "none",
+		// An array index whose element is written: its bounds.
+		"index.n":      "0..3 ==4",
+		"indexRead.n":  "none",
+		"indexRead.[]": "none",
+		"indexSlice.n": "none",
+		"indexSlice.s": "none",
+		// Lengths.
+		"length.s":          "len 0.. ==0",
+		"length.g":          "..",
+		"lengthStr.str":     "len 0.. >3",
+		"lengthAndElem.s":   "len 0.. >0",
+		"lengthAndElem.s#2": "none",
+		"sliceAppend.s":     "none",
+		"unused.n":          "..",
+		// A result compared by its callers, at the calls that are alone
+		// on their line in their caller.
+		// Not sizeStored (stored), sizeTwice (two calls on a line),
+		// sizeDeferred (a deferred call could be at the return),
+		// sizeMultiLine (a call on two lines).
+		"waitSize.g": "..",
+		"size.s":     "len 0.. ret @waitSize:52[==0] @sizeAbove:53[>=k]",
+		"get.m":      ".. >0",
+		"get.n":      ".. ret @useGet:65[>3]",
+		"never.m":    "none",
+	}
+	for k, w := range want {
+		if got[k] != w {
+			t.Errorf("%s: got %q, want %q", k, got[k], w)
+		}
+	}
+	for k, g := range got {
+		if _, ok := want[k]; !ok {
+			t.Errorf("%s: got %q, not expected", k, g)
+		}
+	}
+}
+
+// The range a guard gives a value at a stop: the interval around the
+// value that keeps every comparison's outcome, within the bounds.
+func TestGuardRange(t *testing.T) {
+	const minI, maxI = math.MinInt64, math.MaxInt64
+	unbounded := Guard{Lo: minI, Hi: maxI}
+	with := func(lo, hi int64, cmps ...GuardCmp) *Guard {
+		return &Guard{Lo: lo, Hi: hi, Cmps: cmps}
+	}
+	params := map[string]int64{"amt": 10, "k": 2}
+	param := func(frame int, name string) (int64, bool) {
+		k, ok := params[fmt.Sprint(frame, name)]
+		return k, ok
+	}
+	params["0amt"], params["1k"] = 10, 2
+	site := &GuardSite{Lo: minI, Hi: maxI, Cmps: []GuardCmp{{Op: token.GEQ, Param: "k"}}}
+	tests := []struct {
+		name string
+		g    *Guard
+		v    int64
+		site *GuardSite
+		want string // "none" or the range
+	}{
+		{"nothing to keep", &unbounded, 7, nil, "..(unbounded)"},
+		{"not below 10", with(minI, maxI, GuardCmp{Op: token.LSS, K: 10}), 110, nil, "10.."},
+		{"below 10", with(minI, maxI, GuardCmp{Op: token.LSS, K: 10}), 3, nil, "..9"},
+		{"at 10 for <", with(minI, maxI, GuardCmp{Op: token.LSS, K: 10}), 10, nil, "10.."},
+		{"at 10 for <=", with(minI, maxI, GuardCmp{Op: token.LEQ, K: 10}), 10, nil, "..10"},
+		{"above 10 for >", with(minI, maxI, GuardCmp{Op: token.GTR, K: 10}), 11, nil, "11.."},
+		{"at 10 for >", with(minI, maxI, GuardCmp{Op: token.GTR, K: 10}), 10, nil, "..10"},
+		{"at 10 for >=", with(minI, maxI, GuardCmp{Op: token.GEQ, K: 10}), 10, nil, "10.."},
+		{"below 10 for >=", with(minI, maxI, GuardCmp{Op: token.GEQ, K: 10}), 9, nil, "..9"},
+		{"equal", with(minI, maxI, GuardCmp{Op: token.EQL, K: 4}), 4, nil, "4..4"},
+		{"not equal, below", with(minI, maxI, GuardCmp{Op: token.NEQ, K: 4}), 1, nil, "..3"},
+		{"not equal, above", with(minI, maxI, GuardCmp{Op: token.EQL, K: 4}), 6, nil, "5.."},
+		{"array index", with(0, 3, GuardCmp{Op: token.EQL, K: 4}), 1, nil, "0..3"},
+		{"out of the bounds", with(0, 3, GuardCmp{Op: token.EQL, K: 4}), 4, nil, "none"},
+		{"parameter", with(minI, maxI, GuardCmp{Op: token.LSS, Param: "amt"}), 110, nil, "10.."},
+		{"unknown parameter", with(minI, maxI, GuardCmp{Op: token.LSS, Param: "x"}), 110, nil, "none"},
+		{"extremes", with(minI, maxI, GuardCmp{Op: token.GTR, K: minI}, GuardCmp{Op: token.LSS, K: maxI}), 0, nil, fmt.Sprintf("%d..%d", minI+1, maxI-1)},
+		{"returned, no site", &Guard{Lo: 0, Hi: maxI, Returned: true}, 1, nil, "none"},
+		{"returned at a site", &Guard{Lo: 0, Hi: maxI, Returned: true}, 1, site, "0..1"},
+		{"returned at a site, above", &Guard{Lo: 0, Hi: maxI, Returned: true}, 5, site, "2.."},
+	}
+	for _, tt := range tests {
+		r, ok := guardRange(tt.g, tt.v, tt.site, param)
+		got := "none"
+		if ok {
+			e := trace.Event{Kind: trace.KindRead, Value: uint64(tt.v), Flags: trace.HasValue}
+			if !e.SetRange(r) {
+				t.Errorf("%s: SetRange(%+v) refused", tt.name, r)
+			}
+			got = fmt.Sprintf("%d..%d", r.Lo, r.Hi)
+			switch {
+			case r.Lo == minI && r.Hi == maxI:
+				got = "..(unbounded)"
+			case r.Lo == minI:
+				got = fmt.Sprintf("..%d", r.Hi)
+			case r.Hi == maxI:
+				got = fmt.Sprintf("%d..", r.Lo)
+			}
+		}
+		if got != tt.want {
+			t.Errorf("%s: got %s, want %s", tt.name, got, tt.want)
+		}
+	}
+}
+
+// The recorded ranges of the guards program's reads, in program order:
+// the withdrawal's test (110 is not below 10) and its write-back (any
+// value), the log's count as an array index (0..3, and none once the
+// buffer is full: the count 4 is replaced by 0, so the index's bounds do
+// not hold for it), the queue's length tested by two callers, one with
+// the caller's parameter (2), and no range where the value is printed.
+func TestRecordGuards(t *testing.T) {
+	plan, bin := prepare(t, "guards", true)
+	tr, oc := record(t, context.Background(), plan, Options{Binary: bin})
+	if !oc.Complete || oc.Status != 0 || oc.Invalid != "" || oc.Unevaluated != 0 {
+		t.Fatalf("outcome %+v", oc)
+	}
+	var got []string
+	for _, e := range tr.Events {
+		if e.Kind != trace.KindRead {
+			continue
+		}
+		name := tr.Object(e.Obj).Name
+		switch name {
+		case "a.balance", "l.n", "q.events":
+		default:
+			continue
+		}
+		s := fmt.Sprintf("%s:%d", name, tr.Site(e.Site).Line)
+		if e.Flags&trace.HasValue != 0 {
+			s += fmt.Sprintf(" v=%d", int64(e.Value))
+		}
+		if r, ok := e.Range(); ok {
+			s += " range=" + describeRange(r)
+		}
+		if e.Flags&trace.ValueIsLen != 0 {
+			s += " len"
+		}
+		got = append(got, s)
+	}
+	want := []string{
+		"a.balance:22 v=110 range=10..",
+		"a.balance:26 v=110 range=..",
+		"a.balance:32 v=100",
+		"l.n:43 v=0 range=0..3",
+		"l.n:43 v=1 range=0..3",
+		"l.n:43 v=2 range=0..3",
+		"l.n:43 v=3 range=0..3",
+		"l.n:43 v=4",
+		"q.events:58 v=1 range=1.. len",
+		"q.events:58 v=1 range=0..1 len",
+		"q.events:58",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("reads:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if err := trace.Validate(tr); err != nil {
+		t.Errorf("trace: %v", err)
+	}
+}
+
+func describeRange(r trace.Range) string {
+	s := ".."
+	if r.Lo != math.MinInt64 {
+		s = fmt.Sprint(r.Lo) + s
+	}
+	if r.Hi != math.MaxInt64 {
+		s += fmt.Sprint(r.Hi)
+	}
+	return s
+}
