@@ -47,44 +47,48 @@ import (
 //     violation; a section held when the window starts, or not released
 //     within the window, is open at that end; RWMutex read sections share;
 //   - read-from consistency (the pi-functions of section 4.2, with the
-//     recorded values instead of symbolic ones): a plain read r whose
-//     value matters reads the last write before it, which must be its
-//     recorded source or a write known to have written the value r
-//     recorded (or, for the state at the window's start, the value known
-//     there);
+//     recorded values instead of symbolic ones): a read whose value
+//     matters reads a write of the value it recorded (or, if it carries a
+//     range, of a value in its range), and that write wrote its recorded
+//     value because its own goroutine's reads did (precise_values.go);
 //   - the finding: O(e1) < O(f) < O(e2) as assumptions, the last access
 //     last (every event after it is outside the prefix and unconstrained,
 //     section 5), and for a race the two accesses back to back.
 //
-// Which reads matter is approximated from the trace, which records
-// neither expressions nor data dependencies. Two approximations bracket
-// the truth, one for each answer:
+// Which reads matter is approximated from the trace, which records values
+// and branch counts, not expressions. Two approximations bracket the
+// truth, one for each answer:
 //
-//   - to prove a finding, a read matters when a later event of its
-//     goroutine inside the prefix may depend on its value: the first one
-//     that comes after a taken conditional branch (Event.Branches, the
-//     guard g(t) of section 4.2: the branch may test the value), or that
-//     passes a value on (a write, a send, a go statement, a
-//     WaitGroup.Add), unless that is the violation's last access, whose
-//     value no event of the prefix reads. Satisfiable then proves it;
+//   - to prove a finding (precise_values.go): a read matters when a later
+//     event of its goroutine in the prefix comes after a taken conditional
+//     branch (Event.Branches, the guard g(t) of section 4.2: the branch
+//     may test the value), and it must then read its recorded value, or
+//     a value of its range; every memory access of the prefix but the
+//     violation's last, and every event that passes a value to another
+//     goroutine, needs the reads of its goroutine before it to have done
+//     so, since its address or value may have been computed from them;
+//     a write's value is known only if it wrote its recorded one.
+//     Satisfiable then proves it;
 //   - to show it infeasible, a read matters only when such a branch
 //     guards a later event of the prefix, as AVFilter assumes (seed 000,
-//     section 3.3), and a value that is not known may be anything. Only
-//     if that is unsatisfiable too is the finding dropped.
+//     section 3.3), it may read a write whose value is not known, or one
+//     of a value in its range, and a write's known value is taken as
+//     written. Only if that is unsatisfiable too is the finding dropped.
 //
 // In between the finding keeps its level. The lost update of a counter
 // whose second increment read the first one's value is proven, not
 // dropped: moved before the first increment's write, the read sees
-// another value, but only the violation's own write depends on it.
-// Later reads that follow no branch are assumed to be at the addresses
-// they were recorded at. A write's value is its recorded Value, or else
-// the value a read that read it recorded.
+// another value, but only the violation's own write depends on it. A
+// withdrawal whose loop tests the balance it read is proven too when the
+// recorder gave that read a range: any balance in it takes the loop the
+// same way, so the read may see the balance from before a deposit.
 //
 // Unsatisfiable means: no interleaving exhibits the finding in which the
-// reads that matter read the values they read in the run. A real
-// violation that needs a read to see a different value and branch the
-// same way (seed 001's "if (b >= 0)" variant of Fig. 1(a)) is beyond the
-// trace: the values are all the precise stage knows of the program.
+// reads that matter read the values they read in the run, or values of
+// their ranges. A real violation that needs a read to see a value outside
+// its range (or any other value, where the recorder could not give the
+// read a range) is beyond the trace: the values and ranges are all the
+// precise stage knows of the program.
 
 // Precise stage defaults.
 const (
@@ -422,18 +426,21 @@ type valueTable struct {
 	t      *trace.Trace
 	writes map[trace.ObjID][]uint32 // the writes of each variable, in trace order
 	reads  map[trace.ObjID][]uint32 // its reads that recorded a value, in trace order
+	lens   map[trace.ObjID][]uint32 // its reads that recorded a length (trace.ValueIsLen)
 }
 
 // maxReadersAsked bounds the reads of one write that value consults.
 const maxReadersAsked = 64
 
 func buildValueTable(t *trace.Trace) *valueTable {
-	vt := &valueTable{t: t, writes: map[trace.ObjID][]uint32{}, reads: map[trace.ObjID][]uint32{}}
+	vt := &valueTable{t: t, writes: map[trace.ObjID][]uint32{}, reads: map[trace.ObjID][]uint32{}, lens: map[trace.ObjID][]uint32{}}
 	for i := range t.Events {
 		e := &t.Events[i]
 		switch {
 		case e.Kind.IsWrite():
 			vt.writes[e.Obj] = append(vt.writes[e.Obj], uint32(i))
+		case e.Kind == trace.KindRead && e.Flags&(trace.HasValue|trace.ValueIsLen) == trace.HasValue|trace.ValueIsLen:
+			vt.lens[e.Obj] = append(vt.lens[e.Obj], uint32(i))
 		case (e.Kind == trace.KindRead || e.Kind == trace.KindAtomicLoad) && e.Flags&trace.HasValue != 0:
 			vt.reads[e.Obj] = append(vt.reads[e.Obj], uint32(i))
 		}
@@ -441,12 +448,13 @@ func buildValueTable(t *trace.Trace) *valueTable {
 	return vt
 }
 
-// value returns the value variable x holds just after its write w (from
-// the trace's start if w is -1) and whether it is known:
-// w's recorded value, or the value its readers before the next write
-// recorded, if they agree.
-func (vt *valueTable) value(x trace.ObjID, w int) (uint64, bool) {
-	if w >= 0 {
+// infer returns the value variable x holds just after its write w (from
+// the trace's start if w is -1) and whether it is known: w's recorded
+// value, or the value its readers before the next write recorded, if they
+// agree. With isLen it is the length of what x holds (a slice, string or
+// map), as the reads with trace.ValueIsLen recorded it.
+func (vt *valueTable) infer(x trace.ObjID, w int, isLen bool) (uint64, bool) {
+	if w >= 0 && !isLen {
 		e := &vt.t.Events[w]
 		if e.Flags&trace.HasValue != 0 && e.Kind != trace.KindAtomicRMW {
 			return e.Value, true
@@ -458,6 +466,9 @@ func (vt *valueTable) value(x trace.ObjID, w int) (uint64, bool) {
 		next = ws[k]
 	}
 	rs := vt.reads[x]
+	if isLen {
+		rs = vt.lens[x]
+	}
 	k, _ := slices.BinarySearch(rs, uint32(w+1))
 	var v uint64
 	known := false
@@ -473,13 +484,13 @@ func (vt *valueTable) value(x trace.ObjID, w int) (uint64, bool) {
 
 // valueBefore returns the value variable x holds before event from, and
 // whether it is known.
-func (vt *valueTable) valueBefore(x trace.ObjID, from uint32) (uint64, bool) {
+func (vt *valueTable) valueBefore(x trace.ObjID, from uint32, isLen bool) (uint64, bool) {
 	ws := vt.writes[x]
 	k, _ := slices.BinarySearch(ws, from)
 	if k == 0 {
-		return vt.value(x, -1)
+		return vt.infer(x, -1, isLen)
 	}
-	return vt.value(x, int(ws[k-1]))
+	return vt.infer(x, int(ws[k-1]), isLen)
 }
 
 // encoding is one check's constraints in a solver.
@@ -792,22 +803,34 @@ func (ps *preciseStage) encode(from, to uint32, targets []uint32, adjacent, rela
 		}
 	}
 	lastWrite := map[trace.ObjID]int{}
+	lastSeen := make([]int, L) // per read, its recorded source (-1: the state at the window's start)
 	for i := range evs {
 		e := &evs[i]
 		if e.Kind.IsWrite() {
 			lastWrite[e.Obj] = i + 1
 		}
-		if e.Kind != trace.KindRead || !in(i) {
+		if e.Kind == trace.KindRead {
+			lastSeen[i] = lastWrite[e.Obj] - 1
+		}
+	}
+	if !relaxed {
+		ps.encodeValues(enc, &valueCtx{from: from, evs: evs, nextOf: nextOf, last: last, targets: targets,
+			in: in, before: before, lit: lit, outside: notInPrefixLit, writes: writes, lastSeen: lastSeen})
+		if enc.size > ps.maxSize {
+			enc.close()
+			return nil, errTooLarge
+		}
+	}
+	for i := range evs {
+		e := &evs[i]
+		if !relaxed || e.Kind != trace.KindRead || !in(i) {
 			continue
 		}
-		dep := valueUser(evs, nextOf, i, last, relaxed)
-		if !relaxed && dep != valueUser(evs, nextOf, i, last, true) {
-			enc.uncertain = true
-		}
+		dep := valueUser(evs, nextOf, i)
 		if !in(dep) {
 			continue
 		}
-		src := lastWrite[e.Obj] - 1 // -1: the state at the window's start
+		src := lastSeen[i]
 		rf, ok := ps.readFrom(enc, from, i, src, writes[e.Obj], relaxed, before, lit)
 		if enc.size > ps.maxSize {
 			enc.close()
@@ -887,25 +910,11 @@ func topoOrder(succ [][]int32) ([]int, bool) {
 }
 
 // valueUser returns the first event after read r of its goroutine in the
-// window that may depend on the value r read: one after a taken branch (r
-// may decide it), or, unless branchOnly, one that passes a value on, into
-// memory or to another goroutine (a write, a send, a go statement's
-// arguments, a WaitGroup.Add's delta), other than the violation's last
-// access. -1 if none.
-func valueUser(evs []trace.Event, nextOf []int, r, last int, branchOnly bool) int {
+// window that comes after a taken branch, which r may decide (the guard
+// g(t) of seed 001, section 4.2), or -1 if none.
+func valueUser(evs []trace.Event, nextOf []int, r int) int {
 	for i := nextOf[r]; i >= 0; i = nextOf[i] {
-		e := &evs[i]
-		if e.Branches > 0 {
-			return i
-		}
-		if branchOnly || i == last {
-			continue
-		}
-		if e.Kind.IsWrite() {
-			return i
-		}
-		switch e.Kind {
-		case trace.KindSend, trace.KindFork, trace.KindWGAdd:
+		if evs[i].Branches > 0 {
 			return i
 		}
 	}
@@ -962,15 +971,21 @@ func (ps *preciseStage) exclude(enc *encoding, a, b section, before func(int, in
 func (ps *preciseStage) readFrom(enc *encoding, from uint32, r, src int, ws []int, relaxed bool, before func(int, int) bool, lit func(int, int) solve.Lit) (solve.Lit, bool) {
 	t, vt := ps.t, ps.vals
 	re := &t.Events[int(from)+r]
-	rv, rKnown := re.Value, re.Flags&trace.HasValue != 0
+	rv, rKnown := re.Value, re.Flags&trace.HasValue != 0 && re.Flags&trace.ValueIsLen == 0
+	rng, ranged := re.Range()
+	isLen := re.Flags&trace.ValueIsLen != 0
 	s := enc.s
 	var or []solve.Lit
 	// The state at the window's start: no write of the window before r.
-	v0, v0Known := vt.valueBefore(re.Obj, from)
+	v0, v0Known := vt.valueBefore(re.Obj, from, isLen)
 	// may reports whether r may read a write of value v (known or not)
-	// that is not its recorded source.
+	// that is not its recorded source: one of equal value, or one in its
+	// range.
 	may := func(v uint64, known bool) bool {
-		if rKnown && known {
+		switch {
+		case ranged && known:
+			return rng.Contains(int64(v))
+		case rKnown && known:
 			return v == rv
 		}
 		enc.uncertain = true
@@ -998,7 +1013,7 @@ func (ps *preciseStage) readFrom(enc *encoding, from uint32, r, src int, ws []in
 			continue
 		}
 		if w != src {
-			if v, known := vt.value(re.Obj, int(from)+w); !may(v, known) {
+			if v, known := vt.infer(re.Obj, int(from)+w, isLen); !may(v, known) {
 				continue
 			}
 		}

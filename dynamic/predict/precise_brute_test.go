@@ -14,6 +14,8 @@ type bruteSolver struct {
 	gates   []bruteGate
 	asserts []solve.Lit
 	order   []int
+	vars    []int  // the gates of Var
+	assign  []bool // per gate, the value of a Var under evaluation
 	// limit bounds the orders enumerated; past it Check answers Unknown.
 	limit int
 }
@@ -25,6 +27,7 @@ type bruteGate struct {
 	a, b int // for an atom
 	and  bool
 	ls   []solve.Lit
+	free bool // a variable of Var: its value is in assign
 }
 
 func newBruteSolver(n int) *bruteSolver { return &bruteSolver{n: n, limit: 5_000_000} }
@@ -49,7 +52,11 @@ func (s *bruteSolver) Before(a, b int) solve.Lit {
 	return s.node(bruteGate{atom: true, a: a, b: b})
 }
 
-func (s *bruteSolver) Edge(a, b int)                 { s.edges = append(s.edges, [2]int{a, b}) }
+func (s *bruteSolver) Edge(a, b int) { s.edges = append(s.edges, [2]int{a, b}) }
+func (s *bruteSolver) Var() solve.Lit {
+	s.vars = append(s.vars, len(s.gates))
+	return s.node(bruteGate{free: true})
+}
 func (s *bruteSolver) And(ls ...solve.Lit) solve.Lit { return s.node(bruteGate{and: true, ls: ls}) }
 func (s *bruteSolver) Or(ls ...solve.Lit) solve.Lit  { return s.node(bruteGate{ls: ls}) }
 func (s *bruteSolver) Assert(l solve.Lit)            { s.asserts = append(s.asserts, l) }
@@ -63,6 +70,9 @@ func (s *bruteSolver) eval(l solve.Lit, pos []int) bool {
 	g := &s.gates[l-1]
 	if g.atom {
 		return pos[g.a] < pos[g.b]
+	}
+	if g.free {
+		return s.assign[l-1]
 	}
 	for _, x := range g.ls {
 		if s.eval(x, pos) != g.and {
@@ -87,17 +97,26 @@ func (s *bruteSolver) Check(assumptions ...solve.Lit) solve.Status {
 	var rec func() solve.Status
 	rec = func() solve.Status {
 		if len(order) == s.n {
-			count++
-			if count > s.limit {
-				return solve.Unknown
-			}
-			for _, l := range all {
-				if !s.eval(l, pos) {
-					return solve.Unsat
+			// Every assignment of the variables of Var, with this order.
+			s.assign = make([]bool, len(s.gates))
+		assign:
+			for bits := 0; bits < 1<<len(s.vars); bits++ {
+				count++
+				if count > s.limit {
+					return solve.Unknown
 				}
+				for k, v := range s.vars {
+					s.assign[v] = bits&(1<<k) != 0
+				}
+				for _, l := range all {
+					if !s.eval(l, pos) {
+						continue assign
+					}
+				}
+				s.order = append(s.order[:0], order...)
+				return solve.Sat
 			}
-			s.order = append(s.order[:0], order...)
-			return solve.Sat
+			return solve.Unsat
 		}
 		unknown := false
 	next:

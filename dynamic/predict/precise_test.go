@@ -2,8 +2,10 @@ package predict
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -242,12 +244,30 @@ func randomValueTrace(rng *rand.Rand) *trace.Trace {
 			holder = -1
 		case trace.KindRead:
 			if rng.IntN(5) != 0 {
-				line += fmt.Sprintf(" v=%d", mem[o.obj])
+				v := mem[o.obj]
+				line += fmt.Sprintf(" v=%d", v)
+				// A range around the value, with or without bounds.
+				if rng.IntN(3) == 0 {
+					lo, hi := fmt.Sprint(v-rng.IntN(2)), fmt.Sprint(v+rng.IntN(2))
+					if rng.IntN(4) == 0 {
+						lo = ""
+					}
+					if rng.IntN(4) == 0 {
+						hi = ""
+					}
+					line += " range=" + lo + ".." + hi
+				}
+				if rng.IntN(8) == 0 {
+					line += " flags=4" // the value is a length
+				}
 			}
 		case trace.KindWrite:
 			mem[o.obj] = rng.IntN(3)
 			if rng.IntN(5) != 0 {
 				line += fmt.Sprintf(" v=%d", mem[o.obj])
+			}
+			if rng.IntN(6) == 0 {
+				line += " flags=8" // the address depends on values read
 			}
 		}
 		if rng.IntN(3) == 0 {
@@ -263,27 +283,29 @@ func randomValueTrace(rng *rand.Rand) *trace.Trace {
 }
 
 // oracle enumerates every schedule prefix of a small trace that respects
-// program order, forks and locks, and in which each read whose value
-// matters reads its recorded source or a write it may read by value (see
-// precise.go: relaxed is the approximation that refutes, otherwise the
-// one that proves), and returns the target tuples some prefix exhibits:
-// (e1, f, e2) in order with e2 last, or, for adjacent pairs, (a, b) back
-// to back at the end. It shares no code with the encoding.
+// program order, forks and locks, and in which the reads read what the
+// approximation allows (see precise.go and precise_values.go: relaxed is
+// the one that refutes, otherwise the one that proves), and returns the
+// target tuples some prefix exhibits: (e1, f, e2) in order with e2 last,
+// or, for adjacent pairs, (a, b) back to back at the end. It shares no
+// code with the encoding: it runs each prefix, keeping per goroutine
+// whether its reads so far saw their recorded values (exact) and kept
+// their ranges (course), per write whether it wrote its recorded value,
+// and whether a write whose address varies wrote elsewhere (clobbered).
 type oracle struct {
 	t       *trace.Trace
 	relaxed bool
-	src     []int // recorded source of each read, -1 for the initial state
-	val     map[int]int64
-	user    []int // per read, the event its value flows to, -1 if none
-	// later says user is a value sink, not a branch: the read does not
-	// matter if user is the prefix's last event.
-	later []bool
+	src     []int         // recorded source of each read, -1 for the initial state
+	val     map[int]int64 // known values: write+1, or -1-obj for the initial state
+	lens    map[int]int64 // the same for lengths
+	user    []int         // per read, the first later event of its goroutine after a branch, -1 if none
 }
 
 func newOracle(t *trace.Trace, relaxed bool) *oracle {
-	o := &oracle{t: t, relaxed: relaxed, src: make([]int, len(t.Events)), val: map[int]int64{}, user: make([]int, len(t.Events)), later: make([]bool, len(t.Events))}
+	o := &oracle{t: t, relaxed: relaxed, src: make([]int, len(t.Events)), val: map[int]int64{}, lens: map[int]int64{}, user: make([]int, len(t.Events))}
 	last := map[trace.ObjID]int{}
 	bad := map[int]bool{}
+	badLen := map[int]bool{}
 	for i, e := range t.Events {
 		o.src[i], o.user[i] = -1, -1
 		switch e.Kind {
@@ -295,37 +317,38 @@ func newOracle(t *trace.Trace, relaxed bool) *oracle {
 		case trace.KindRead:
 			w := last[e.Obj]
 			o.src[i] = w - 1
-			if e.Flags&trace.HasValue == 0 || w > 0 && t.Events[w-1].Flags&trace.HasValue != 0 {
+			if e.Flags&trace.HasValue == 0 {
 				continue
 			}
 			key := w // 0 for the initial state of e.Obj, keyed apart below
 			if w == 0 {
 				key = -1 - int(e.Obj)
 			}
-			if v, ok := o.val[key]; ok && v != int64(e.Value) {
-				bad[key] = true
+			table, poisoned := o.val, bad
+			if e.Flags&trace.ValueIsLen != 0 {
+				table, poisoned = o.lens, badLen
+			} else if w > 0 && t.Events[w-1].Flags&trace.HasValue != 0 {
+				continue
 			}
-			o.val[key] = int64(e.Value)
+			if v, ok := table[key]; ok && v != int64(e.Value) {
+				poisoned[key] = true
+			}
+			table[key] = int64(e.Value)
 		}
 	}
 	for k := range bad {
 		delete(o.val, k)
+	}
+	for k := range badLen {
+		delete(o.lens, k)
 	}
 	for i, e := range t.Events {
 		if e.Kind != trace.KindRead {
 			continue
 		}
 		for j := i + 1; j < len(t.Events); j++ {
-			f := t.Events[j]
-			if f.G != e.G {
-				continue
-			}
-			if f.Branches > 0 {
+			if f := t.Events[j]; f.G == e.G && f.Branches > 0 {
 				o.user[i] = j
-				break
-			}
-			if !relaxed && (f.Kind == trace.KindWrite || f.Kind == trace.KindFork) {
-				o.user[i], o.later[i] = j, true
 				break
 			}
 		}
@@ -333,21 +356,55 @@ func newOracle(t *trace.Trace, relaxed bool) *oracle {
 	return o
 }
 
-// may reports whether read r may read write w (-1: the initial state).
-func (o *oracle) may(r, w int) bool {
-	if w == o.src[r] {
-		return true
-	}
+// known returns the known value (or length) of what read r reads from
+// write w (-1: the initial state).
+func (o *oracle) known(r, w int) (int64, bool) {
 	e := o.t.Events[r]
 	key := w + 1
 	if w < 0 {
 		key = -1 - int(e.Obj)
 	}
-	wv, wok := o.val[key]
-	if e.Flags&trace.HasValue == 0 || !wok {
-		return o.relaxed
+	if e.Flags&trace.ValueIsLen != 0 {
+		v, ok := o.lens[key]
+		return v, ok
+	}
+	v, ok := o.val[key]
+	return v, ok
+}
+
+// mayRelaxed reports whether, under the approximation that refutes, read
+// r may read write w.
+func (o *oracle) mayRelaxed(r, w int) bool {
+	if w == o.src[r] {
+		return true
+	}
+	e := o.t.Events[r]
+	wv, wok := o.known(r, w)
+	if rng, ok := e.Range(); ok && wok {
+		return rng.Contains(wv)
+	}
+	if e.Flags&trace.HasValue == 0 || e.Flags&trace.ValueIsLen != 0 || !wok {
+		return true
 	}
 	return wv == int64(e.Value)
+}
+
+// sk returns S and K of read r reading w, which wrote its recorded value
+// if valid, under the approximation that proves.
+func (o *oracle) sk(r, w int, valid, clobbered bool) (s, k bool) {
+	if clobbered {
+		return false, false
+	}
+	e := o.t.Events[r]
+	wv, wok := o.known(r, w)
+	s = valid && (w == o.src[r] || e.Flags&trace.HasValue != 0 && e.Flags&trace.ValueIsLen == 0 && wok && wv == int64(e.Value))
+	rng, ranged := e.Range()
+	if !ranged {
+		return s, s
+	}
+	full := rng == trace.Range{Lo: math.MinInt64, Hi: math.MaxInt64}
+	k = full || valid && (w == o.src[r] || wok && rng.Contains(wv))
+	return s, k
 }
 
 func (o *oracle) feasible() map[[4]int]bool {
@@ -364,36 +421,46 @@ func (o *oracle) feasible() map[[4]int]bool {
 			forkOf[trace.GoID(e.Arg)] = i
 		}
 	}
-	pos := make([]int, n)
-	for i := range pos {
-		pos[i] = -1
-	}
-	seen := make([]int, n) // per executed read, the write it read
+	// The state of the prefix run so far.
+	seen := make([]int, n)   // per executed read, the write it read
+	kOK := make([]bool, n)   // per executed read: K (relaxed: it read what it may)
+	valid := make([]bool, n) // per executed write: it wrote its recorded value
+	courseOK := make([]bool, n)
+	exact := map[trace.GoID]bool{}
+	course := map[trace.GoID]bool{}
+	clobbered := false
 	lastW := map[trace.ObjID]int{}
 	holder := map[trace.ObjID]trace.GoID{}
 	next := map[trace.GoID]int{}
+	for g := range byG {
+		exact[g], course[g] = true, true
+	}
 	var path []int
 	var dfs func()
 	dfs = func() {
 		if len(path) > 0 {
 			ev := path[len(path)-1]
 			// Record every tuple ending here.
+			addrOK := func(i int) bool {
+				return o.relaxed || t.Events[i].Kind != trace.KindWrite || t.Events[i].Flags&trace.AddrVaries == 0 || valid[i]
+			}
 			for x, a := range path[:len(path)-1] {
 				if t.Events[a].Obj != t.Events[ev].Obj {
 					continue
 				}
 				for _, b := range path[x+1 : len(path)-1] {
-					out[[4]int{0, a, b, ev}] = true
+					if addrOK(a) && addrOK(b) && addrOK(ev) {
+						out[[4]int{0, a, b, ev}] = true
+					}
 				}
 			}
-			if len(path) > 1 {
+			if len(path) > 1 && addrOK(path[len(path)-2]) && addrOK(ev) {
 				out[[4]int{1, path[len(path)-2], ev}] = true
 			}
-			// Going on, the reads whose value flows into ev matter.
-			for _, r := range path {
-				if t.Events[r].Kind == trace.KindRead && o.user[r] == ev && o.later[r] && !o.may(r, seen[r]) {
-					return
-				}
+			// Going on, ev is no longer the last: its address (or the
+			// value it passes on) must be as recorded.
+			if !courseOK[ev] {
+				return
 			}
 		}
 		for g, evs := range byG {
@@ -403,7 +470,7 @@ func (o *oracle) feasible() map[[4]int]bool {
 			}
 			i := evs[k]
 			e := t.Events[i]
-			if f, ok := forkOf[g]; ok && pos[f] < 0 {
+			if f, ok := forkOf[g]; ok && !slices.Contains(path, f) {
 				continue
 			}
 			if e.Kind == trace.KindAcquire {
@@ -411,10 +478,11 @@ func (o *oracle) feasible() map[[4]int]bool {
 					continue
 				}
 			}
-			// Reads whose value flows into i must have read what they may.
+			// The reads a branch before i may test must have read what
+			// they may.
 			ok := true
 			for _, r := range path {
-				if t.Events[r].Kind == trace.KindRead && o.user[r] == i && !o.later[r] && !o.may(r, seen[r]) {
+				if t.Events[r].Kind == trace.KindRead && o.user[r] == i && !kOK[r] {
 					ok = false
 				}
 			}
@@ -422,6 +490,8 @@ func (o *oracle) feasible() map[[4]int]bool {
 				continue
 			}
 			prevW, hadW := lastW[e.Obj]
+			prevExact, prevCourse, prevClobbered := exact[g], course[g], clobbered
+			courseOK[i] = o.relaxed || course[g] || !(e.Kind.IsAccess() || e.Kind == trace.KindFork)
 			switch e.Kind {
 			case trace.KindAcquire:
 				holder[e.Obj] = g
@@ -429,19 +499,31 @@ func (o *oracle) feasible() map[[4]int]bool {
 				delete(holder, e.Obj)
 			case trace.KindWrite:
 				lastW[e.Obj] = i
+				valid[i] = exact[g]
+				if e.Flags&trace.AddrVaries != 0 && !valid[i] {
+					clobbered = true
+				}
 			case trace.KindRead:
-				seen[i] = -1
+				w := -1
 				if hadW {
-					seen[i] = prevW
+					w = prevW
+				}
+				seen[i] = w
+				if o.relaxed {
+					kOK[i] = o.mayRelaxed(i, w)
+				} else {
+					s, k := o.sk(i, w, w < 0 || valid[w], clobbered)
+					kOK[i] = k
+					exact[g] = exact[g] && s
+					course[g] = course[g] && k
 				}
 			}
-			pos[i] = len(path)
 			path = append(path, i)
 			next[g]++
 			dfs()
 			next[g]--
 			path = path[:len(path)-1]
-			pos[i] = -1
+			exact[g], course[g], clobbered = prevExact, prevCourse, prevClobbered
 			switch e.Kind {
 			case trace.KindAcquire:
 				delete(holder, e.Obj)

@@ -161,6 +161,12 @@ func (s *external) newVar(def string) int {
 	return s.vars
 }
 
+func (s *external) Var() Lit {
+	s.vars++
+	s.printf("(declare-const p_%d Bool)\n", s.vars)
+	return Lit(s.vars)
+}
+
 func (s *external) term(l Lit) string {
 	v := int(l)
 	if v < 0 {

@@ -189,6 +189,10 @@ func (s *lazy) lit(l Lit) z.Lit {
 	return z.Dimacs2Lit(int(l))
 }
 
+// Var is a variable with neither an atom nor a gate behind it: define and
+// justify treat it as a leaf, decided by the clauses that use it.
+func (s *lazy) Var() Lit { return Lit(s.newVar().Pos().Dimacs()) }
+
 func (s *lazy) And(ls ...Lit) Lit {
 	switch len(ls) {
 	case 0:

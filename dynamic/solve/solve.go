@@ -73,6 +73,9 @@ type Solver interface {
 	Before(a, b int) Lit
 	// Edge asserts O(a) < O(b) unconditionally.
 	Edge(a, b int)
+	// Var returns a fresh Boolean variable, constrained only by the
+	// constraints that use it.
+	Var() Lit
 	// And returns a literal equivalent to the conjunction of ls (true for
 	// none).
 	And(ls ...Lit) Lit

@@ -344,3 +344,45 @@ func TestMisuseNamesTheMistake(t *testing.T) {
 		}
 	}
 }
+
+// TestVar checks that a variable of Var is decided by the constraints
+// that use it, in both polarities, and that the order follows it.
+func TestVar(t *testing.T) {
+	for _, e := range engines(t) {
+		t.Run(e.name, func(t *testing.T) {
+			s := e.new(t, 3, Budget{})
+			defer func() { _ = s.Close() }()
+			x, y := s.Var(), s.Var()
+			// x -> 0<1, and not x -> 1<0: x says which comes first.
+			s.Assert(s.Or(x.Not(), s.Before(0, 1)))
+			s.Assert(s.Or(x, s.Before(1, 0)))
+			// y -> (x and 2<0).
+			s.Assert(s.Or(y.Not(), s.And(x, s.Before(2, 0))))
+			tests := []struct {
+				assume []Lit
+				want   Status
+				first  int // the event the order must put first, -1 for any
+			}{
+				{[]Lit{x}, Sat, -1},
+				{[]Lit{x, s.Before(1, 0)}, Unsat, -1},
+				{[]Lit{x.Not(), s.Before(0, 1)}, Unsat, -1},
+				{[]Lit{x.Not()}, Sat, -1},
+				{[]Lit{y}, Sat, 2},
+				{[]Lit{y, x.Not()}, Unsat, -1},
+				{[]Lit{y, s.Before(0, 2)}, Unsat, -1},
+				{[]Lit{y.Not(), s.Before(0, 2), s.Before(1, 0)}, Sat, 1},
+			}
+			for _, tt := range tests {
+				got := s.Check(tt.assume...)
+				if got != tt.want {
+					t.Fatalf("Check(%v) = %v, want %v", tt.assume, got, tt.want)
+				}
+				if got == Sat && tt.first >= 0 {
+					if o := s.Order(); o[0] != tt.first {
+						t.Errorf("Check(%v): order %v, want %d first", tt.assume, o, tt.first)
+					}
+				}
+			}
+		})
+	}
+}

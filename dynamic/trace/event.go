@@ -150,6 +150,10 @@ const (
 	// what was read (a slice, string or map), not the value itself: two
 	// reads of equal Value need not have read equal values.
 	ValueIsLen
+	// AddrVaries, on a write, says its address depends on values read
+	// before it (an array element at an index read from memory): if
+	// those reads see other values, it writes elsewhere.
+	AddrVaries
 )
 
 // Range is a closed interval of values read as signed integers, with

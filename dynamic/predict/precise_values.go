@@ -1,0 +1,284 @@
+package predict
+
+import (
+	"math"
+
+	"github.com/avcheck/avcheck/dynamic/solve"
+	"github.com/avcheck/avcheck/dynamic/trace"
+)
+
+// This file is the read-from part of the precise stage's encoding that
+// proves (precise.go): Fusion's symbolic values (seed 001, section 4.2)
+// reduced to one question per event, "is this value the recorded one?",
+// since the trace records values, not the expressions that computed them.
+//
+// For each read r of the prefix, S(r) is a variable that may be true only
+// if r reads the value it recorded: it reads its recorded source, or a
+// write known to have written the value r recorded, and that write wrote
+// its recorded value. A write (any event) wrote its recorded value when
+// every read of its goroutine before it in the window did: V(e) is the
+// conjunction of S over those reads (the events before the window run as
+// recorded). A write's known value (trace.Event.Value, or what the reads
+// that read it in the run recorded) is only its value under V.
+//
+// A read that carries a range (trace.HasRange: the recorder checked that
+// every value in it takes the read's branches as recorded, and that the
+// value flows only into later writes) has a second variable K(r): r
+// reads a write that wrote its recorded value, and that value, known, is
+// in the range (or r reads its recorded source). For other reads K is S.
+// C(e), the goroutine's course up to e, is the conjunction of K over the
+// reads before e: the branches went as recorded.
+//
+// The constraints, each only within the prefix (events after the
+// violation are unconstrained, section 5):
+//
+//   - a read followed by a taken branch (Event.Branches on a later event
+//     of its goroutine) needs K: the branch may test it;
+//   - a memory access needs C: its address may have been computed from
+//     values read before it (a pointer, a slice, an index), and a range
+//     never covers such a use (but see AddrVaries below); so does an
+//     event that passes a value to another goroutine (a send, a go
+//     statement, a WaitGroup.Add; atomic stores and read-modify-writes
+//     are accesses), which no range covers either. The violation's last
+//     access is the exception: it is taken to be at its recorded address
+//     whatever its goroutine read before it (typically the region's own
+//     read of the same variable, whose value flows into it), as the
+//     trace cannot tell; nothing in the prefix reads what it writes;
+//   - a write whose address depends on values read (trace.AddrVaries)
+//     writes where it was recorded only under V; otherwise it may have
+//     written anywhere, so a read after it has neither S nor K, and such
+//     a write cannot be one of the finding's accesses.
+//
+// S and K are implied by their conditions, never the reverse: a solver
+// sets them false whenever it likes, which only forbids more. The
+// conditions of S(r) refer to V of writes before r, which refer to S of
+// reads before those: every dependency points back in the interleaving,
+// so a model's S and K are true only where the recorded values hold.
+//
+// A range with no bound at all (a value that flows only into writes)
+// accepts any write, whatever it wrote.
+
+// valueVars are the variables of one encoding, per window position; a
+// zero Lit where an event has none.
+type valueVars struct {
+	S, K []solve.Lit // reads of the prefix
+	V, C []solve.Lit // every event of the prefix: its goroutine's chains before it
+}
+
+// valueCtx is what encodeValues needs of encode.
+type valueCtx struct {
+	from     uint32
+	evs      []trace.Event
+	nextOf   []int
+	last     int
+	targets  []uint32
+	in       func(int) bool
+	before   func(int, int) bool
+	lit      func(int, int) solve.Lit
+	outside  func(int) (solve.Lit, bool)
+	writes   map[trace.ObjID][]int // the prefix's writes of each variable
+	lastSeen []int                 // per read, its recorded source's position, -1 for the state at the window's start
+}
+
+// encodeValues asserts the read-from constraints of the approximation
+// that proves.
+func (ps *preciseStage) encodeValues(enc *encoding, c *valueCtx) {
+	s := enc.s
+	L := len(c.evs)
+	vv := valueVars{S: make([]solve.Lit, L), K: make([]solve.Lit, L), V: make([]solve.Lit, L), C: make([]solve.Lit, L)}
+	truth := s.And()
+	chainV := map[trace.GoID]solve.Lit{}
+	chainC := map[trace.GoID]solve.Lit{}
+	var varies []int // the prefix's AddrVaries writes
+	for i := range c.evs {
+		if !c.in(i) {
+			continue
+		}
+		e := &c.evs[i]
+		v, ok := chainV[e.G]
+		if !ok {
+			v = truth
+		}
+		cc, ok := chainC[e.G]
+		if !ok {
+			cc = truth
+		}
+		vv.V[i], vv.C[i] = v, cc
+		if e.Kind.IsWrite() && e.Flags&trace.AddrVaries != 0 {
+			varies = append(varies, i)
+		}
+		if e.Kind != trace.KindRead {
+			continue
+		}
+		vv.S[i], vv.K[i] = s.Var(), 0
+		if _, ranged := e.Range(); ranged {
+			vv.K[i] = s.Var()
+		} else {
+			vv.K[i] = vv.S[i]
+		}
+		chainV[e.G] = s.And(v, vv.S[i])
+		chainC[e.G] = s.And(cc, vv.K[i])
+	}
+	// need asserts that l holds if event i is in the prefix.
+	need := func(i int, l solve.Lit) {
+		enc.uncertain = true
+		if guard, can := c.outside(i); can {
+			l = s.Or(guard, l)
+		}
+		s.Assert(l)
+	}
+	for i := range c.evs {
+		if !c.in(i) || c.evs[i].Kind != trace.KindRead {
+			continue
+		}
+		ps.defineRead(enc, c, &vv, varies, i)
+		if enc.size > ps.maxSize {
+			return
+		}
+		if dep := valueUser(c.evs, c.nextOf, i); c.in(dep) {
+			need(dep, vv.K[i])
+		}
+	}
+	for i := range c.evs {
+		if !c.in(i) || i == c.last || vv.C[i] == truth {
+			continue
+		}
+		switch e := &c.evs[i]; {
+		case e.Kind.IsAccess(), e.Kind == trace.KindSend, e.Kind == trace.KindFork, e.Kind == trace.KindWGAdd:
+			need(i, vv.C[i])
+		}
+	}
+	for _, t := range c.targets {
+		i := int(t - c.from)
+		if c.evs[i].Kind.IsWrite() && c.evs[i].Flags&trace.AddrVaries != 0 {
+			need(i, vv.V[i])
+		}
+	}
+}
+
+// defineRead asserts what S and K of read r imply.
+func (ps *preciseStage) defineRead(enc *encoding, c *valueCtx, vv *valueVars, varies []int, r int) {
+	s, vt := enc.s, ps.vals
+	e := &c.evs[r]
+	src := c.lastSeen[r]
+	isLen := e.Flags&trace.ValueIsLen != 0
+	rv, rKnown := int64(e.Value), e.Flags&trace.HasValue != 0
+	rng, ranged := e.Range()
+	// value returns the value (or length) of e.Obj after the write at
+	// window position w, or at the window's start for -1.
+	value := func(w int) (int64, bool) {
+		var v uint64
+		var ok bool
+		if w >= 0 {
+			v, ok = vt.infer(e.Obj, int(c.from)+w, isLen)
+		} else {
+			v, ok = vt.valueBefore(e.Obj, c.from, isLen)
+		}
+		return int64(v), ok
+	}
+	exact := func(w int) bool {
+		if w == src {
+			return true
+		}
+		if isLen || !rKnown {
+			return false
+		}
+		v, ok := value(w)
+		return ok && v == rv
+	}
+	full := rng == trace.Range{Lo: math.MinInt64, Hi: math.MaxInt64}
+	inRange := func(w int) bool {
+		if w == src || full {
+			return true
+		}
+		v, ok := value(w)
+		return ok && rng.Contains(v)
+	}
+	alias := ps.aliasFree(enc, c, vv, varies, r)
+	define := func(x solve.Lit, accept func(int) bool, valid bool) {
+		rf, ok := ps.readsOneOf(enc, c, vv, r, accept, valid)
+		if !ok {
+			s.Assert(x.Not())
+			return
+		}
+		s.Assert(s.Or(x.Not(), s.And(rf, alias)))
+	}
+	define(vv.S[r], exact, true)
+	if ranged {
+		define(vv.K[r], inRange, !full)
+	}
+}
+
+// aliasFree returns the condition that no AddrVaries write that may have
+// written elsewhere (its V false) comes before read r.
+func (ps *preciseStage) aliasFree(enc *encoding, c *valueCtx, vv *valueVars, varies []int, r int) solve.Lit {
+	s := enc.s
+	var and []solve.Lit
+	for _, w := range varies {
+		switch {
+		case c.before(r, w):
+		case c.before(w, r):
+			and = append(and, vv.V[w])
+		default:
+			and = append(and, s.Or(vv.V[w], c.lit(r, w)))
+		}
+	}
+	return s.And(and...)
+}
+
+// readsOneOf returns the condition that read r reads a write w of the
+// prefix (or the state at the window's start, w = -1) that accept
+// accepts, with w's V if valid: the last write of r's variable before r.
+// ok is false if no write can be.
+func (ps *preciseStage) readsOneOf(enc *encoding, c *valueCtx, vv *valueVars, r int, accept func(int) bool, valid bool) (solve.Lit, bool) {
+	s := enc.s
+	ws := c.writes[c.evs[r].Obj]
+	var or []solve.Lit
+	if accept(-1) {
+		var and []solve.Lit
+		possible := true
+		for _, w := range ws {
+			if c.before(r, w) {
+				continue
+			}
+			if c.before(w, r) {
+				possible = false
+				break
+			}
+			and = append(and, c.lit(r, w))
+		}
+		if possible {
+			or = append(or, s.And(and...))
+		}
+	}
+	for _, w := range ws {
+		if w == r || c.before(r, w) || !accept(w) {
+			continue
+		}
+		var and []solve.Lit
+		if valid {
+			and = append(and, vv.V[w])
+		}
+		if !c.before(w, r) {
+			and = append(and, c.lit(w, r))
+		}
+		possible := true
+		for _, o := range ws {
+			if o == w || c.before(o, w) || c.before(r, o) {
+				continue
+			}
+			if c.before(w, o) && c.before(o, r) {
+				possible = false
+				break
+			}
+			and = append(and, s.Or(c.lit(o, w), c.lit(r, o)))
+		}
+		if possible {
+			or = append(or, s.And(and...))
+		}
+	}
+	if len(or) == 0 {
+		return 0, false
+	}
+	return s.Or(or...), true
+}
