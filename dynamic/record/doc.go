@@ -17,6 +17,9 @@
 // a Signal at their entry, before they happen; a channel's send and the
 // receive that takes its message inside the runtime, under the channel's
 // lock, send first (chans.go); a goroutine's fork before its first event.
+// An element of a map with integer, boolean or string keys is a variable
+// of its own, identified by the map and the key's value, present or not
+// (maps.go).
 // Every event goes through trace.Validator as it is made, and recording
 // stops at the first one that would make the trace impossible, so the
 // trace always validates.

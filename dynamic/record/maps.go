@@ -33,12 +33,15 @@ import (
 //
 // The trace's object ids. A variable, lock, WaitGroup, Cond, channel or
 // Once is identified by its address, which is below 1<<48 in the address
-// spaces Delve supports. A channel or Once that the runtime places at a
-// collected one's address gets addr | gen<<48 (gen = 1, 2, ..., chanObj
-// and syncOp's Once.Do), below 1<<63 while an address is reused fewer
-// than 1<<15 times. A map element gets mapElemBase + n, n numbering the
-// run's distinct (map, key) pairs from zero: bit 63 is set, which neither
-// of the others sets.
+// spaces Delve supports (and above the first page, which is never
+// mapped). A channel or Once that the runtime places at a collected one's
+// address gets addr | gen<<48 (gen = 1, 2, ..., chanObj and syncOp's
+// Once.Do), below 1<<63 while an address is reused fewer than 1<<15
+// times. A map element gets mapElemBase + n, n numbering the run's
+// distinct (map, key) pairs from zero: bit 63 is set, which neither of the
+// others sets. (Beyond 1<<15 reuses of one address, a generation id could
+// only meet an element's if the run had recorded more distinct elements
+// than that address's value, which is millions at least.)
 const mapElemBase trace.ObjID = 1 << 63
 
 // maxKeyLen is the longest string key recorded, in bytes: a longer key
