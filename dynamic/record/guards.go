@@ -157,6 +157,28 @@ func (plan *Plan) addGuards(analysed []analysedPackage) {
 	for k, g := range guards {
 		plan.probe(k, false).Guard = g
 	}
+	// A store to an element at a variable index writes where the index
+	// says: the precise stage needs to know that its address may vary.
+	for s, a := range stores {
+		if !addrVaries(s) {
+			continue
+		}
+		pos := fsetOf[s.Parent()].Position(a.Pos)
+		if p := plan.probe(guardKey{Line{pos.Filename, pos.Line}, pos.Column, a.Expr}, true); p != nil {
+			p.AddrVaries = true
+		}
+	}
+}
+
+// addrVaries reports whether store s writes an array or slice element at
+// an index that is not a constant.
+func addrVaries(s *ssa.Store) bool {
+	ia, ok := s.Addr.(*ssa.IndexAddr)
+	if !ok {
+		return false
+	}
+	_, fixed := ia.Index.(*ssa.Const)
+	return !fixed
 }
 
 // mergeGuards returns the guard of a probe that stands for two loads with
@@ -338,6 +360,10 @@ func (a *guardAnalysis) exact(v ssa.Value) {
 			a.narrow(t)
 			a.exact(u.(ssa.Value))
 		case *ssa.Store:
+			if i, ok := resultSlot(u.Addr); ok && u.Val == v && !a.caller {
+				a.returnAt(i)
+				continue
+			}
 			a.failed = a.caller || u.Val != v || !a.recorded(u)
 		case *ssa.IndexAddr:
 			a.index(v, u)
@@ -550,15 +576,65 @@ func (a *guardAnalysis) result(v ssa.Value, u *ssa.Return) {
 		return
 	}
 	for i, r := range u.Results {
-		if r != v {
-			continue
+		if r == v {
+			a.returnAt(i)
 		}
-		if a.returned >= 0 && a.returned != i {
-			a.failed = true
-			return
-		}
-		a.returned = i
 	}
+}
+
+// returnAt notes that the value is the function's result i; it may be
+// only one of them.
+func (a *guardAnalysis) returnAt(i int) {
+	if a.returned >= 0 && a.returned != i {
+		a.failed = true
+		return
+	}
+	a.returned = i
+}
+
+// resultSlot reports whether addr is the local variable that a function
+// with deferred calls keeps its result i in (SSA stores the result there
+// before running the deferred calls, and returns what it then loads from
+// it): a variable that nothing else reads and whose address goes nowhere
+// else. A named result that a deferred closure could change is captured,
+// and is not one.
+func resultSlot(addr ssa.Value) (int, bool) {
+	alloc, ok := addr.(*ssa.Alloc)
+	if !ok || alloc.Heap {
+		return 0, false
+	}
+	i := -1
+	for _, u := range *alloc.Referrers() {
+		switch u := u.(type) {
+		case *ssa.DebugRef:
+		case *ssa.Store:
+			if u.Addr != alloc || u.Val == alloc {
+				return 0, false
+			}
+		case *ssa.UnOp:
+			if u.Op != token.MUL {
+				return 0, false
+			}
+			for _, r := range *u.Referrers() {
+				ret, ok := r.(*ssa.Return)
+				if !ok {
+					return 0, false
+				}
+				for j, res := range ret.Results {
+					if res != u {
+						continue
+					}
+					if i >= 0 && i != j {
+						return 0, false
+					}
+					i = j
+				}
+			}
+		default:
+			return 0, false
+		}
+	}
+	return i, i >= 0
 }
 
 // sites returns the calls of fn whose caller's frame, at the call's line,

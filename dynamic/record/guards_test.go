@@ -88,6 +88,22 @@ func get(t *T) (int, bool)      { if t.m > 0 { return t.n, true }; return 0, fal
 func useGet(t *T)               { if n, ok := get(t); ok && n > 3 { g = 1 } }
 
 func never(t *T) int            { return t.m }
+
+type M struct{}
+
+func (*M) Lock()   {}
+func (*M) Unlock() {}
+
+type Q struct {
+	mu     M
+	events []int
+	n      int
+}
+
+func (q *Q) Size() int          { q.mu.Lock(); defer q.mu.Unlock(); return len(q.events) }
+func (q *Q) Named() (n int)     { defer q.mu.Unlock(); return q.n }
+func (q *Q) Changed() (n int)   { defer func() { n++ }(); return q.n }
+func (q *Q) Wait()              { for q.Size() == 0 || q.Named() < 2 || q.Changed() > 3 { g++ } }
 `
 
 // guardsOf builds src and returns the guard of every load of a field or
@@ -266,6 +282,12 @@ func TestGuardAnalysis(t *testing.T) {
 		"get.m":      ".. >0",
 		"get.n":      ".. ret @useGet:65[>3]",
 		"never.m":    "none",
+		// Through the variable that holds the result while deferred calls
+		// run, unless a deferred closure can change it.
+		"Size.events": "len 0.. ret @(*p.Q).Wait:83[==0]",
+		"Named.n":     ".. ret @(*p.Q).Wait:83[<2]",
+		"Changed.n":   "none",
+		"Wait.g":      "..",
 	}
 	for k, w := range want {
 		if got[k] != w {
@@ -390,9 +412,9 @@ func TestRecordGuards(t *testing.T) {
 		"l.n:43 v=2 range=0..3",
 		"l.n:43 v=3 range=0..3",
 		"l.n:43 v=4",
-		"q.events:58 v=1 range=1.. len",
-		"q.events:58 v=1 range=0..1 len",
-		"q.events:58",
+		"q.events:61 v=1 range=1.. len",
+		"q.events:61 v=1 range=0..1 len",
+		"q.events:61",
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("reads:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
@@ -411,4 +433,47 @@ func describeRange(r trace.Range) string {
 		s += fmt.Sprint(r.Hi)
 	}
 	return s
+}
+
+// TestAddrVaries checks which stores the plan marks as writes whose
+// address may vary: an element at an index that is not a constant.
+func TestAddrVaries(t *testing.T) {
+	src := `package p
+
+type T struct {
+	n   int
+	buf [4]int
+	s   []int
+}
+
+func index(t *T, e int)   { n := t.n; t.buf[n] = e }
+func constant(t *T, e int) { t.buf[2] = e; t.s[0] = e }
+func slice(t *T, e, i int) { t.s[i] = e }
+func field(t *T, e int)    { t.n = e }
+`
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "p.go", src, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pkg, _, err := ssautil.BuildPackage(&types.Config{}, fset, types.NewPackage("p", "p"), []*ast.File{f}, ssa.SanityCheckFunctions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string][]bool{}
+	for _, name := range []string{"index", "constant", "slice", "field"} {
+		for _, b := range pkg.Func(name).Blocks {
+			for _, instr := range b.Instrs {
+				if s, ok := instr.(*ssa.Store); ok {
+					got[name] = append(got[name], addrVaries(s))
+				}
+			}
+		}
+	}
+	want := map[string][]bool{"index": {true}, "constant": {false, false}, "slice": {true}, "field": {false}}
+	for name, w := range want {
+		if !slices.Equal(got[name], w) {
+			t.Errorf("%s: stores vary %v, want %v", name, got[name], w)
+		}
+	}
 }

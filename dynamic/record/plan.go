@@ -36,6 +36,10 @@ type AccessProbe struct {
 	// the recorder computes the values the read may see without changing
 	// its goroutine's course (guards.go); nil if some use is not known.
 	Guard *Guard
+	// AddrVaries, on a write, says it stores to an array or slice element
+	// at an index that is not a constant: an index read from memory
+	// would move it elsewhere (trace.AddrVaries; guards.go).
+	AddrVaries bool
 	// Map and Key are the map and the key of an access to a map element
 	// (m[k], delete(m, k)), recorded as a variable of its own (maps.go);
 	// "" otherwise.

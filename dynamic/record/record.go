@@ -933,6 +933,9 @@ func (r *recorder) accesses(gs *gstate, th proc.Thread, g *proc.G, frames []proc
 		}
 		if p.Write {
 			e.Kind = trace.KindWrite
+			if p.AddrVaries {
+				e.Flags |= trace.AddrVaries
+			}
 		} else if val, ok := scalar(v); ok {
 			e.Value, e.Flags = val, trace.HasValue
 		}
