@@ -50,11 +50,14 @@ func (l *Log) Write(entry string) {
 
 // Queue is a list of events.
 type Queue struct {
+	mu     sync.Mutex
 	events []string
 }
 
 // Size returns the number of events.
 func (q *Queue) Size() int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
 	return len(q.events)
 }
 
