@@ -477,3 +477,42 @@ func field(t *T, e int)    { t.n = e }
 		}
 	}
 }
+
+// A probe that stands for the loads of two variants of one package (with
+// and without its tests) keeps the call sites of both, and drops one that
+// the two see differently; guards that differ otherwise give none.
+func TestMergeGuards(t *testing.T) {
+	site := func(fn string, line int, k int64) GuardSite {
+		return GuardSite{Func: fn, File: "q.go", Line: line, Lo: math.MinInt64, Hi: math.MaxInt64,
+			Cmps: []GuardCmp{{Op: token.EQL, K: k}}}
+	}
+	ret := func(sites ...GuardSite) *Guard {
+		return &Guard{Len: true, Lo: 0, Hi: math.MaxInt64, Returned: true, Sites: sites}
+	}
+	lines := func(g *Guard) string {
+		if g == nil {
+			return "none"
+		}
+		var s []string
+		for _, st := range g.Sites {
+			s = append(s, fmt.Sprintf("%s:%d", st.Func, st.Line))
+		}
+		return strings.Join(s, " ")
+	}
+	tests := []struct {
+		name string
+		x, y *Guard
+		want string
+	}{
+		{"the test variant calls it once more", ret(site("p.wait", 10, 0)), ret(site("p.wait", 10, 0), site("p.TestWait", 5, 0)), "p.TestWait:5 p.wait:10"},
+		{"one site seen differently", ret(site("p.wait", 10, 0), site("p.b", 3, 1)), ret(site("p.wait", 10, 1), site("p.b", 3, 1)), "p.b:3"},
+		{"no site left", ret(site("p.wait", 10, 0)), ret(site("p.wait", 10, 1)), "none"},
+		{"different comparisons", &Guard{Lo: 0, Hi: 3, Cmps: []GuardCmp{{Op: token.EQL, K: 4}}}, &Guard{Lo: 0, Hi: 3}, "none"},
+		{"equal", &Guard{Lo: 0, Hi: 3}, &Guard{Lo: 0, Hi: 3}, ""},
+	}
+	for _, tt := range tests {
+		if got := lines(mergeGuards(tt.x, tt.y)); got != tt.want {
+			t.Errorf("%s: got %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
