@@ -172,7 +172,8 @@ type Locks struct {
 	histories []history
 	histKeys  map[string]HistoryID
 	trans     map[transKey]HistoryID
-	locksets  [][]LockHold // sorted by Obj
+	tcache    []cachedTransition // in front of trans, see transition
+	locksets  [][]LockHold       // sorted by Obj
 	lsKeys    map[string]LocksetID
 	compat    memo
 	conflict  memo
@@ -294,9 +295,26 @@ func (l *Locks) transition(from HistoryID, obj trace.ObjID, op uint8) HistoryID 
 			return tr.to
 		}
 	}
+	// A state's short list holds every transition taken from it until it
+	// is full; the busiest states (no lock held, one lock held) have more,
+	// which a direct-mapped table answers before the map.
+	var slot *cachedTransition
+	if len(l.histories[from].next) == maxShortTransitions {
+		if l.tcache == nil {
+			l.tcache = make([]cachedTransition, 1<<transCacheBits)
+		}
+		h := (uint64(from)<<32 ^ uint64(obj)<<2 ^ uint64(op)) * 0x9E3779B97F4A7C15
+		slot = &l.tcache[h>>(64-transCacheBits)]
+		if slot.valid && slot.from == from && slot.obj == obj && slot.op == op {
+			return slot.to
+		}
+	}
 	key := transKey{from, obj, op}
 	if to, ok := l.trans[key]; ok {
 		l.remember(from, obj, op, to)
+		if slot != nil {
+			*slot = cachedTransition{valid: true, from: from, obj: obj, op: op, to: to}
+		}
 		return to
 	}
 	old := l.histories[from].entries
@@ -320,13 +338,34 @@ func (l *Locks) transition(from HistoryID, obj trace.ObjID, op uint8) HistoryID 
 	to := l.internHistory(next)
 	l.trans[key] = to
 	l.remember(from, obj, op, to)
+	if slot != nil {
+		*slot = cachedTransition{valid: true, from: from, obj: obj, op: op, to: to}
+	}
 	return to
+}
+
+// maxShortTransitions is the length of a state's short list of
+// transitions.
+const maxShortTransitions = 8
+
+// transCacheBits sizes Locks' direct-mapped table of transitions: 4096
+// entries, 96 KB.
+const transCacheBits = 12
+
+// cachedTransition is one entry of Locks' direct-mapped table of
+// transitions.
+type cachedTransition struct {
+	obj   trace.ObjID
+	from  HistoryID
+	to    HistoryID
+	op    uint8
+	valid bool
 }
 
 // remember adds a transition to from's short list, which holds the first
 // few taken.
 func (l *Locks) remember(from HistoryID, obj trace.ObjID, op uint8, to HistoryID) {
-	if h := &l.histories[from]; len(h.next) < 8 {
+	if h := &l.histories[from]; len(h.next) < maxShortTransitions {
 		h.next = append(h.next, transition{obj, op, to})
 	}
 }

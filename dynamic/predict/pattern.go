@@ -623,6 +623,13 @@ type patCand struct {
 // witness search to try when the closest one cannot be scheduled.
 const maxReps = 4
 
+// mayOffer reports whether offer can keep an instance spanning d or more
+// events: false once the candidate has maxReps representatives, all of
+// them closer.
+func (c *patCand) mayOffer(d uint64) bool {
+	return len(c.reps) < maxReps || d < c.dist[maxReps-1]
+}
+
 func (c *patCand) offer(rep []uint32) {
 	lo, hi := rep[0], rep[0]
 	for _, r := range rep {
@@ -662,8 +669,12 @@ type patSearch struct {
 	instCount, instSlot []int32
 	// The lock states of the atomic-set frame being matched, and what
 	// compatGap has answered for them.
-	gap     []HistoryID
-	gapMemo []gapAnswer
+	// asvCands finds the atomic-set candidates of cands by their sites
+	// (atomicSetCand).
+	asvCands map[asvCandKey]*patCand
+	gap      []HistoryID
+	gapGen   uint32 // generation of gap, 0 before the first
+	gapMemo  [gapMemoSize]gapAnswer
 }
 
 func (s *patSearch) get(key []byte, mk func() Finding) *patCand {
@@ -684,6 +695,7 @@ func (s *patSearch) take() []*patCand {
 		out = append(out, s.cands[k])
 	}
 	clear(s.cands)
+	clear(s.asvCands)
 	s.order = s.order[:0]
 	return out
 }

@@ -194,6 +194,24 @@ type groupMap struct {
 	packed bool
 	small  map[uint64]*innerGroup
 	large  map[pairGroupKey]*innerGroup
+	// cache answers for small before the map: consecutive instances of a
+	// region mostly fall in the groups their predecessors did.
+	cache []groupCacheEntry
+}
+
+// groupCacheBits sizes groupMap's direct-mapped table: 8192 entries,
+// 128 KB.
+const groupCacheBits = 13
+
+// groupCacheEntry is one entry of groupMap's direct-mapped table; gr is
+// nil in an empty one.
+type groupCacheEntry struct {
+	key uint64
+	gr  *innerGroup
+}
+
+func (m *groupMap) slot(k uint64) *groupCacheEntry {
+	return &m.cache[(k*0x9E3779B97F4A7C15)>>(64-groupCacheBits)]
 }
 
 // pairGroupKey is a groupMap key that does not pack.
@@ -212,6 +230,7 @@ func newGroupMap(ix *patIndex) *groupMap {
 	m := &groupMap{packed: len(ix.keys) <= 1<<packKeyBits && len(ix.vars) <= 1<<packVarBits}
 	if m.packed {
 		m.small = make(map[uint64]*innerGroup)
+		m.cache = make([]groupCacheEntry, 1<<groupCacheBits)
 	} else {
 		m.large = make(map[pairGroupKey]*innerGroup)
 	}
@@ -228,14 +247,25 @@ func packGroup(bx, by *patAccess, xFirst bool) uint64 {
 
 func (m *groupMap) get(bx, by *patAccess, xFirst bool) *innerGroup {
 	if m.packed {
-		return m.small[packGroup(bx, by, xFirst)]
+		k := packGroup(bx, by, xFirst)
+		e := m.slot(k)
+		if e.gr != nil && e.key == k {
+			return e.gr
+		}
+		gr := m.small[k]
+		if gr != nil {
+			*e = groupCacheEntry{k, gr}
+		}
+		return gr
 	}
 	return m.large[pairGroupKey{bx.key, by.key, bx.v, by.v, xFirst}]
 }
 
 func (m *groupMap) put(bx, by *patAccess, xFirst bool, gr *innerGroup) {
 	if m.packed {
-		m.small[packGroup(bx, by, xFirst)] = gr
+		k := packGroup(bx, by, xFirst)
+		m.small[k] = gr
+		*m.slot(k) = groupCacheEntry{k, gr}
 		return
 	}
 	m.large[pairGroupKey{bx.key, by.key, bx.v, by.v, xFirst}] = gr
@@ -428,6 +458,14 @@ func (s *patSearch) atomicSetMatch(og, gr *innerGroup) {
 		}
 		s.setGap(ix.gapStates(a1.g, a1, a2))
 		m0 := lo + sortSearch(hi-lo, func(m int) bool { return gr.pairs[lo+m].firstEv > a1.ev })
+		// Every instance of this frame spans at least a1 to a2: when the
+		// candidate's representatives are all closer, none of them can
+		// become one (offer refuses it), and the frame only needs to know
+		// whether one instance exists to be counted.
+		want := 2
+		if c != nil && !c.mayOffer(uint64(a2.ev-a1.ev)) {
+			want = 1
+		}
 		found := 0
 		nearest(lo, hi, m0, func(m int) bool {
 			p := &gr.pairs[m]
@@ -436,11 +474,16 @@ func (s *patSearch) atomicSetMatch(og, gr *innerGroup) {
 			}
 			if c == nil {
 				c = s.atomicSetCand(og, gr)
+				if !c.mayOffer(uint64(a2.ev - a1.ev)) {
+					want = 1
+				}
 			}
-			rep := [4]uint32{a1.ev, p.firstEv, p.lastEv, a2.ev}
-			c.offer(rep[:])
+			if want == 2 {
+				rep := [4]uint32{a1.ev, p.firstEv, p.lastEv, a2.ev}
+				c.offer(rep[:])
+			}
 			found++
-			return found == 2
+			return found == want
 		})
 		if found > 0 {
 			c.f.Count++
@@ -458,6 +501,30 @@ func (s *patSearch) atomicSetCand(og, gr *innerGroup) *patCand {
 	if !k.xFirst {
 		fs, fw, ls, lw = ls, lw, fs, fw
 	}
+	// Many pairs of groups share a site combination: a map keyed by the
+	// four sites and operations finds its candidate without building the
+	// string key.
+	ak := asvCandKey{ok.sx, fs, ls, ok.sy, ok.wx, fw, lw, ok.wy}
+	if c := s.asvCands[ak]; c != nil {
+		return c
+	}
+	c := s.atomicSetCandSlow(og, gr, fs, fw, ls, lw)
+	if s.asvCands == nil {
+		s.asvCands = make(map[asvCandKey]*patCand)
+	}
+	s.asvCands[ak] = c
+	return c
+}
+
+// asvCandKey is the site combination of an atomic-set candidate: the
+// frame's first access, the inner instance's two, the frame's last.
+type asvCandKey struct {
+	s1, s2, s3, s4 trace.SiteID
+	w1, w2, w3, w4 bool
+}
+
+func (s *patSearch) atomicSetCandSlow(og, gr *innerGroup, fs trace.SiteID, fw bool, ls trace.SiteID, lw bool) *patCand {
+	ok, k := &og.key, &gr.key
 	s.key = append(s.key[:0], 'a')
 	for _, x := range [4]struct {
 		site  trace.SiteID
@@ -477,37 +544,44 @@ func (s *patSearch) atomicSetCand(og, gr *innerGroup) *patCand {
 // frames of a group usually pass through the same lock states, so the
 // answers compatGap remembers are kept while the states stay the same.
 func (s *patSearch) setGap(gap []HistoryID) {
-	if slices.Equal(gap, s.gap) {
+	if s.gapGen != 0 && slices.Equal(gap, s.gap) {
 		return
 	}
 	s.gap = append(s.gap[:0], gap...)
-	s.gapMemo = s.gapMemo[:0]
+	// A new generation forgets every answer at once.
+	s.gapGen++
+	if s.gapGen == 0 {
+		clear(s.gapMemo[:])
+		s.gapGen = 1
+	}
 }
 
-// maxGapMemo bounds the lock states compatGap remembers per gap; a gap is
-// matched against few distinct inner states, and a linear scan of a short
-// list is cheaper than a map.
-const maxGapMemo = 32
+// gapMemoSize is the number of answers compatGap remembers per gap, in a
+// direct-mapped table indexed by the lock state's low bits: a gap is
+// matched against few distinct inner states.
+const gapMemoSize = 64
 
 // compatGap reports whether lock state h can coexist with some state of
 // the gap set by setGap (compatibleAny, remembered).
 func (s *patSearch) compatGap(h HistoryID) bool {
-	for _, m := range s.gapMemo {
-		if m.h == h {
-			return m.ok
-		}
+	if h == 0 {
+		return true // compat's answer for every state
+	}
+	m := &s.gapMemo[uint32(h)%gapMemoSize]
+	if m.gen == s.gapGen && m.h == h {
+		return m.ok
 	}
 	ok := s.compatibleAny(s.gap, h)
-	if len(s.gapMemo) < maxGapMemo {
-		s.gapMemo = append(s.gapMemo, gapAnswer{h, ok})
-	}
+	*m = gapAnswer{h: h, gen: s.gapGen, ok: ok}
 	return ok
 }
 
-// gapAnswer is one answer compatGap remembers.
+// gapAnswer is one answer compatGap remembers, valid in generation gen of
+// the gap.
 type gapAnswer struct {
-	h  HistoryID
-	ok bool
+	h   HistoryID
+	gen uint32
+	ok  bool
 }
 
 func xy(isX bool) string {
