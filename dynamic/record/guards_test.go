@@ -373,7 +373,8 @@ func TestGuardRange(t *testing.T) {
 // value), the log's count as an array index (0..3, and none once the
 // buffer is full: the count 4 is replaced by 0, so the index's bounds do
 // not hold for it), the queue's length tested by two callers, one with
-// the caller's parameter (2), and no range where the value is printed.
+// the caller's parameter (2), and no range where the value is printed;
+// a string's length.
 func TestRecordGuards(t *testing.T) {
 	plan, bin := prepare(t, "guards", true)
 	tr, oc := record(t, context.Background(), plan, Options{Binary: bin})
@@ -387,7 +388,7 @@ func TestRecordGuards(t *testing.T) {
 		}
 		name := tr.Object(e.Obj).Name
 		switch name {
-		case "a.balance", "l.n", "q.events":
+		case "a.balance", "l.n", "q.events", "l.name":
 		default:
 			continue
 		}
@@ -415,6 +416,7 @@ func TestRecordGuards(t *testing.T) {
 		"q.events:61 v=1 range=1.. len",
 		"q.events:61 v=1 range=0..1 len",
 		"q.events:61",
+		"l.name:87 v=5 range=4.. len",
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("reads:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

@@ -77,6 +77,19 @@ func show(q *Queue) {
 	fmt.Println(q.Size())
 }
 
+// Label is a name.
+type Label struct {
+	name string
+}
+
+// Long says whether the name is longer than three bytes.
+func (l *Label) Long() bool {
+	if len(l.name) > 3 {
+		return true
+	}
+	return false
+}
+
 func main() {
 	a := &Account{balance: 110}
 	a.Withdraw(10)
@@ -89,4 +102,5 @@ func main() {
 	wait(q)
 	atLeast(q, 2)
 	show(q)
+	(&Label{name: "hello"}).Long()
 }
