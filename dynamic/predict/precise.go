@@ -813,9 +813,10 @@ func (ps *preciseStage) encode(from, to uint32, targets []uint32, adjacent, rela
 			lastSeen[i] = lastWrite[e.Obj] - 1
 		}
 	}
+	vc := &valueCtx{from: from, evs: evs, nextOf: nextOf, last: last, targets: targets,
+		in: in, before: before, lit: lit, outside: notInPrefixLit, writes: writes, lastSeen: lastSeen}
 	if !relaxed {
-		ps.encodeValues(enc, &valueCtx{from: from, evs: evs, nextOf: nextOf, last: last, targets: targets,
-			in: in, before: before, lit: lit, outside: notInPrefixLit, writes: writes, lastSeen: lastSeen})
+		ps.encodeValues(enc, vc)
 		if enc.size > ps.maxSize {
 			enc.close()
 			return nil, errTooLarge
@@ -830,8 +831,7 @@ func (ps *preciseStage) encode(from, to uint32, targets []uint32, adjacent, rela
 		if !in(dep) {
 			continue
 		}
-		src := lastSeen[i]
-		rf, ok := ps.readFrom(enc, from, i, src, writes[e.Obj], relaxed, before, lit)
+		rf, ok := ps.readsOneOf(enc, vc, nil, i, ps.relaxedAccept(vc, i), false)
 		if enc.size > ps.maxSize {
 			enc.close()
 			return nil, errTooLarge
@@ -961,83 +961,4 @@ func (ps *preciseStage) exclude(enc *encoding, a, b section, before func(int, in
 	}
 	enc.s.Assert(enc.s.Or(or...))
 	return true
-}
-
-// readFrom returns the constraint that read r (a window position) reads a
-// write it may read: its recorded source src (a position, or -1 for the
-// state at the window's start) or a write known to hold the value r
-// recorded, and no write of the variable comes between. ok is false if no
-// write can be its source.
-func (ps *preciseStage) readFrom(enc *encoding, from uint32, r, src int, ws []int, relaxed bool, before func(int, int) bool, lit func(int, int) solve.Lit) (solve.Lit, bool) {
-	t, vt := ps.t, ps.vals
-	re := &t.Events[int(from)+r]
-	rv, rKnown := re.Value, re.Flags&trace.HasValue != 0 && re.Flags&trace.ValueIsLen == 0
-	rng, ranged := re.Range()
-	isLen := re.Flags&trace.ValueIsLen != 0
-	s := enc.s
-	var or []solve.Lit
-	// The state at the window's start: no write of the window before r.
-	v0, v0Known := vt.valueBefore(re.Obj, from, isLen)
-	// may reports whether r may read a write of value v (known or not)
-	// that is not its recorded source: one of equal value, or one in its
-	// range.
-	may := func(v uint64, known bool) bool {
-		switch {
-		case ranged && known:
-			return rng.Contains(int64(v))
-		case rKnown && known:
-			return v == rv
-		}
-		enc.uncertain = true
-		return relaxed
-	}
-	if src < 0 || may(v0, v0Known) {
-		var and []solve.Lit
-		possible := true
-		for _, w := range ws {
-			if before(r, w) {
-				continue
-			}
-			if before(w, r) {
-				possible = false
-				break
-			}
-			and = append(and, lit(r, w))
-		}
-		if possible {
-			or = append(or, s.And(and...))
-		}
-	}
-	for _, w := range ws {
-		if w == r || before(r, w) {
-			continue
-		}
-		if w != src {
-			if v, known := vt.infer(re.Obj, int(from)+w, isLen); !may(v, known) {
-				continue
-			}
-		}
-		and := []solve.Lit{}
-		if !before(w, r) {
-			and = append(and, lit(w, r))
-		}
-		possible := true
-		for _, o := range ws {
-			if o == w || before(o, w) || before(r, o) {
-				continue
-			}
-			if before(w, o) && before(o, r) {
-				possible = false
-				break
-			}
-			and = append(and, s.Or(lit(o, w), lit(r, o)))
-		}
-		if possible {
-			or = append(or, s.And(and...))
-		}
-	}
-	if len(or) == 0 {
-		return 0, false
-	}
-	return s.Or(or...), true
 }

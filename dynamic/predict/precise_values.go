@@ -158,24 +158,13 @@ func (ps *preciseStage) encodeValues(enc *encoding, c *valueCtx) {
 
 // defineRead asserts what S and K of read r imply.
 func (ps *preciseStage) defineRead(enc *encoding, c *valueCtx, vv *valueVars, varies []int, r int) {
-	s, vt := enc.s, ps.vals
+	s := enc.s
 	e := &c.evs[r]
 	src := c.lastSeen[r]
 	isLen := e.Flags&trace.ValueIsLen != 0
 	rv, rKnown := int64(e.Value), e.Flags&trace.HasValue != 0
 	rng, ranged := e.Range()
-	// value returns the value (or length) of e.Obj after the write at
-	// window position w, or at the window's start for -1.
-	value := func(w int) (int64, bool) {
-		var v uint64
-		var ok bool
-		if w >= 0 {
-			v, ok = vt.infer(e.Obj, int(c.from)+w, isLen)
-		} else {
-			v, ok = vt.valueBefore(e.Obj, c.from, isLen)
-		}
-		return int64(v), ok
-	}
+	value := func(w int) (int64, bool) { return ps.valueAt(c, e.Obj, w, isLen) }
 	exact := func(w int) bool {
 		if w == src {
 			return true
@@ -206,6 +195,46 @@ func (ps *preciseStage) defineRead(enc *encoding, c *valueCtx, vv *valueVars, va
 	define(vv.S[r], exact, true)
 	if ranged {
 		define(vv.K[r], inRange, !full)
+	}
+}
+
+// valueAt returns the value (or, with isLen, the length) variable x holds
+// after the write at window position w, or at the window's start for -1,
+// if it is known.
+func (ps *preciseStage) valueAt(c *valueCtx, x trace.ObjID, w int, isLen bool) (int64, bool) {
+	var v uint64
+	var ok bool
+	if w >= 0 {
+		v, ok = ps.vals.infer(x, int(c.from)+w, isLen)
+	} else {
+		v, ok = ps.vals.valueBefore(x, c.from, isLen)
+	}
+	return int64(v), ok
+}
+
+// relaxedAccept returns what read r may read under the approximation
+// that refutes: its recorded source, a write known to have written the
+// value r recorded or one of its range, or a write whose value is not
+// known (or whose value r cannot be compared with).
+func (ps *preciseStage) relaxedAccept(c *valueCtx, r int) func(int) bool {
+	e := &c.evs[r]
+	isLen := e.Flags&trace.ValueIsLen != 0
+	rv, rKnown := int64(e.Value), e.Flags&trace.HasValue != 0 && !isLen
+	rng, ranged := e.Range()
+	return func(w int) bool {
+		if w == c.lastSeen[r] {
+			return true
+		}
+		v, known := ps.valueAt(c, e.Obj, w, isLen)
+		switch {
+		case !known:
+			return true
+		case ranged:
+			return rng.Contains(v)
+		case rKnown:
+			return v == rv
+		}
+		return true
 	}
 }
 
