@@ -132,7 +132,9 @@ func predictMain(args []string, stdout, stderr io.Writer) int {
 	)
 	switch *mode {
 	case "predict":
-		if t, err = readTrace(path, f); err != nil {
+		// The search's index is built while the file is read.
+		var pre *predict.Prepass
+		if t, pre, err = readTrace(path, f); err != nil {
 			fmt.Fprintln(stderr, err)
 			return exitError
 		}
@@ -142,7 +144,7 @@ func predictMain(args []string, stdout, stderr io.Writer) int {
 		// time, so it runs only on request.
 		opts := predict.Options{All: *all, NoMeta: *engine == "search"}
 		precise.apply(&opts)
-		res := predict.Predict(t, opts)
+		res := predict.PredictIndexed(t, pre, opts)
 		warnPrecise(stderr, "avcheck predict", res.Precise)
 		findings = res.Findings
 		st = report.Stats{Events: len(t.Events), Goroutines: res.Goroutines, Variables: res.Variables}
@@ -207,22 +209,25 @@ func readError(path string, err error) error {
 }
 
 // readTrace reads a whole trace file and checks that it is a possible
-// execution; every error is one line naming the file.
-func readTrace(path string, f trace.Format) (*trace.Trace, error) {
+// execution, building the prediction's index as it goes; every error is
+// one line naming the file.
+func readTrace(path string, f trace.Format) (*trace.Trace, *predict.Prepass, error) {
 	file, err := openTrace(path, f)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer file.Close()
 	// Parsing and validation run on a goroutine of their own while this
-	// one stores the events.
+	// one stores the events and indexes them.
 	r := trace.ReadAhead(file, trace.NewValidator(file))
 	defer r.Close()
-	t, err := trace.ReadAll(r)
+	pre := predict.NewPrepass(r.Object)
+	t, err := trace.ReadAllFunc(r, pre.Add)
 	if err != nil {
-		return nil, readError(path, err)
+		pre.Close()
+		return nil, nil, readError(path, err)
 	}
-	return t, nil
+	return t, pre, nil
 }
 
 func workDir() string {

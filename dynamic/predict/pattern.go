@@ -276,158 +276,25 @@ type instKey struct {
 }
 
 // buildIndex makes one pass over the trace with the happens-before and
-// lockset engines of hb.go and locks.go.
+// lockset engines of hb.go and locks.go: the clocks on this goroutine and
+// the lock states on another (prepass.go has the two halves).
 func buildIndex(t *trace.Trace) *patIndex {
-	ix := &patIndex{t: t, lockBit: make(map[trace.ObjID]uint)}
-	h := NewHB(HBOptions{Object: t.Object})
-	// keyTab[g][2*site+write] is 1 + the dense accKey, 0 if not yet seen:
-	// an array lookup per access rather than a map lookup.
-	var keyTab [][]uint32
-	varIdx := make(map[trace.ObjID]uint32)
-	ix.varOf = varIdx
 	n := 0
 	for i := range t.Events {
 		if k := t.Events[i].Kind; k == trace.KindRead || k == trace.KindWrite {
 			n++
 		}
 	}
-	ix.acc = make([]patAccess, 0, n)
-	// The lock states are computed by a pass of their own, on another
-	// goroutine, while this one computes the clocks and the rest.
 	lp := make(chan *lockPass, 1)
-	go func() { lp <- runLockPass(t, n) }()
-	instIdx := make(map[instKey]uint32)
-	type gstate struct {
-		snap      uint32
-		dirty     bool
-		lastR     trace.RegionID
-		lastInst  uint64
-		lastInstI uint32
-	}
-	var gs []gstate
-	ensure := func(gi int, g trace.GoID) {
-		for len(gs) <= gi {
-			gs = append(gs, gstate{dirty: true})
-			ix.gids = append(ix.gids, 0)
-			ix.glog = append(ix.glog, []HistoryID{0})
-		}
-		ix.gids[gi] = g
-	}
-	varCount := []uint32{}
-	var lastObj trace.ObjID
-	lastVar := ^uint32(0)
-	for i := range t.Events {
-		e := &t.Events[i]
-		vc := h.Step(e)
-		gi := h.Index(e.G)
-		ensure(gi, e.G)
-		switch e.Kind {
-		case trace.KindAcquire, trace.KindRAcquire, trace.KindRelease, trace.KindRRelease:
-			continue
-		case trace.KindFork:
-			ci := h.Index(trace.GoID(e.Arg))
-			ensure(ci, trace.GoID(e.Arg))
-			gs[ci].dirty = true
-			continue
-		case trace.KindRead, trace.KindWrite:
-		default:
-			if learns(e.Kind) {
-				gs[gi].dirty = true
-			}
-			continue
-		}
-		s := &gs[gi]
-		if s.dirty {
-			s.snap = uint32(len(ix.snapOff))
-			ix.snapOff = append(ix.snapOff, uint32(len(ix.snaps)))
-			ix.snapLen = append(ix.snapLen, uint32(len(vc)))
-			ix.snaps = append(ix.snaps, vc...)
-			s.dirty = false
-		}
-		var inst uint32
-		if e.Region != 0 {
-			if e.Region == s.lastR && e.Inst == s.lastInst && s.lastInstI != 0 {
-				inst = s.lastInstI
-			} else {
-				k := instKey{e.G, e.Region, e.Inst}
-				inst = instIdx[k]
-				if inst == 0 {
-					inst = uint32(len(instIdx) + 1)
-					instIdx[k] = inst
-					ix.numInst = inst
-				}
-				s.lastR, s.lastInst, s.lastInstI = e.Region, e.Inst, inst
-			}
-		}
-		var vi uint32
-		if e.Obj == lastObj && lastVar != ^uint32(0) {
-			vi = lastVar
-		} else {
-			var ok bool
-			vi, ok = varIdx[e.Obj]
-			if !ok {
-				vi = uint32(len(ix.vars))
-				varIdx[e.Obj] = vi
-				ix.vars = append(ix.vars, e.Obj)
-				varCount = append(varCount, 0)
-			}
-			lastObj, lastVar = e.Obj, vi
-		}
-		varCount[vi]++
-		for len(keyTab) <= gi {
-			keyTab = append(keyTab, nil)
-		}
-		slot := 2 * int(e.Site)
-		if e.Kind == trace.KindWrite {
-			slot++
-		}
-		for len(keyTab[gi]) <= slot {
-			keyTab[gi] = append(keyTab[gi], make([]uint32, max(slot+1-len(keyTab[gi]), 2*len(t.Sites)))...)
-		}
-		ki := keyTab[gi][slot]
-		if ki == 0 {
-			ix.keys = append(ix.keys, accKey{g: uint32(gi), site: e.Site, write: e.Kind == trace.KindWrite})
-			ki = uint32(len(ix.keys))
-			keyTab[gi][slot] = ki
-		}
-		ki--
-		ix.acc = append(ix.acc, patAccess{
-			key:   ki,
-			ev:    uint32(i),
-			g:     uint32(gi),
-			write: e.Kind == trace.KindWrite,
-			ep:    h.Epoch().C,
-			snap:  s.snap,
-			inst:  inst,
-			v:     vi,
-		})
-	}
-	// The lock states, by goroutine in the clocks' numbering.
-	l := <-lp
-	ix.locks = l.locks
-	for gi, g := range ix.gids {
-		if li, ok := l.gIdx[g]; ok {
-			ix.glog[gi] = l.glog[li]
-		}
-	}
-	for ai := range ix.acc {
-		ix.acc[ai].hist, ix.acc[ai].st = l.hist[ai], l.st[ai]
-	}
-	// Group the accesses by variable with one counting pass, so that
-	// each variable's list is in trace order without a per-variable
-	// allocation while scanning.
-	flat := make([]uint32, len(ix.acc))
-	ix.byVar = make([][]uint32, len(ix.vars))
-	off := uint32(0)
-	for v, n := range varCount {
-		ix.byVar[v] = flat[off : off : off+n]
-		off += n
-	}
-	for ai := range ix.acc {
-		v := ix.acc[ai].v
-		ix.byVar[v] = append(ix.byVar[v], uint32(ai))
-	}
-	return ix
+	go func() {
+		l := newLockPass(n)
+		l.add(t.Events)
+		lp <- l
+	}()
+	x := newIndexer(t.Object, n)
+	x.sites = len(t.Sites)
+	x.add(t.Events)
+	return x.finish(t, <-lp)
 }
 
 // lockPass is the lock states of a trace's goroutines: their logs of
@@ -439,41 +306,9 @@ type lockPass struct {
 	glog  [][]HistoryID      // per goroutine, the states it went through, from 0
 	hist  []HistoryID        // per read or write, in trace order: its goroutine's state
 	st    []uint32           // per read or write: the index of that state in glog
-}
-
-// runLockPass runs Locks over a trace of n reads and writes for
-// buildIndex.
-func runLockPass(t *trace.Trace, n int) *lockPass {
-	l := &lockPass{locks: NewLocks(), gIdx: make(map[trace.GoID]int),
-		hist: make([]HistoryID, 0, n), st: make([]uint32, 0, n)}
-	lastG, lastI := trace.GoID(0), -1
-	index := func(g trace.GoID) int {
-		if lastI >= 0 && g == lastG {
-			return lastI
-		}
-		i, ok := l.gIdx[g]
-		if !ok {
-			i = len(l.glog)
-			l.gIdx[g] = i
-			l.glog = append(l.glog, []HistoryID{0})
-		}
-		lastG, lastI = g, i
-		return i
-	}
-	for i := range t.Events {
-		e := &t.Events[i]
-		switch e.Kind {
-		case trace.KindAcquire, trace.KindRAcquire, trace.KindRelease, trace.KindRRelease:
-			l.locks.Step(e)
-			gi := index(e.G)
-			l.glog[gi] = append(l.glog[gi], l.locks.History(e.G))
-		case trace.KindRead, trace.KindWrite:
-			gi := index(e.G)
-			l.hist = append(l.hist, l.locks.History(e.G))
-			l.st = append(l.st, uint32(len(l.glog[gi])-1))
-		}
-	}
-	return l
+	lastG trace.GoID         // the goroutine of the last event, at glog index lastI
+	lastI int
+	n     int // events added
 }
 
 // gapStates returns the lock states goroutine gi passes through from

@@ -66,7 +66,11 @@ func (r *Result) Reported() []Finding {
 }
 
 // Predict runs the prediction pipeline over a trace in memory.
-func Predict(t *trace.Trace, opts Options) *Result {
+func Predict(t *trace.Trace, opts Options) *Result { return PredictIndexed(t, nil, opts) }
+
+// PredictIndexed is Predict starting from the index that p built while t
+// was read (prepass.go); with p nil it is Predict.
+func PredictIndexed(t *trace.Trace, p *Prepass, opts Options) *Result {
 	// The meta-analysis is independent of the pattern search and about as
 	// costly, so it runs alongside it.
 	var meta chan []Finding
@@ -74,7 +78,12 @@ func Predict(t *trace.Trace, opts Options) *Result {
 		meta = make(chan []Finding, 1)
 		go func() { meta <- MetaAnalysisTrace(t) }()
 	}
-	ix := buildIndex(t)
+	var ix *patIndex
+	if p != nil {
+		ix = p.finish(t)
+	} else {
+		ix = buildIndex(t)
+	}
 	res := &Result{Events: len(t.Events), Goroutines: len(ix.gids), Variables: len(ix.vars)}
 	cands := newSearch(ix).run()
 	if meta != nil {

@@ -212,7 +212,7 @@ func (a *AheadReader) fill() bool {
 // ReadAll. Reading a file, once a sample of it has been read, it grows evs
 // to the number of events the file's size predicts, so that a long trace
 // is not copied at every growth of its array, nor held twice while it is.
-func (a *AheadReader) appendAll(evs []Event) ([]Event, error) {
+func (a *AheadReader) appendAll(evs []Event, each func([]Event)) ([]Event, error) {
 	sized := false
 	for {
 		if a.cur != nil {
@@ -234,8 +234,12 @@ func (a *AheadReader) appendAll(evs []Event) ([]Event, error) {
 					}
 				}
 			}
+			from := len(evs)
 			evs = append(evs, a.cur.events[a.i:]...)
 			a.i = len(a.cur.events)
+			if each != nil && len(evs) > from {
+				each(evs[from:])
+			}
 		}
 		if !a.fill() {
 			return evs, a.err

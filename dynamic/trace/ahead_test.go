@@ -175,3 +175,54 @@ func TestReadAllSized(t *testing.T) {
 		})
 	}
 }
+
+// TestReadAllFunc checks that ReadAllFunc hands every event over once, in
+// order, in runs that are parts of the trace's array and still hold the
+// same events at the end, through ReadAhead and through a plain reader;
+// and that it hands over nothing past a malformed line.
+func TestReadAllFunc(t *testing.T) {
+	cfg := tracegen.Config{Seed: 6, Events: 30000, Goroutines: 4, Locks: 4, Vars: 8, MaxNesting: 2, Chans: 2, Regions: 4}
+	want := tracegen.Trace(cfg)
+	for name, r := range map[string]func() trace.Reader{
+		"ahead": func() trace.Reader { return trace.ReadAhead(tracegen.New(cfg), nil) },
+		"plain": func() trace.Reader { return tracegen.New(cfg) },
+	} {
+		var got []trace.Event
+		var runs [][]trace.Event
+		tr, err := trace.ReadAllFunc(r(), func(run []trace.Event) {
+			if len(run) == 0 || len(run) > 4096 {
+				t.Errorf("%s: a run of %d events", name, len(run))
+			}
+			got = append(got, run...)
+			runs = append(runs, run)
+		})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if !slices.Equal(got, want.Events) || !slices.Equal(tr.Events, want.Events) {
+			t.Fatalf("%s: handed over %d events, read %d, want %d and the same", name, len(got), len(tr.Events), len(want.Events))
+		}
+		var again []trace.Event
+		for _, run := range runs {
+			again = append(again, run...)
+		}
+		if !slices.Equal(again, want.Events) {
+			t.Errorf("%s: the runs changed after they were handed over", name)
+		}
+	}
+
+	var b strings.Builder
+	b.WriteString("avtrace 1\n")
+	for i := range 10000 {
+		fmt.Fprintf(&b, "g1 wr x%d\n", i%7)
+	}
+	b.WriteString("g1 rd\n")
+	r := trace.NewTextReader(strings.NewReader(b.String()), "t.txt")
+	n := 0
+	if _, err := trace.ReadAllFunc(r, func(run []trace.Event) { n += len(run) }); err == nil {
+		t.Fatal("no error for a malformed last line")
+	}
+	if n > 10000 {
+		t.Errorf("handed over %d events, more than the 10000 before the malformed line", n)
+	}
+}

@@ -205,26 +205,41 @@ type tables interface {
 }
 
 // ReadAll reads the rest of r into memory.
-func ReadAll(r Reader) (*Trace, error) {
+func ReadAll(r Reader) (*Trace, error) { return ReadAllFunc(r, nil) }
+
+// ReadAllFunc is ReadAll that also hands each run of events, as it is
+// stored, to each (if not nil): every event once, in order, in runs of up
+// to a few thousand. The runs are parts of the trace's event array; each
+// must not change them, and they stay as they are after each returns.
+func ReadAllFunc(r Reader, each func([]Event)) (*Trace, error) {
 	if f, ok := r.(*File); ok {
 		r = f.Reader // for its tables
 	}
 	t := &Trace{Sites: []Site{{}}, Objects: make(map[ObjID]Object)}
 	if a, ok := r.(*AheadReader); ok {
 		var err error
-		if t.Events, err = a.appendAll(nil); !errors.Is(err, io.EOF) {
+		if t.Events, err = a.appendAll(nil, each); !errors.Is(err, io.EOF) {
 			return nil, err
 		}
 	}
+	// The events that Next adds below go to each in runs of aheadBatch.
+	handed := len(t.Events)
 	for {
 		e, err := r.Next()
 		if errors.Is(err, io.EOF) {
+			if each != nil && handed < len(t.Events) {
+				each(t.Events[handed:])
+			}
 			break
 		}
 		if err != nil {
 			return nil, err
 		}
 		t.Events = append(t.Events, e)
+		if each != nil && len(t.Events)-handed == aheadBatch {
+			each(t.Events[handed:])
+			handed = len(t.Events)
+		}
 		if _, ok := r.(tables); !ok {
 			// A foreign Reader: collect the tables as the events use them.
 			for int(e.Site) >= len(t.Sites) {

@@ -1,0 +1,349 @@
+package predict
+
+import (
+	"sync"
+
+	"github.com/avcheck/avcheck/dynamic/trace"
+)
+
+// This file builds the pattern search's index (pattern.go, patIndex) one
+// run of events at a time, so that it can be built while the trace is
+// read: a caller that reads a file hands each run of events it stores to
+// Prepass.Add, and PredictIndexed then starts from the index instead of
+// making its own passes over the events. The index is the same either
+// way: buildIndex feeds the whole trace through the same indexer.
+
+// indexer computes the clocks, groups and region instances of the index
+// (the happens-before half of buildIndex) event by event.
+type indexer struct {
+	ix *patIndex
+	h  *HB
+	// keyTab[g][2*site+write] is 1 + the dense accKey, 0 if not yet seen:
+	// an array lookup per access rather than a map lookup.
+	keyTab   [][]uint32
+	instIdx  map[instKey]uint32
+	gs       []indexGo
+	varCount []uint32
+	lastObj  trace.ObjID
+	lastVar  uint32
+	sites    int // a hint for keyTab's rows: the sites known so far
+	n        int // events added
+}
+
+// indexGo is an indexer's state of one goroutine.
+type indexGo struct {
+	snap      uint32
+	dirty     bool
+	lastR     trace.RegionID
+	lastInst  uint64
+	lastInstI uint32
+}
+
+// newIndexer returns an indexer whose happens-before engine learns the
+// channels' capacities from obj, and which expects about n accesses.
+func newIndexer(obj func(trace.ObjID) trace.Object, n int) *indexer {
+	ix := &patIndex{lockBit: make(map[trace.ObjID]uint), varOf: make(map[trace.ObjID]uint32)}
+	ix.acc = make([]patAccess, 0, n)
+	return &indexer{
+		ix:      ix,
+		h:       NewHB(HBOptions{Object: obj}),
+		instIdx: make(map[instKey]uint32),
+		lastVar: ^uint32(0),
+	}
+}
+
+func (x *indexer) ensure(gi int, g trace.GoID) {
+	ix := x.ix
+	for len(x.gs) <= gi {
+		x.gs = append(x.gs, indexGo{dirty: true})
+		ix.gids = append(ix.gids, 0)
+		ix.glog = append(ix.glog, []HistoryID{0})
+	}
+	ix.gids[gi] = g
+}
+
+// reserveAfter is the number of events after which a Prepass sizes its
+// arrays from the trace's expected length.
+const reserveAfter = 1 << 16
+
+// expected returns the number of items of which seen came with the first
+// n events, in a trace of total events, with a margin; 0 when the
+// proportion is not known yet.
+func expected(seen, n, total int) int {
+	if n < reserveAfter || total <= n {
+		return 0
+	}
+	return int(float64(seen) * float64(total) / float64(n) * 1.03)
+}
+
+// grownCap is the capacity reserve gives an array of capacity c that
+// must hold want: at least double, so that estimates that creep up cost
+// no more than append, and an eighth more than want, so that one sized
+// from the whole trace is not outgrown by its variations.
+func grownCap(want, c int) int { return max(want+want/8, 2*c) }
+
+// add indexes the next events of the trace, which are its events from
+// index x.n on.
+func (x *indexer) add(events []trace.Event) {
+	ix, h := x.ix, x.h
+	for k := range events {
+		i := x.n + k
+		e := &events[k]
+		vc := h.Step(e)
+		gi := h.Index(e.G)
+		x.ensure(gi, e.G)
+		switch e.Kind {
+		case trace.KindAcquire, trace.KindRAcquire, trace.KindRelease, trace.KindRRelease:
+			continue
+		case trace.KindFork:
+			ci := h.Index(trace.GoID(e.Arg))
+			x.ensure(ci, trace.GoID(e.Arg))
+			x.gs[ci].dirty = true
+			continue
+		case trace.KindRead, trace.KindWrite:
+		default:
+			if learns(e.Kind) {
+				x.gs[gi].dirty = true
+			}
+			continue
+		}
+		s := &x.gs[gi]
+		if s.dirty {
+			s.snap = uint32(len(ix.snapOff))
+			ix.snapOff = append(ix.snapOff, uint32(len(ix.snaps)))
+			ix.snapLen = append(ix.snapLen, uint32(len(vc)))
+			ix.snaps = append(ix.snaps, vc...)
+			s.dirty = false
+		}
+		var inst uint32
+		if e.Region != 0 {
+			if e.Region == s.lastR && e.Inst == s.lastInst && s.lastInstI != 0 {
+				inst = s.lastInstI
+			} else {
+				key := instKey{e.G, e.Region, e.Inst}
+				inst = x.instIdx[key]
+				if inst == 0 {
+					inst = uint32(len(x.instIdx) + 1)
+					x.instIdx[key] = inst
+					ix.numInst = inst
+				}
+				s.lastR, s.lastInst, s.lastInstI = e.Region, e.Inst, inst
+			}
+		}
+		var vi uint32
+		if e.Obj == x.lastObj && x.lastVar != ^uint32(0) {
+			vi = x.lastVar
+		} else {
+			var ok bool
+			vi, ok = ix.varOf[e.Obj]
+			if !ok {
+				vi = uint32(len(ix.vars))
+				ix.varOf[e.Obj] = vi
+				ix.vars = append(ix.vars, e.Obj)
+				x.varCount = append(x.varCount, 0)
+			}
+			x.lastObj, x.lastVar = e.Obj, vi
+		}
+		x.varCount[vi]++
+		for len(x.keyTab) <= gi {
+			x.keyTab = append(x.keyTab, nil)
+		}
+		slot := 2 * int(e.Site)
+		if e.Kind == trace.KindWrite {
+			slot++
+		}
+		if row := x.keyTab[gi]; len(row) <= slot {
+			x.keyTab[gi] = append(row, make([]uint32, max(slot+1-len(row), 2*x.sites))...)
+		}
+		ki := x.keyTab[gi][slot]
+		if ki == 0 {
+			ix.keys = append(ix.keys, accKey{g: uint32(gi), site: e.Site, write: e.Kind == trace.KindWrite})
+			ki = uint32(len(ix.keys))
+			x.keyTab[gi][slot] = ki
+		}
+		ki--
+		ix.acc = append(ix.acc, patAccess{
+			key:   ki,
+			ev:    uint32(i),
+			g:     uint32(gi),
+			write: e.Kind == trace.KindWrite,
+			ep:    h.Epoch().C,
+			snap:  s.snap,
+			inst:  inst,
+			v:     vi,
+		})
+	}
+	x.n += len(events)
+}
+
+// reserve grows the index's array of accesses to what a trace of total
+// events needs, judging by the events added so far, when that is more
+// than it holds: the trace's array is sized once from the file, so this
+// grows the index's once too, where append would copy it several times.
+func (x *indexer) reserve(total int) {
+	if want := expected(len(x.ix.acc), x.n, total); want > cap(x.ix.acc) {
+		acc := make([]patAccess, len(x.ix.acc), grownCap(want, cap(x.ix.acc)))
+		copy(acc, x.ix.acc)
+		x.ix.acc = acc
+	}
+}
+
+// finish completes the index of trace t, all of whose events were added,
+// with its lock states.
+func (x *indexer) finish(t *trace.Trace, l *lockPass) *patIndex {
+	ix := x.ix
+	ix.t = t
+	// The lock states, by goroutine in the clocks' numbering.
+	ix.locks = l.locks
+	for gi, g := range ix.gids {
+		if li, ok := l.gIdx[g]; ok {
+			ix.glog[gi] = l.glog[li]
+		}
+	}
+	for ai := range ix.acc {
+		ix.acc[ai].hist, ix.acc[ai].st = l.hist[ai], l.st[ai]
+	}
+	// Group the accesses by variable with one counting pass, so that
+	// each variable's list is in trace order without a per-variable
+	// allocation while scanning.
+	flat := make([]uint32, len(ix.acc))
+	ix.byVar = make([][]uint32, len(ix.vars))
+	off := uint32(0)
+	for v, n := range x.varCount {
+		ix.byVar[v] = flat[off : off : off+n]
+		off += n
+	}
+	for ai := range ix.acc {
+		v := ix.acc[ai].v
+		ix.byVar[v] = append(ix.byVar[v], uint32(ai))
+	}
+	return ix
+}
+
+// newLockPass returns a lockPass for a trace of about n reads and writes.
+func newLockPass(n int) *lockPass {
+	return &lockPass{locks: NewLocks(), gIdx: make(map[trace.GoID]int),
+		hist: make([]HistoryID, 0, n), st: make([]uint32, 0, n), lastI: -1}
+}
+
+func (l *lockPass) index(g trace.GoID) int {
+	if l.lastI >= 0 && g == l.lastG {
+		return l.lastI
+	}
+	i, ok := l.gIdx[g]
+	if !ok {
+		i = len(l.glog)
+		l.gIdx[g] = i
+		l.glog = append(l.glog, []HistoryID{0})
+	}
+	l.lastG, l.lastI = g, i
+	return i
+}
+
+// reserve is indexer.reserve for the lock states of the accesses.
+func (l *lockPass) reserve(total int) {
+	if want := expected(len(l.hist), l.n, total); want > cap(l.hist) {
+		n := grownCap(want, cap(l.hist))
+		l.hist = append(make([]HistoryID, 0, n), l.hist...)
+		l.st = append(make([]uint32, 0, n), l.st...)
+	}
+}
+
+// add runs Locks over the next events of the trace.
+func (l *lockPass) add(events []trace.Event) {
+	l.n += len(events)
+	for i := range events {
+		e := &events[i]
+		switch e.Kind {
+		case trace.KindAcquire, trace.KindRAcquire, trace.KindRelease, trace.KindRRelease:
+			l.locks.Step(e)
+			gi := l.index(e.G)
+			l.glog[gi] = append(l.glog[gi], l.locks.History(e.G))
+		case trace.KindRead, trace.KindWrite:
+			gi := l.index(e.G)
+			l.hist = append(l.hist, l.locks.History(e.G))
+			l.st = append(l.st, uint32(len(l.glog[gi])-1))
+		}
+	}
+}
+
+// Prepass builds the pattern search's index while a trace is read: the
+// clocks on the caller's goroutine, in Add, and the lock states on a
+// goroutine of its own, so that reading, the clocks and the lock states
+// share the machine's cores. Give it every event of the trace, in order,
+// then pass it to PredictIndexed with the trace; or Close it to give up.
+type Prepass struct {
+	x      *indexer
+	runs   chan []trace.Event
+	done   chan *lockPass
+	closed bool
+	once   sync.Once
+}
+
+// prepassQueue is the number of runs of events the lock states may lag
+// behind the clocks.
+const prepassQueue = 64
+
+// NewPrepass starts a Prepass. obj describes the trace's objects as far
+// as they are known, for the channels' capacities: a reader's Object,
+// which knows every object the events given to Add so far use.
+func NewPrepass(obj func(trace.ObjID) trace.Object) *Prepass {
+	p := &Prepass{
+		x:    newIndexer(obj, 0),
+		runs: make(chan []trace.Event, prepassQueue),
+		done: make(chan *lockPass, 1),
+	}
+	go func() {
+		l := newLockPass(0)
+		for run := range p.runs {
+			// A run is part of the trace's array, which ReadAllFunc
+			// sizes from the file: its capacity tells the trace's
+			// expected length.
+			l.reserve(l.n + cap(run))
+			l.add(run)
+		}
+		p.done <- l
+	}()
+	return p
+}
+
+// Add indexes the trace's next events. The lock states' goroutine reads
+// them after Add returns: they must not change until the Prepass is
+// finished or closed.
+func (p *Prepass) Add(events []trace.Event) {
+	if p.closed || len(events) == 0 {
+		return
+	}
+	p.runs <- events
+	p.x.reserve(p.x.n + cap(events))
+	p.x.add(events)
+}
+
+// SetSites tells the Prepass how many sites the trace has, or about as
+// many: a hint that sizes its tables.
+func (p *Prepass) SetSites(n int) { p.x.sites = n }
+
+// Close stops the Prepass's goroutine; PredictIndexed closes it too. It
+// can be called more than once.
+func (p *Prepass) Close() {
+	p.once.Do(func() {
+		p.closed = true
+		close(p.runs)
+		<-p.done
+	})
+}
+
+// finish returns the index of t, whose events were all given to Add.
+func (p *Prepass) finish(t *trace.Trace) *patIndex {
+	var l *lockPass
+	p.once.Do(func() {
+		p.closed = true
+		close(p.runs)
+		l = <-p.done
+	})
+	if l == nil || p.x.n != len(t.Events) {
+		// Closed before, or not given the whole trace: start over.
+		return buildIndex(t)
+	}
+	return p.x.finish(t, l)
+}
