@@ -39,7 +39,15 @@ import (
 //     never covers such a use (but see AddrVaries below); so does an
 //     event that passes a value to another goroutine (a send, a go
 //     statement, a WaitGroup.Add; atomic stores and read-modify-writes
-//     are accesses), which no range covers either. The violation's last
+//     are accesses), which no range covers either, and, where an event
+//     of another goroutine in the prefix waits for it (a happens-before
+//     edge: a receive, a close, WaitGroup.Done or Wait, a Cond
+//     notification, the Once.Do that ran the function), any other event:
+//     its object's address may have been computed from values read too
+//     (wg := s.wg; wg.Done()), and the other goroutine must not rely on
+//     an event that, with other values, would have gone elsewhere or not
+//     returned (a lock operation has no such edge: another goroutine
+//     never needs a lock to have been taken). The violation's last
 //     access is the exception: it is taken to be at its recorded address
 //     whatever its goroutine read before it (typically the region's own
 //     read of the same variable, whose value flows into it), as the
@@ -139,6 +147,7 @@ func (ps *preciseStage) encodeValues(enc *encoding, c *valueCtx) {
 			need(dep, vv.K[i])
 		}
 	}
+	waits := map[trace.GoID]bool{} // the goroutines that wait for an event
 	for i := range c.evs {
 		if !c.in(i) || i == c.last || vv.C[i] == truth {
 			continue
@@ -146,6 +155,17 @@ func (ps *preciseStage) encodeValues(enc *encoding, c *valueCtx) {
 		switch e := &c.evs[i]; {
 		case e.Kind.IsAccess(), e.Kind == trace.KindSend, e.Kind == trace.KindFork, e.Kind == trace.KindWGAdd:
 			need(i, vv.C[i])
+		case e.Kind == trace.KindRecv, e.Kind == trace.KindClose, e.Kind == trace.KindWGDone, e.Kind == trace.KindWGWait,
+			e.Kind == trace.KindCondSignal, e.Kind == trace.KindCondBroadcast, e.Kind == trace.KindOnceDo:
+			// The first event of each other goroutine that i precedes
+			// needs i's course: the later ones come after it.
+			clear(waits)
+			for j := range c.evs {
+				if g := c.evs[j].G; g != e.G && !waits[g] && c.in(j) && c.before(i, j) {
+					waits[g] = true
+					need(j, vv.C[i])
+				}
+			}
 		}
 	}
 	for _, t := range c.targets {
