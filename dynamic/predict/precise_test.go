@@ -580,32 +580,56 @@ func TestPreciseDifferential(t *testing.T) {
 					t.Fatalf("trace %d, %s, targets %v adjacent=%v: got %s (%s), want %s\n%s", iter, engine.name, targets, adjacent, res.status, res.err, want, traceText(tr))
 				}
 			}
-			for a := range tr.Events {
-				ea := tr.Events[a]
-				if !ea.Kind.IsAccess() {
-					continue
+			forEachCandidate(tr, check)
+		}
+		// A window smaller than the trace runs the events before it as
+		// recorded and starts from their state: a Sat there is one of
+		// the whole trace, and an Unsat (checked again over the whole
+		// trace) is one too.
+		for w := 2; w < len(tr.Events); w += 2 {
+			ps := newPreciseStage(tr, m, m.newPrefixState(), &Options{Precise: true, Window: w})
+			forEachCandidate(tr, func(key [4]int, targets []uint32, adjacent bool) {
+				res := ps.check(targets, adjacent)
+				if res.status == solve.Sat && !strict[key] || res.status == solve.Unsat && relaxed[key] || res.err != "" {
+					t.Fatalf("trace %d, window %d, targets %v adjacent=%v: got %s (%s), but strict %v, relaxed %v\n%s", iter, w, targets, adjacent, res.status, res.err, strict[key], relaxed[key], traceText(tr))
 				}
-				for b := range tr.Events {
-					eb := tr.Events[b]
-					if b == a || !eb.Kind.IsAccess() || eb.Obj != ea.Obj || eb.G == ea.G {
-						continue
-					}
-					check([4]int{1, a, b}, []uint32{uint32(a), uint32(b)}, true)
-					for c := a + 1; c < len(tr.Events); c++ {
-						ec := tr.Events[c]
-						if !ec.Kind.IsAccess() || ec.Obj != ea.Obj || ec.G != ea.G {
-							continue
-						}
-						check([4]int{0, a, b, c}, []uint32{uint32(a), uint32(b), uint32(c)}, false)
-					}
+				if res.status == solve.Sat && res.from > 0 {
+					counts["sat in a window"]++
 				}
-			}
+			})
 		}
 	}
 	t.Logf("answers: %v", counts)
-	for _, s := range []string{"sat", "unsat", "unknown"} {
+	for _, s := range []string{"sat", "unsat", "unknown", "sat in a window"} {
 		if counts[s] == 0 {
 			t.Errorf("no %s answer in the random traces: the test does not cover it", s)
+		}
+	}
+}
+
+// forEachCandidate calls check for every pair of accesses of one
+// variable by two goroutines, both ways (adjacent), and every triplet
+// (e1, f, e2) with e1 and e2 of one goroutine, in trace order, and f of
+// another: key is the oracle's.
+func forEachCandidate(tr *trace.Trace, check func(key [4]int, targets []uint32, adjacent bool)) {
+	for a := range tr.Events {
+		ea := tr.Events[a]
+		if !ea.Kind.IsAccess() {
+			continue
+		}
+		for b := range tr.Events {
+			eb := tr.Events[b]
+			if b == a || !eb.Kind.IsAccess() || eb.Obj != ea.Obj || eb.G == ea.G {
+				continue
+			}
+			check([4]int{1, a, b}, []uint32{uint32(a), uint32(b)}, true)
+			for c := a + 1; c < len(tr.Events); c++ {
+				ec := tr.Events[c]
+				if !ec.Kind.IsAccess() || ec.Obj != ea.Obj || ec.G != ea.G {
+					continue
+				}
+				check([4]int{0, a, b, c}, []uint32{uint32(a), uint32(b), uint32(c)}, false)
+			}
 		}
 	}
 }
