@@ -131,7 +131,7 @@ type HistoryID int32
 type history struct {
 	ls      LocksetID
 	entries []historyEntry
-	next    []transition // transitions taken from this state, searched before the map
+	next    []transition // every transition taken from this state
 }
 
 // transition is an edge of the lock-state automaton.
@@ -155,12 +155,6 @@ type goLocks struct {
 	hist  HistoryID
 }
 
-type transKey struct {
-	from HistoryID
-	obj  trace.ObjID
-	op   uint8 // 1 acquire read, 2 acquire write, 3 release
-}
-
 // Locks tracks locksets and acquisition histories over a trace, one event
 // at a time. The zero value is not usable; call NewLocks.
 type Locks struct {
@@ -171,7 +165,6 @@ type Locks struct {
 
 	histories []history
 	histKeys  map[string]HistoryID
-	trans     map[transKey]HistoryID
 	tcache    []cachedTransition // in front of trans, see transition
 	locksets  [][]LockHold       // sorted by Obj
 	lsKeys    map[string]LocksetID
@@ -191,7 +184,6 @@ func NewLocks() *Locks {
 	l := &Locks{
 		lastI:    -1,
 		histKeys: make(map[string]HistoryID),
-		trans:    make(map[transKey]HistoryID),
 		lsKeys:   make(map[string]LocksetID),
 	}
 	l.locksets = append(l.locksets, nil)
@@ -289,17 +281,13 @@ func (l *Locks) drop(g *goLocks, k int, obj trace.ObjID) {
 // read, 2 write) or releasing (op 3) obj, computing and interning it on the
 // first occurrence.
 func (l *Locks) transition(from HistoryID, obj trace.ObjID, op uint8) HistoryID {
-	// Few distinct transitions leave a state; a short list beats hashing.
-	for _, tr := range l.histories[from].next {
-		if tr.obj == obj && tr.op == op {
-			return tr.to
-		}
-	}
-	// A state's short list holds every transition taken from it until it
-	// is full; the busiest states (no lock held, one lock held) have more,
-	// which a direct-mapped table answers before the map.
+	// A state's list holds every transition taken from it. Most states
+	// have a few, and scanning them beats hashing; the busiest (no lock
+	// held, one lock held) have more, and a direct-mapped table answers
+	// for them before the scan.
+	next := l.histories[from].next
 	var slot *cachedTransition
-	if len(l.histories[from].next) == maxShortTransitions {
+	if len(next) > maxShortTransitions {
 		if l.tcache == nil {
 			l.tcache = make([]cachedTransition, 1<<transCacheBits)
 		}
@@ -309,43 +297,44 @@ func (l *Locks) transition(from HistoryID, obj trace.ObjID, op uint8) HistoryID 
 			return slot.to
 		}
 	}
-	key := transKey{from, obj, op}
-	if to, ok := l.trans[key]; ok {
-		l.remember(from, obj, op, to)
-		if slot != nil {
-			*slot = cachedTransition{valid: true, from: from, obj: obj, op: op, to: to}
+	for _, tr := range next {
+		if tr.obj == obj && tr.op == op {
+			if slot != nil {
+				*slot = cachedTransition{valid: true, from: from, obj: obj, op: op, to: tr.to}
+			}
+			return tr.to
 		}
-		return to
 	}
+	// The first time: compute the state it leads to.
 	old := l.histories[from].entries
-	var next []historyEntry
+	var entries []historyEntry
 	if op == 3 {
 		for _, en := range old {
 			if en.Obj != obj {
-				next = append(next, en)
+				entries = append(entries, en)
 			}
 		}
 	} else {
 		mode := LockMode(op)
-		next = make([]historyEntry, 0, len(old)+1)
+		entries = make([]historyEntry, 0, len(old)+1)
 		for _, en := range old {
 			// Every held lock's history gains obj.
 			en.after = addHold(slices.Clone(en.after), LockHold{obj, mode})
-			next = append(next, en)
+			entries = append(entries, en)
 		}
-		next = append(next, historyEntry{LockHold: LockHold{obj, mode}})
+		entries = append(entries, historyEntry{LockHold: LockHold{obj, mode}})
 	}
-	to := l.internHistory(next)
-	l.trans[key] = to
-	l.remember(from, obj, op, to)
+	to := l.internHistory(entries)
+	h := &l.histories[from]
+	h.next = append(h.next, transition{obj, op, to})
 	if slot != nil {
 		*slot = cachedTransition{valid: true, from: from, obj: obj, op: op, to: to}
 	}
 	return to
 }
 
-// maxShortTransitions is the length of a state's short list of
-// transitions.
+// maxShortTransitions is the most transitions of a state that transition
+// scans without asking its direct-mapped table first.
 const maxShortTransitions = 8
 
 // transCacheBits sizes Locks' direct-mapped table of transitions: 4096
@@ -360,14 +349,6 @@ type cachedTransition struct {
 	to    HistoryID
 	op    uint8
 	valid bool
-}
-
-// remember adds a transition to from's short list, which holds the first
-// few taken.
-func (l *Locks) remember(from HistoryID, obj trace.ObjID, op uint8, to HistoryID) {
-	if h := &l.histories[from]; len(h.next) < maxShortTransitions {
-		h.next = append(h.next, transition{obj, op, to})
-	}
 }
 
 // addHold adds h to the sorted set s, keeping the stronger mode.

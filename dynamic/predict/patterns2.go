@@ -68,6 +68,7 @@ type innerKey struct {
 type innerGroup struct {
 	key   innerKey
 	pairs []innerPair
+	num   int32 // its number among the groups innerGroups made
 }
 
 // innerPair is one instance of an innerGroup: its access on x and its
@@ -150,38 +151,78 @@ func (ix *patIndex) unitInstances() [][]uint32 {
 }
 
 // innerGroups indexes every pair of accesses to two variables of the unit
-// instances, by (x, y), for the outer accesses to look up.
+// instances, by (x, y), for the outer accesses to look up. The groups of
+// one (x, y) have their headers in one array and their pairs in another,
+// in the order the groups were made: every frame on (x, y) reads them in
+// that order, and laid out in one block they are read from memory in
+// sequence rather than from allocations all over the heap, which was most
+// of the matching's time on long traces. A first pass finds each pair's
+// group and counts the groups' pairs, a second fills the arrays, so that
+// no group's array grows by append or is copied.
 func (ix *patIndex) innerGroups(units [][]uint32) map[[2]uint32][]*innerGroup {
 	byKey := newGroupMap(ix)
+	// The groups as made, their pair counts, and per pair in the order
+	// of the passes its group's number.
+	var made []*innerGroup
+	var count []int32
+	var gid []int32
 	out := make(map[[2]uint32][]*innerGroup)
-	for _, l := range units {
-		for p := range l {
-			for q := p + 1; q < len(l); q++ {
-				if ix.acc[l[p]].v == ix.acc[l[q]].v {
-					continue
-				}
-				for _, o := range [2][2]uint32{{l[p], l[q]}, {l[q], l[p]}} {
-					bx, by := &ix.acc[o[0]], &ix.acc[o[1]]
-					xFirst := o[0] == l[p]
-					gr := byKey.get(bx, by, xFirst)
-					if gr == nil {
-						k := innerKey{
-							g: bx.g, x: bx.v, y: by.v,
-							sx: ix.site(bx), sy: ix.site(by),
-							wx: bx.write, wy: by.write, xFirst: xFirst,
-						}
-						gr = &innerGroup{key: k}
-						byKey.put(bx, by, xFirst, gr)
-						out[[2]uint32{k.x, k.y}] = append(out[[2]uint32{k.x, k.y}], gr)
+	eachPair := func(visit func(o [2]uint32, bx, by *patAccess, xFirst bool)) {
+		for _, l := range units {
+			for p := range l {
+				for q := p + 1; q < len(l); q++ {
+					if ix.acc[l[p]].v == ix.acc[l[q]].v {
+						continue
 					}
-					pair := o
-					if n := len(gr.pairs); n == 0 || gr.pairs[n-1].pair != pair {
-						gr.add(ix, pair)
+					for _, o := range [2][2]uint32{{l[p], l[q]}, {l[q], l[p]}} {
+						visit(o, &ix.acc[o[0]], &ix.acc[o[1]], o[0] == l[p])
 					}
 				}
 			}
 		}
 	}
+	eachPair(func(_ [2]uint32, bx, by *patAccess, xFirst bool) {
+		gr := byKey.get(bx, by, xFirst)
+		if gr == nil {
+			k := innerKey{
+				g: bx.g, x: bx.v, y: by.v,
+				sx: ix.site(bx), sy: ix.site(by),
+				wx: bx.write, wy: by.write, xFirst: xFirst,
+			}
+			gr = &innerGroup{key: k, num: int32(len(made))}
+			byKey.put(bx, by, xFirst, gr)
+			made = append(made, gr)
+			count = append(count, 0)
+			out[[2]uint32{k.x, k.y}] = append(out[[2]uint32{k.x, k.y}], gr)
+		}
+		count[gr.num]++
+		gid = append(gid, gr.num)
+	})
+	// Lay out each (x, y)'s groups, headers and pairs, in one block.
+	total := 0
+	for _, c := range count {
+		total += int(c)
+	}
+	pairs := make([]innerPair, total)
+	hdrs := make([]innerGroup, len(made))
+	placed := make([]*innerGroup, len(made))
+	off, h := 0, 0
+	for xy, l := range out {
+		for i, gr := range l {
+			c := int(count[gr.num])
+			hdrs[h] = innerGroup{key: gr.key, pairs: pairs[off : off : off+c], num: gr.num}
+			placed[gr.num] = &hdrs[h]
+			l[i] = &hdrs[h]
+			off += c
+			h++
+		}
+		out[xy] = l
+	}
+	k := 0
+	eachPair(func(o [2]uint32, _, _ *patAccess, _ bool) {
+		placed[gid[k]].add(ix, o)
+		k++
+	})
 	return out
 }
 
@@ -386,11 +427,6 @@ func (ix *patIndex) asvIndex() *asvIndex {
 	inner := ix.innerGroups(units)
 	a.byClass = make(map[[2]uint32]*[4][]innerRef, len(inner))
 	for xy, l := range inner {
-		// Every frame on (x, y) reads these groups in this order: laid
-		// out in one block, they are read from memory in sequence rather
-		// than from allocations all over the heap, which was most of the
-		// matching's time on long traces.
-		l = compactGroups(l)
 		var cl [4][]innerRef
 		for c := range cl {
 			w1, w2 := c&1 != 0, c&2 != 0
