@@ -85,13 +85,18 @@ func PredictIndexed(t *trace.Trace, p *Prepass, opts Options) *Result {
 		ix = buildIndex(t)
 	}
 	res := &Result{Events: len(t.Events), Goroutines: len(ix.gids), Variables: len(ix.vars)}
+	// The witnesses' view of the synchronisation depends on the trace
+	// alone: it is built while the search runs, on the core the search
+	// leaves idle between its phases.
+	syncDone := make(chan *syncMeta, 1)
+	go func() { syncDone <- newSyncMeta(t) }()
 	cands := newSearch(ix).run()
 	if meta != nil {
 		cands = addMeta(t, cands, <-meta)
 	}
 	av := newAVIndex(t, ix)
 
-	m := newSyncMeta(t)
+	m := <-syncDone
 	// Witness windows are replayed from a shared prefix state, so visit the
 	// candidates in trace order of their closest instance.
 	slices.SortFunc(cands, func(a, b *patCand) int { return cmp.Compare(slices.Min(a.reps[0]), slices.Min(b.reps[0])) })
