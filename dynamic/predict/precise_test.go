@@ -299,6 +299,7 @@ type oracle struct {
 	val     map[int]int64 // known values: write+1, or -1-obj for the initial state
 	lens    map[int]int64 // the same for lengths
 	user    []int         // per read, the first later event of its goroutine after a branch, -1 if none
+	tookIn  []bool        // per event, whether its goroutine (or its parent before the fork) read before it
 }
 
 func newOracle(t *trace.Trace, relaxed bool) *oracle {
@@ -342,6 +343,17 @@ func newOracle(t *trace.Trace, relaxed bool) *oracle {
 	for k := range badLen {
 		delete(o.lens, k)
 	}
+	o.tookIn = make([]bool, len(t.Events))
+	read := map[trace.GoID]bool{}
+	for i, e := range t.Events {
+		o.tookIn[i] = read[e.G]
+		switch e.Kind {
+		case trace.KindRead:
+			read[e.G] = true
+		case trace.KindFork:
+			read[trace.GoID(e.Arg)] = read[e.G]
+		}
+	}
 	for i, e := range t.Events {
 		if e.Kind != trace.KindRead {
 			continue
@@ -373,9 +385,12 @@ func (o *oracle) known(r, w int) (int64, bool) {
 }
 
 // mayRelaxed reports whether, under the approximation that refutes, read
-// r may read write w.
-func (o *oracle) mayRelaxed(r, w int) bool {
-	if w == o.src[r] {
+// r may read write w, when a write whose address varies and whose
+// goroutine read before it has run (clobbered) or not. Such a write may
+// have written anywhere, and a write whose goroutine read before it may
+// have written anything: those reads may have seen other values.
+func (o *oracle) mayRelaxed(r, w int, clobbered bool) bool {
+	if w == o.src[r] || clobbered || w >= 0 && o.tookIn[w] {
 		return true
 	}
 	e := o.t.Events[r]
@@ -500,7 +515,7 @@ func (o *oracle) feasible() map[[4]int]bool {
 			case trace.KindWrite:
 				lastW[e.Obj] = i
 				valid[i] = exact[g]
-				if e.Flags&trace.AddrVaries != 0 && !valid[i] {
+				if e.Flags&trace.AddrVaries != 0 && (!valid[i] || o.relaxed && o.tookIn[i]) {
 					clobbered = true
 				}
 			case trace.KindRead:
@@ -510,7 +525,7 @@ func (o *oracle) feasible() map[[4]int]bool {
 				}
 				seen[i] = w
 				if o.relaxed {
-					kOK[i] = o.mayRelaxed(i, w)
+					kOK[i] = o.mayRelaxed(i, w, clobbered)
 				} else {
 					s, k := o.sk(i, w, w < 0 || valid[w], clobbered)
 					kOK[i] = k
@@ -590,7 +605,7 @@ func TestPreciseDifferential(t *testing.T) {
 			ps := newPreciseStage(tr, m, m.newPrefixState(), &Options{Precise: true, Window: w})
 			forEachCandidate(tr, func(key [4]int, targets []uint32, adjacent bool) {
 				res := ps.check(targets, adjacent)
-				if res.status == solve.Sat && !strict[key] || res.status == solve.Unsat && relaxed[key] || res.err != "" {
+				if res.status == solve.Sat && !strict[key] || res.status == solve.Unsat && relaxed[key] || res.rejected {
 					t.Fatalf("trace %d, window %d, targets %v adjacent=%v: got %s (%s), but strict %v, relaxed %v\n%s", iter, w, targets, adjacent, res.status, res.err, strict[key], relaxed[key], traceText(tr))
 				}
 				if res.status == solve.Sat && res.from > 0 {

@@ -86,6 +86,7 @@ type valueCtx struct {
 	outside  func(int) (solve.Lit, bool)
 	writes   map[trace.ObjID][]int // the prefix's writes of each variable
 	lastSeen []int                 // per read, its recorded source's position, -1 for the state at the window's start
+	differ   []bool                // mayDiffer's answer, once computed
 }
 
 // encodeValues asserts the read-from constraints of the approximation
@@ -235,14 +236,20 @@ func (ps *preciseStage) valueAt(c *valueCtx, x trace.ObjID, w int, isLen bool) (
 // relaxedAccept returns what read r may read under the approximation
 // that refutes: its recorded source, a write known to have written the
 // value r recorded or one of its range, or a write whose value is not
-// known (or whose value r cannot be compared with).
+// known (or whose value r cannot be compared with). A write's recorded
+// value is known only if its goroutine took in no value in the window
+// before it (see mayDiffer).
 func (ps *preciseStage) relaxedAccept(c *valueCtx, r int) func(int) bool {
 	e := &c.evs[r]
 	isLen := e.Flags&trace.ValueIsLen != 0
 	rv, rKnown := int64(e.Value), e.Flags&trace.HasValue != 0 && !isLen
 	rng, ranged := e.Range()
+	differ := c.mayDiffer()
 	return func(w int) bool {
 		if w == c.lastSeen[r] {
+			return true
+		}
+		if w >= 0 && differ[w] {
 			return true
 		}
 		v, known := ps.valueAt(c, e.Obj, w, isLen)
@@ -256,6 +263,34 @@ func (ps *preciseStage) relaxedAccept(c *valueCtx, r int) func(int) bool {
 		}
 		return true
 	}
+}
+
+// mayDiffer returns, per window position, whether the event's goroutine
+// took in a value in the window before it (a read, an atomic load or
+// read-modify-write, a receive, or, for a goroutine started in the
+// window, its parent before the go statement): under the approximation
+// that refutes, which constrains only the reads a branch follows, that
+// value may differ from the recorded one, and so may what the event
+// writes, and where.
+func (c *valueCtx) mayDiffer() []bool {
+	if c.differ != nil {
+		return c.differ
+	}
+	c.differ = make([]bool, len(c.evs))
+	taken := map[trace.GoID]bool{}
+	for i := range c.evs {
+		e := &c.evs[i]
+		c.differ[i] = taken[e.G]
+		switch e.Kind {
+		case trace.KindRead, trace.KindAtomicLoad, trace.KindAtomicRMW, trace.KindRecv:
+			taken[e.G] = true
+		case trace.KindFork:
+			if taken[e.G] {
+				taken[trace.GoID(e.Arg)] = true
+			}
+		}
+	}
+	return c.differ
 }
 
 // aliasFree returns the condition that no AddrVaries write that may have
@@ -278,7 +313,9 @@ func (ps *preciseStage) aliasFree(enc *encoding, c *valueCtx, vv *valueVars, var
 // readsOneOf returns the condition that read r reads a write w of the
 // prefix (or the state at the window's start, w = -1) that accept
 // accepts, with w's V if valid: the last write of r's variable before r.
-// ok is false if no write can be.
+// ok is false if no write can be. vv is nil under the approximation that
+// refutes, where r may also read anything after a write whose address
+// varies and whose goroutine took in a value before it (mayDiffer).
 func (ps *preciseStage) readsOneOf(enc *encoding, c *valueCtx, vv *valueVars, r int, accept func(int) bool, valid bool) (solve.Lit, bool) {
 	s := enc.s
 	ws := c.writes[c.evs[r].Obj]
@@ -324,6 +361,23 @@ func (ps *preciseStage) readsOneOf(enc *encoding, c *valueCtx, vv *valueVars, r 
 		}
 		if possible {
 			or = append(or, s.And(and...))
+		}
+	}
+	if vv == nil {
+		// Under the approximation that refutes (no V), a write whose
+		// address varies and whose goroutine took in a value before it
+		// may have written r's variable, any value: r reads anything if
+		// such a write comes before it.
+		differ := c.mayDiffer()
+		for i := range c.evs {
+			e := &c.evs[i]
+			if i == r || !e.Kind.IsWrite() || e.Flags&trace.AddrVaries == 0 || !differ[i] || !c.in(i) || c.before(r, i) {
+				continue
+			}
+			if c.before(i, r) {
+				return s.And(), true
+			}
+			or = append(or, c.lit(i, r))
 		}
 	}
 	if len(or) == 0 {
