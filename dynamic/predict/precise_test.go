@@ -257,8 +257,8 @@ func randomValueTrace(rng *rand.Rand) *trace.Trace {
 					}
 					line += " range=" + lo + ".." + hi
 				}
-				if rng.IntN(8) == 0 {
-					line += " flags=4" // the value is a length
+				if o.obj == "y" && rng.IntN(2) == 0 {
+					line += " flags=4" // the value is a length (y may be a slice)
 				}
 			}
 		case trace.KindWrite:
@@ -266,7 +266,7 @@ func randomValueTrace(rng *rand.Rand) *trace.Trace {
 			if rng.IntN(5) != 0 {
 				line += fmt.Sprintf(" v=%d", mem[o.obj])
 			}
-			if rng.IntN(6) == 0 {
+			if rng.IntN(3) == 0 {
 				line += " flags=8" // the address depends on values read
 			}
 		}
