@@ -69,6 +69,9 @@ type innerGroup struct {
 	key   innerKey
 	pairs []innerPair
 	num   int32 // its number among the groups innerGroups made
+	// locked says that some pair holds a lock at one of its accesses;
+	// when none does, every pair can coexist with any frame.
+	locked bool
 }
 
 // innerPair is one instance of an innerGroup: its access on x and its
@@ -93,6 +96,9 @@ func (gr *innerGroup) add(ix *patIndex, pair [2]uint32) {
 		pair: pair, firstEp: f.ep, firstEv: f.ev, lastSnap: l.snap, lastEv: l.ev,
 		firstHist: f.hist, lastHist: l.hist,
 	})
+	if f.hist != 0 || l.hist != 0 {
+		gr.locked = true
+	}
 }
 
 // unitInstances returns the region instances that access at least two
@@ -492,8 +498,7 @@ func (s *patSearch) atomicSetMatch(og, gr *innerGroup) {
 		if lo >= hi {
 			continue
 		}
-		s.setGap(ix.gapStates(a1.g, a1, a2))
-		m0 := lo + sortSearch(hi-lo, func(m int) bool { return gr.pairs[lo+m].firstEv > a1.ev })
+		gap := ix.gapStates(a1.g, a1, a2)
 		// Every instance of this frame spans at least a1 to a2: when the
 		// candidate's representatives are all closer, none of them can
 		// become one (offer refuses it), and the frame only needs to know
@@ -501,7 +506,15 @@ func (s *patSearch) atomicSetMatch(og, gr *innerGroup) {
 		want := 2
 		if c != nil && !c.mayOffer(uint64(a2.ev-a1.ev)) {
 			want = 1
+			// When no lock is held, by the frame between a1 and a2 or by
+			// the inner pairs, the first pair tried is one.
+			if !gr.locked || noLocks(gap) {
+				c.f.Count++
+				continue
+			}
 		}
+		s.setGap(gap)
+		m0 := lo + sortSearch(hi-lo, func(m int) bool { return gr.pairs[lo+m].firstEv > a1.ev })
 		found := 0
 		nearest(lo, hi, m0, func(m int) bool {
 			p := &gr.pairs[m]
@@ -525,6 +538,16 @@ func (s *patSearch) atomicSetMatch(og, gr *innerGroup) {
 			c.f.Count++
 		}
 	}
+}
+
+// noLocks reports whether every lock state of gap holds no lock.
+func noLocks(gap []HistoryID) bool {
+	for _, h := range gap {
+		if h != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // atomicSetCand returns the candidate of frames og interleaved by the
