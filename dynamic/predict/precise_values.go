@@ -2,6 +2,7 @@ package predict
 
 import (
 	"math"
+	"slices"
 
 	"github.com/avcheck/avcheck/dynamic/solve"
 	"github.com/avcheck/avcheck/dynamic/trace"
@@ -319,6 +320,10 @@ func (ps *preciseStage) aliasFree(enc *encoding, c *valueCtx, vv *valueVars, var
 func (ps *preciseStage) readsOneOf(enc *encoding, c *valueCtx, vv *valueVars, r int, accept func(int) bool, valid bool) (solve.Lit, bool) {
 	s := enc.s
 	ws := c.writes[c.evs[r].Obj]
+	if !valid && accept(-1) && !slices.ContainsFunc(ws, func(w int) bool { return w != r && !c.before(r, w) && !accept(w) }) {
+		// Whichever write r reads (or none), it is accepted.
+		return s.And(), true
+	}
 	var or []solve.Lit
 	if accept(-1) {
 		var and []solve.Lit
