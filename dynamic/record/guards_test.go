@@ -104,6 +104,26 @@ func (q *Q) Size() int          { q.mu.Lock(); defer q.mu.Unlock(); return len(q
 func (q *Q) Named() (n int)     { defer q.mu.Unlock(); return q.n }
 func (q *Q) Changed() (n int)   { defer func() { n++ }(); return q.n }
 func (q *Q) Wait()              { for q.Size() == 0 || q.Named() < 2 || q.Changed() > 3 { g++ } }
+
+func captured(t *T) func() int  { x := t.n; return func() int { return x } }
+func deferArg(t *T)             { defer use(t.n) }
+func goArg(t *T)                { go use(t.n) }
+func selectSend(t *T, c chan int) { select { case c <- t.n: default: } }
+func mapKey(t *T, m map[int]int) { m[t.n] = 1 }
+func boolRead(t *T)             { if t.ok { g = 1 } }
+func wrapCmp(t *T)              { if uint8(t.n)+1 > 3 { g = 1 } }
+func cmpUnsignedParam(t *T, k uint64) { if t.u64 < k { g = 1 } }
+func switchType(t *T) { var v any = t.n; switch v.(type) { case int: g = 1 } }
+func loopCarried(t *T) {
+	prev := 0
+	for i := 0; i < 2; i++ {
+		cur := t.n
+		if prev > 5 {
+			g = 1
+		}
+		prev = cur
+	}
+}
 `
 
 // guardsOf builds src and returns the guard of every load of a field or
@@ -288,6 +308,23 @@ func TestGuardAnalysis(t *testing.T) {
 		"Named.n":     ".. ret @(*p.Q).Wait:83[<2]",
 		"Changed.n":   "none",
 		"Wait.g":      "..",
+		// Uses that pass the value on where no recorded write shows it
+		// (a captured variable, a deferred or go call's argument, a
+		// select's send, a map key, an interface), a boolean, and a
+		// comparison after a conversion and arithmetic that may wrap.
+		"captured.n":   "none",
+		"deferArg.n":   "none",
+		"goArg.n":      "none",
+		"selectSend.n": "none",
+		"mapKey.n":     "none",
+		"boolRead.ok":  "none",
+		"wrapCmp.n":    "none",
+		"switchType.n": "none",
+		// An unsigned parameter (the stop gives no range above 2^63-1).
+		"cmpUnsignedParam.u64": "0.. <k",
+		// A comparison of the previous iteration's value: each value read
+		// is compared, in the next iteration, with the same constant.
+		"loopCarried.n": ".. >5",
 	}
 	for k, w := range want {
 		if got[k] != w {
