@@ -436,15 +436,6 @@ type accGroup struct {
 	ev   []uint32 // event indices of the accesses
 }
 
-// add appends access ai to the group.
-func (gr *accGroup) add(ix *patIndex, ai uint32) {
-	a := &ix.acc[ai]
-	gr.accs = append(gr.accs, ai)
-	gr.ep = append(gr.ep, a.ep)
-	gr.snap = append(gr.snap, a.snap)
-	gr.ev = append(gr.ev, a.ev)
-}
-
 // patCand is a predicted finding with the events that realise it, best
 // first, for the witness search to try.
 type patCand struct {
@@ -648,14 +639,24 @@ func (s *patSearch) merge(c *patCand) {
 func (ix *patIndex) groupAccesses(accs []uint32, slot []int32) []accGroup {
 	var groups []accGroup
 	var count []int
-	for _, ai := range accs {
-		k := ix.acc[ai].key
+	var keyOf []uint32 // per group, its key's id
+	// One pass reads the accesses, which are spread over the index (a
+	// cache miss each on a long trace), and keeps what the groups need in
+	// order; the others read that.
+	which := make([]int32, len(accs))
+	tmp := make([]uint32, 3*len(accs))
+	for i, ai := range accs {
+		a := &ix.acc[ai]
+		k := a.key
 		if slot[k] < 0 {
 			slot[k] = int32(len(groups))
 			groups = append(groups, accGroup{key: ix.keys[k]})
 			count = append(count, 0)
+			keyOf = append(keyOf, k)
 		}
+		which[i] = slot[k]
 		count[slot[k]]++
+		tmp[3*i], tmp[3*i+1], tmp[3*i+2] = a.ep, a.snap, a.ev
 	}
 	flat := make([]uint32, 4*len(accs))
 	off := 0
@@ -668,11 +669,15 @@ func (ix *patIndex) groupAccesses(accs []uint32, slot []int32) []accGroup {
 		gr.ev = flat[off+3*n : off+3*n : off+4*n]
 		off += 4 * n
 	}
-	for _, ai := range accs {
-		groups[slot[ix.acc[ai].key]].add(ix, ai)
+	for i, ai := range accs {
+		gr := &groups[which[i]]
+		gr.accs = append(gr.accs, ai)
+		gr.ep = append(gr.ep, tmp[3*i])
+		gr.snap = append(gr.snap, tmp[3*i+1])
+		gr.ev = append(gr.ev, tmp[3*i+2])
 	}
-	for _, ai := range accs {
-		slot[ix.acc[ai].key] = -1
+	for _, k := range keyOf {
+		slot[k] = -1
 	}
 	return groups
 }
@@ -869,8 +874,12 @@ func (s *patSearch) byInstance(accs []uint32) [][]uint32 {
 	count, slot := s.instCount[:ix.numInst+1], s.instSlot[:ix.numInst+1]
 	var order []uint32
 	total := 0
-	for _, ai := range accs {
+	// The instances of the accesses, read once from the index, where
+	// each is a cache miss on a long trace.
+	insts := make([]uint32, len(accs))
+	for i, ai := range accs {
 		in := ix.acc[ai].inst
+		insts[i] = in
 		if in == 0 {
 			continue
 		}
@@ -888,8 +897,8 @@ func (s *patSearch) byInstance(accs []uint32) [][]uint32 {
 		out[k] = flat[off : off : off+count[in]]
 		off += count[in]
 	}
-	for _, ai := range accs {
-		if in := ix.acc[ai].inst; in != 0 {
+	for i, ai := range accs {
+		if in := insts[i]; in != 0 {
 			out[slot[in]] = append(out[slot[in]], ai)
 		}
 	}
