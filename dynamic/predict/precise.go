@@ -64,16 +64,21 @@ import (
 //     branch (Event.Branches, the guard g(t) of section 4.2: the branch
 //     may test the value), and it must then read its recorded value, or
 //     a value of its range; every memory access of the prefix but the
-//     violation's last, and every event that passes a value to another
-//     goroutine, needs the reads of its goroutine before it to have done
-//     so, since its address or value may have been computed from them;
-//     a write's value is known only if it wrote its recorded one.
-//     Satisfiable then proves it;
+//     violation's last, every event that passes a value to another
+//     goroutine, and every event another goroutine of the prefix waits
+//     for (a receive, a close, WaitGroup.Done, a Cond notification, the
+//     Once.Do that ran), needs the reads of its goroutine before it to
+//     have done so, since its address, value or object may have been
+//     computed from them; a write's value is known only if it wrote its
+//     recorded one. Satisfiable then proves it;
 //   - to show it infeasible, a read matters only when such a branch
 //     guards a later event of the prefix, as AVFilter assumes (seed 000,
-//     section 3.3), it may read a write whose value is not known, or one
-//     of a value in its range, and a write's known value is taken as
-//     written. Only if that is unsatisfiable too is the finding dropped.
+//     section 3.3); it may read a write whose value is not known, or one
+//     of a value in its range; a write's value counts as known only if
+//     its goroutine took in no value earlier in the window (otherwise it
+//     may be anything), and a read after a store at a varying index
+//     (trace.AddrVaries) whose goroutine read earlier may see anything.
+//     Only if that is unsatisfiable too is the finding dropped.
 //
 // In between the finding keeps its level. The lost update of a counter
 // whose second increment read the first one's value is proven, not
