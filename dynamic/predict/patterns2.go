@@ -492,9 +492,18 @@ func (s *patSearch) atomicSetMatch(og, gr *innerGroup) {
 			hi = lo
 		}
 		prev1, prev2 = a1.ev, a2.ev
+		// The bounds mostly stay where they were: the first test of each
+		// is made here, and gallop, which calls a function per test, only
+		// runs when a bound moves (it gives the same bound from the next
+		// index, the test being false at this one).
 		c1 := ix.clk(a1.snap, k.g)
-		lo = gallop(lo, n, func(m int) bool { return gr.pairs[m].firstEp > c1 })
-		hi = gallop(max(hi, lo), n, func(m int) bool { return a2.ep <= ix.clk(gr.pairs[m].lastSnap, a2.g) })
+		if lo < n && gr.pairs[lo].firstEp <= c1 {
+			lo = gallop(lo+1, n, func(m int) bool { return gr.pairs[m].firstEp > c1 })
+		}
+		hi = max(hi, lo)
+		if hi < n && a2.ep > ix.clk(gr.pairs[hi].lastSnap, a2.g) {
+			hi = gallop(hi+1, n, func(m int) bool { return a2.ep <= ix.clk(gr.pairs[m].lastSnap, a2.g) })
+		}
 		if lo >= hi {
 			continue
 		}
