@@ -29,6 +29,16 @@ const aheadInFlight = 4
 // flight, the one the caller reads and the one being filled.
 const aheadBatches = aheadInFlight + 2
 
+// sentCacheBits sizes the reading goroutine's table of objects already
+// handed over: 256 entries.
+const sentCacheBits = 8
+
+// sentObj is an entry of that table: an object handed over, if ok.
+type sentObj struct {
+	id ObjID
+	ok bool
+}
+
 // errAheadClosed is what Next returns after Close.
 var errAheadClosed = errors.New("trace: read after Close")
 
@@ -108,6 +118,7 @@ func (a *AheadReader) read(r Reader, v *Validator) {
 	// reader declares each before its first use.
 	var siteSent []bool
 	objSent := make(map[ObjID]bool)
+	var sentCache [1 << sentCacheBits]sentObj
 	var lastObj ObjID
 	haveLast := false
 	made := 0
@@ -149,9 +160,16 @@ func (a *AheadReader) read(r Reader, v *Validator) {
 				}
 			}
 			if usesObj(e.Kind) && (!haveLast || e.Obj != lastObj) {
-				if !objSent[e.Obj] {
-					objSent[e.Obj] = true
-					b.objs = append(b.objs, objDecl{e.Obj, r.Object(e.Obj)})
+				// A small direct-mapped table of objects already handed
+				// over answers before the map: a trace uses few objects,
+				// over and over.
+				c := &sentCache[uint64(e.Obj)*0x9E3779B97F4A7C15>>(64-sentCacheBits)]
+				if !c.ok || c.id != e.Obj {
+					if !objSent[e.Obj] {
+						objSent[e.Obj] = true
+						b.objs = append(b.objs, objDecl{e.Obj, r.Object(e.Obj)})
+					}
+					*c = sentObj{e.Obj, true}
 				}
 				lastObj, haveLast = e.Obj, true
 			}
