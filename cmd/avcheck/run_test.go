@@ -231,8 +231,8 @@ func TestRunBuildError(t *testing.T) {
 	if r.code != exitError {
 		t.Fatalf("exit %d, want %d", r.code, exitError)
 	}
-	if !strings.Contains(r.stderr, `broken.go:3:23: cannot use "x"`) {
-		t.Errorf("the compiler's message is not shown:\n%s", r.stderr)
+	if !strings.Contains(r.stderr, `broken.go:3:23: cannot use "x"`) || strings.Count(r.stderr, "\n") != 1 {
+		t.Errorf("want the compiler's message alone, on one line; got:\n%s", r.stderr)
 	}
 }
 

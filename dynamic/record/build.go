@@ -11,13 +11,27 @@ import (
 	"strings"
 )
 
-// BuildError is a failed build; Output is the go command's own output,
-// which the caller shows as it is.
+// BuildError is a failed build; Output is the go command's own output.
 type BuildError struct {
 	Output string
 }
 
-func (e *BuildError) Error() string { return strings.TrimRight(e.Output, "\n") }
+// Error returns the compiler's messages, one per line, without the go
+// command's framing around them (the "# package" header and the FAIL
+// lines of go test), or the whole output if it has nothing else.
+func (e *BuildError) Error() string {
+	var msgs []string
+	for line := range strings.SplitSeq(strings.TrimRight(e.Output, "\n"), "\n") {
+		if strings.HasPrefix(line, "# ") || line == "FAIL" || strings.HasPrefix(line, "FAIL\t") {
+			continue
+		}
+		msgs = append(msgs, line)
+	}
+	if len(msgs) == 0 {
+		return strings.TrimRight(e.Output, "\n")
+	}
+	return strings.Join(msgs, "\n")
+}
 
 // Build compiles pkg (a package pattern resolving to one package) in dir
 // without optimisation or inlining, so that every source line and variable
