@@ -277,23 +277,29 @@ func (ps *preciseStage) check(targets []uint32, adjacent bool) checkResult {
 	if ps.budget.Time > 0 {
 		ps.deadline = time.Now().Add(ps.budget.Time)
 	}
-	res := ps.checkWindow(from, to, targets, adjacent)
 	n := len(ps.t.Events)
-	if res.status != solve.Unsat || from == 0 && int(to) == n {
+	whole := from == 0 && int(to) == n
+	// An unsatisfiable window decides nothing when the trace is too long
+	// to be checked whole: then the window's relaxed form, which can only
+	// confirm that answer, is not solved.
+	res := ps.checkWindow(from, to, targets, adjacent, whole || n <= wholeFactor*ps.window)
+	if res.status != solve.Unsat || whole {
 		return res
 	}
 	if n > wholeFactor*ps.window {
 		res.status = solve.Unknown
 		return res
 	}
-	return ps.checkWindow(0, uint32(n), targets, adjacent)
+	return ps.checkWindow(0, uint32(n), targets, adjacent, true)
 }
 
-// checkWindow is check over the window [from, to).
-func (ps *preciseStage) checkWindow(from, to uint32, targets []uint32, adjacent bool) checkResult {
+// checkWindow is check over the window [from, to). Unless refute, an
+// answer unsatisfiable under the approximation that proves is not checked
+// under the one that refutes: the caller can make nothing of it.
+func (ps *preciseStage) checkWindow(from, to uint32, targets []uint32, adjacent, refute bool) checkResult {
 	res := checkResult{from: from, to: to}
 	enc, status, err := ps.solve(from, to, targets, adjacent, false)
-	if err == nil && status == solve.Unsat && enc.uncertain {
+	if err == nil && status == solve.Unsat && enc.uncertain && refute {
 		// Unsatisfiable under the approximation that proves: the finding
 		// is infeasible if it stays so under the one that refutes (see
 		// the top of this file), and undecided otherwise.
