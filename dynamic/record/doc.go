@@ -29,8 +29,11 @@
 //   - an access is recorded when its line is reached, before the line runs;
 //   - a fork is recorded at the parent's next stop after the go statement
 //     (or at the child's first stop, if that comes first);
-//   - Branches counts the conditional statements between two stops of a
-//     goroutine in their innermost shared frame, from the source;
+//   - Branches counts, from the source, the conditional statements and
+//     the calls that may branch on a value read (calls.go) between two
+//     stops of a goroutine: in their innermost shared frame, in the
+//     frames that returned from the earlier stop's line to their end, and
+//     in those entered from their start to the later stop's line;
 //   - a select that returns because a channel is closed is recorded only
 //     if it was blocking, with exactly one closed receive case; a message
 //     sent or received by a goroutine outside

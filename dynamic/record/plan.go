@@ -72,6 +72,17 @@ type Plan struct {
 	// switch, select, && and ||): the recorder counts those a goroutine
 	// passes between two stops, AVFilter's br.
 	Conds map[string][]int
+	// Calls holds, per file, the lines of the calls that may branch on a
+	// value read (calls.go), and Defers those of them that are deferred:
+	// the recorder counts them as branches too. CallSites names the
+	// callees of those calls, per line (calleeName).
+	Calls, Defers map[string][]int
+	CallSites     map[Line][]string
+	// Funcs holds, per file, the extents of its functions (declarations
+	// and literals), sorted by their first line: the recorder counts the
+	// branches of a function from a stop to its end when it returns, and
+	// from its start to a stop when it was entered.
+	Funcs map[string][]FuncRange
 	Files map[string]bool // the files of the packages under test
 	// Main says the package is a main package, and HasTests that it has
 	// test files: a main package without tests is run as a program.
@@ -172,6 +183,10 @@ func MakePlan(opts PlanOptions) (*Plan, error) {
 		RegionAt:  make(map[Line][]int),
 		LockNames: make(map[Line]string),
 		Conds:     make(map[string][]int),
+		Calls:     make(map[string][]int),
+		Defers:    make(map[string][]int),
+		CallSites: make(map[Line][]string),
+		Funcs:     make(map[string][]FuncRange),
 		Files:     make(map[string]bool),
 	}
 	for _, p := range pkgs {
@@ -203,6 +218,7 @@ func MakePlan(opts PlanOptions) (*Plan, error) {
 		analysed = append(analysed, analysedPackage{p.Fset, p.TypesSizes, act.Result.(*regions.Result)})
 	}
 	plan.addGuards(analysed)
+	plan.addCalls(analysed)
 	return plan, nil
 }
 
@@ -214,9 +230,19 @@ func (plan *Plan) addFiles(p *packages.Package) {
 		}
 		plan.Files[name] = true
 		var lines []int
+		var funcs []FuncRange
 		add := func(pos token.Pos) { lines = append(lines, p.Fset.Position(pos).Line) }
+		addFunc := func(start token.Pos, body *ast.BlockStmt) {
+			if body != nil {
+				funcs = append(funcs, FuncRange{p.Fset.Position(start).Line, p.Fset.Position(body.Rbrace).Line})
+			}
+		}
 		ast.Inspect(f, func(n ast.Node) bool {
 			switch n := n.(type) {
+			case *ast.FuncDecl:
+				addFunc(n.Pos(), n.Body)
+			case *ast.FuncLit:
+				addFunc(n.Pos(), n.Body)
 			case *ast.IfStmt:
 				add(n.Cond.Pos())
 			case *ast.ForStmt:
@@ -236,6 +262,13 @@ func (plan *Plan) addFiles(p *packages.Package) {
 		})
 		sort.Ints(lines)
 		plan.Conds[name] = lines
+		sort.Slice(funcs, func(i, j int) bool {
+			if funcs[i].Start != funcs[j].Start {
+				return funcs[i].Start < funcs[j].Start
+			}
+			return funcs[i].End < funcs[j].End
+		})
+		plan.Funcs[name] = funcs
 	}
 }
 

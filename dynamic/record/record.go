@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"go/constant"
 	"io"
+	"math"
 	"os"
 	"reflect"
 	"slices"
@@ -256,6 +257,7 @@ type recorder struct {
 	onceGen      map[uint64]uint64 // Once address -> generations seen
 	wgGoLine     Line              // the go statement in WaitGroup.Go
 	regionFns    map[uint64][]int  // function entry -> the regions in it
+	entryLines   map[uint64]int    // function entry -> its line
 	lay          layout
 	signalled    map[trace.ObjID]bool // Conds with a recorded Signal or Broadcast
 	onceRan      map[trace.ObjID]bool // Onces with a recorded Do that ran the function
@@ -311,6 +313,10 @@ type frameKey struct {
 	fn   uint64
 	file string
 	line int
+	// entry is the line of the function's entry, and name its name
+	// without its package, for a function of the packages under test.
+	entry int
+	name  string
 }
 
 type pendingFork struct {
@@ -333,8 +339,9 @@ func newRecorder(plan *Plan, tgt *proc.Target, progress func(int)) *recorder {
 		chanGen: make(map[uint64]uint64),
 		onceGen: make(map[uint64]uint64),
 
-		regionFns: make(map[uint64][]int),
-		lay:       readLayout(tgt.BinInfo()),
+		regionFns:  make(map[uint64][]int),
+		entryLines: make(map[uint64]int),
+		lay:        readLayout(tgt.BinInfo()),
 
 		signalled:  make(map[trace.ObjID]bool),
 		onceRan:    make(map[trace.ObjID]bool),
@@ -803,33 +810,94 @@ func (r *recorder) flushPending(gs *gstate) {
 }
 
 // countBranches adds to gs.br the conditional branches between the
-// goroutine's previous stop and this one, in the innermost frame that
-// both share: an approximation of AVFilter's br from the source.
+// goroutine's previous stop and this one, an approximation of AVFilter's
+// br from the source: the plan's branch lines (Plan.Conds, and Plan.Calls,
+// the calls that may branch on a value read) that the goroutine passed in
+// the innermost frame both stops share, a loop's back edge there; in each
+// frame of the previous stop below it, which has returned, those from the
+// line it was at to the function's end, and its deferred calls; in each
+// frame of this stop below it, which was entered, those from the
+// function's start to the line it is at, and the calls in progress in the
+// frames above. A call whose callee's frame is one of those counted (a
+// function of the packages under test) is not counted itself: its lines
+// are.
 func (r *recorder) countBranches(gs *gstate, frames []proc.Stackframe) {
 	cur := make([]frameKey, len(frames))
 	for i, f := range frames {
 		cur[i] = frameKey{cfa: frameID(frames, i), fn: fnEntry(f), file: f.Call.File, line: f.Call.Line}
+		if r.plan.Files[f.Call.File] {
+			cur[i].entry = r.entryLine(f.Call.Fn)
+			cur[i].name = withoutPackage(fnName(f.Call.Fn))
+		}
 	}
 	prev := gs.frames
 	gs.frames = cur
-	for _, c := range cur {
-		for _, p := range prev {
+	for ci, c := range cur {
+		for pi, p := range prev {
 			if p.cfa != c.cfa || p.fn != c.fn {
 				continue
 			}
+			n := 0
 			switch {
 			case c.line < p.line:
-				gs.br++ // a loop's back edge
+				n++ // a loop's back edge
 			case c.line > p.line:
-				lines := r.plan.Conds[c.file]
-				i := sort.SearchInts(lines, p.line)
-				for ; i < len(lines) && lines[i] < c.line; i++ {
-					gs.br++
+				// The call the previous stop was in, if any, has returned.
+				except := ""
+				if pi > 0 {
+					except = prev[pi-1].name
 				}
+				n += countLines(r.plan.Conds[c.file], p.line, c.line) +
+					r.plan.callLine(c.file, p.line, except) +
+					countLines(r.plan.Calls[c.file], p.line+1, c.line)
 			}
+			for _, q := range prev[:pi] {
+				n += r.returnedBranches(q)
+			}
+			for k, e := range cur[:ci] {
+				n += r.enteredBranches(e)
+				caller := cur[k+1]
+				n += r.plan.callLine(caller.file, caller.line, e.name)
+			}
+			gs.br = uint32(min(int64(gs.br)+int64(n), math.MaxUint32))
 			return
 		}
 	}
+}
+
+// returnedBranches counts the branches a frame that has returned passed
+// after the line it was at: the branch lines from there to its
+// function's end, and its deferred calls that may branch on a value read,
+// which run at the return wherever they are.
+func (r *recorder) returnedBranches(q frameKey) int {
+	fr, ok := r.plan.funcAt(q.file, q.line, q.entry)
+	if !ok {
+		return 0
+	}
+	return r.plan.branchLines(q.file, q.line, fr.End+1) + countLines(r.plan.Defers[q.file], fr.Start, q.line)
+}
+
+// enteredBranches counts the branches a frame entered since the previous
+// stop passed before the line it is at.
+func (r *recorder) enteredBranches(e frameKey) int {
+	fr, ok := r.plan.funcAt(e.file, e.line, e.entry)
+	if !ok {
+		return 0
+	}
+	return r.plan.branchLines(e.file, fr.Start, e.line)
+}
+
+// entryLine returns the line of a function's entry in its file, or 0.
+func (r *recorder) entryLine(fn *proc.Function) int {
+	if fn == nil {
+		return 0
+	}
+	if l, ok := r.entryLines[fn.Entry]; ok {
+		return l
+	}
+	_, l := r.tgt.BinInfo().EntryLineForFunc(fn)
+	r.entryLines[fn.Entry] = l
+	return l
 }
 
 // closeRegions ends the goroutine's open regions whose frame has returned
