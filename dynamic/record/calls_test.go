@@ -311,7 +311,8 @@ func TestPlanCallSites(t *testing.T) {
 // withdraw's second acquire after check(b - n), which may test the value
 // read; deposit's acquire after balance's if, past the read in balance;
 // none in add, whose calls pass only a parameter and a constant, nor
-// after a.mu.Unlock(), which passes an address.
+// after a.mu.Unlock(), which passes an address, nor at peek's deferred
+// unlock, which runs past an if that the read already counted.
 func TestRecordCallBranches(t *testing.T) {
 	plan, bin := prepare(t, "callbranch", true)
 	tr, oc := record(t, context.Background(), plan, Options{Binary: bin})
@@ -327,11 +328,13 @@ func TestRecordCallBranches(t *testing.T) {
 	}
 	want := []string{
 		// withdraw
-		"acq 31 br=0", "rd 32 br=0", "rel 33 br=0", "acq 35 br=1", "wr 36 br=0", "rel 37 br=0",
+		"acq 32 br=0", "rd 33 br=0", "rel 34 br=0", "acq 36 br=1", "wr 37 br=0", "rel 38 br=0",
 		// deposit, reading in balance
-		"rd 41 br=0", "acq 50 br=1", "wr 51 br=0", "rel 52 br=0",
+		"rd 42 br=0", "acq 51 br=1", "wr 52 br=0", "rel 53 br=0",
 		// add
-		"acq 56 br=0", "rd 57 br=0", "rel 58 br=0", "acq 61 br=0", "wr 62 br=0", "rel 63 br=0",
+		"acq 57 br=0", "rd 58 br=0", "rel 59 br=0", "acq 62 br=0", "wr 63 br=0", "rel 64 br=0",
+		// peek: the if before the read; the unlock at the return
+		"acq 70 br=0", "rd 75 br=1", "rel 74 br=0",
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("events:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

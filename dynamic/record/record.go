@@ -315,8 +315,9 @@ type frameKey struct {
 	line int
 	// entry is the line of the function's entry, and name its name
 	// without its package, for a function of the packages under test.
-	entry int
-	name  string
+	entry   int
+	name    string
+	wrapper bool // a compiler-made wrapper, whose lines are not its own
 }
 
 type pendingFork struct {
@@ -828,6 +829,10 @@ func (r *recorder) countBranches(gs *gstate, frames []proc.Stackframe) {
 		if r.plan.Files[f.Call.File] {
 			cur[i].entry = r.entryLine(f.Call.Fn)
 			cur[i].name = withoutPackage(fnName(f.Call.Fn))
+			// The wrapper the compiler makes of a deferred call
+			// ("F.deferwrap1") runs at F's return, at the defer
+			// statement's line: F's lines are F's frame's to count.
+			cur[i].wrapper = strings.Contains(cur[i].name, ".deferwrap")
 		}
 	}
 	prev := gs.frames
@@ -871,7 +876,7 @@ func (r *recorder) countBranches(gs *gstate, frames []proc.Stackframe) {
 // which run at the return wherever they are.
 func (r *recorder) returnedBranches(q frameKey) int {
 	fr, ok := r.plan.funcAt(q.file, q.line, q.entry)
-	if !ok {
+	if !ok || q.wrapper {
 		return 0
 	}
 	return r.plan.branchLines(q.file, q.line, fr.End+1) + countLines(r.plan.Defers[q.file], fr.Start, q.line)
@@ -881,7 +886,7 @@ func (r *recorder) returnedBranches(q frameKey) int {
 // stop passed before the line it is at.
 func (r *recorder) enteredBranches(e frameKey) int {
 	fr, ok := r.plan.funcAt(e.file, e.line, e.entry)
-	if !ok {
+	if !ok || e.wrapper {
 		return 0
 	}
 	return r.plan.branchLines(e.file, fr.Start, e.line)

@@ -3,7 +3,8 @@
 // write: a called function (withdraw), a later branch of the function
 // that read it (deposit, through balance), and nothing (add, whose calls
 // pass only a parameter and a constant). The recorder counts a branch
-// before the write in the first two only.
+// before the write in the first two only. peek's deferred unlock comes
+// after no branch.
 package main
 
 import "sync"
@@ -63,9 +64,22 @@ func (a *account) add(n int) {
 	a.mu.Unlock()
 }
 
+// peek reads the balance with the unlock deferred: the unlock runs at
+// the return, past the if, which the read's stop already counted.
+func (a *account) peek(floor int) int {
+	a.mu.Lock()
+	if floor < 0 {
+		floor = 0
+	}
+	defer a.mu.Unlock()
+	b := a.bal
+	return b + floor
+}
+
 func main() {
 	a := &account{bal: 100}
 	a.withdraw(30)
 	a.deposit(20)
 	a.add(5)
+	a.peek(1)
 }
