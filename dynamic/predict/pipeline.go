@@ -2,7 +2,10 @@ package predict
 
 import (
 	"cmp"
+	"runtime"
 	"slices"
+	"sync"
+	"sync/atomic"
 
 	"github.com/avcheck/avcheck/dynamic/solve"
 	"github.com/avcheck/avcheck/dynamic/trace"
@@ -94,99 +97,62 @@ func PredictIndexed(t *trace.Trace, p *Prepass, opts Options) *Result {
 	if meta != nil {
 		cands = addMeta(t, cands, <-meta)
 	}
-	av := newAVIndex(t, ix)
-
 	m := <-syncDone
 	// Witness windows are replayed from a shared prefix state, so visit the
 	// candidates in trace order of their closest instance.
 	slices.SortFunc(cands, func(a, b *patCand) int { return cmp.Compare(slices.Min(a.reps[0]), slices.Min(b.reps[0])) })
-	// One replay of the trace's prefix serves the search and the validator:
-	// both start from the state the recorded run was in.
-	pb := m.newPrefixState()
-	var ps *preciseStage
+	// Each candidate is decided on its own (AVFilter, the precise stage,
+	// the witness), so GOMAXPROCS workers take them in that order, each
+	// with its own AVFilter caches, precise stage and prefix state; the
+	// outcomes, and what the precise stage counted for each, are put
+	// together in candidate order, so they do not depend on the schedule.
+	type outcome struct {
+		f     Finding
+		keep  bool
+		stats *PreciseStats
+	}
+	outs := make([]outcome, len(cands))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	var vals valueTableOnce
+	for range max(1, min(runtime.GOMAXPROCS(0), len(cands))) {
+		wg.Go(func() {
+			av := newAVIndex(t, ix)
+			// One replay of the trace's prefix serves the search and the
+			// validator: both start from the state the recorded run was
+			// in.
+			pb := m.newPrefixState()
+			var ps *preciseStage
+			if opts.Precise {
+				ps = newPreciseStage(t, m, pb, &opts)
+				ps.valsOnce = &vals
+			}
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(cands) {
+					return
+				}
+				if ps != nil {
+					ps.stats, ps.errs = &PreciseStats{}, map[string]bool{}
+					outs[i].stats = ps.stats
+				}
+				outs[i].f, outs[i].keep = decideCandidate(t, m, pb, av, ps, &opts, cands[i])
+			}
+		})
+	}
+	wg.Wait()
 	if opts.Precise {
-		ps = newPreciseStage(t, m, pb, &opts)
-		res.Precise = ps.stats
+		res.Precise = &PreciseStats{}
+		seen := map[string]bool{}
+		for _, o := range outs {
+			res.Precise.add(o.stats, seen)
+		}
 	}
 	var out []Finding
-	for _, c := range cands {
-		f := c.f
-		reps := c.reps
-		if f.Kind == KindAtomicity && !opts.NoFilter {
-			var kept [][]uint32
-			reason := ""
-			for _, r := range reps {
-				if why := av.drop(r[0], r[1], r[2]); why != "" {
-					if reason == "" {
-						reason = why
-					}
-					continue
-				}
-				kept = append(kept, r)
-			}
-			if kept == nil {
-				f.Dropped = reason
-				setAccesses(t, &f, reps[0])
-				// AVFilter is conservative: the precise stage recovers
-				// the real violations it drops (seed 000, Fig. 6).
-				if ps != nil && ps.decide(&f, reps) == verdictProven {
-					out = append(out, f)
-					continue
-				}
-				if opts.All {
-					out = append(out, f)
-				}
-				continue
-			}
-			reps = kept
-			f.Level = LevelFiltered
+	for _, o := range outs {
+		if o.keep {
+			out = append(out, o.f)
 		}
-		if ps != nil {
-			switch ps.decide(&f, reps) {
-			case verdictProven:
-				out = append(out, f)
-				continue
-			case verdictInfeasible:
-				if opts.All {
-					out = append(out, f)
-				}
-				continue
-			}
-		}
-		witnessed := false
-		for _, r := range reps {
-			g := witnessGoal{targets: r, adjacent: f.Kind == KindRace}
-			from, full, reduced, err := buildWitness(m, pb, g)
-			if err != nil {
-				continue
-			}
-			sched := reduced
-			if validateSchedule(m, pb, from, sched, g) != nil {
-				sched = full
-				if validateSchedule(m, pb, from, sched, g) != nil {
-					continue
-				}
-			}
-			setAccesses(t, &f, r)
-			if f.Kind == KindRace {
-				f.Pattern = opLetter(t.Events[r[0]].Kind == trace.KindWrite) + "-" + opLetter(t.Events[r[1]].Kind == trace.KindWrite)
-			}
-			f.WitnessFrom = t.Events[from].Seq
-			f.Witness = make([]uint64, len(sched))
-			for i, e := range sched {
-				f.Witness[i] = t.Events[e].Seq
-			}
-			witnessed = true
-			break
-		}
-		if !witnessed {
-			f.Dropped = "no schedule of the trace realises it (checked by witness search)"
-			setAccesses(t, &f, reps[0])
-			if !opts.All {
-				continue
-			}
-		}
-		out = append(out, f)
 	}
 	out = Dedupe(out)
 	SortFindings(t, out)
@@ -228,4 +194,72 @@ func addMeta(t *trace.Trace, cands []*patCand, meta []Finding) []*patCand {
 		cands = append(cands, &patCand{f: f, reps: [][]uint32{rep}, dist: []uint64{0}})
 	}
 	return cands
+}
+
+// decideCandidate runs AVFilter (for a triplet), the precise stage (ps, if
+// not nil) and the witness search on one candidate, and returns its
+// finding and whether it is reported.
+func decideCandidate(t *trace.Trace, m *syncMeta, pb *prefixState, av *avIndex, ps *preciseStage, opts *Options, c *patCand) (Finding, bool) {
+	f := c.f
+	reps := c.reps
+	if f.Kind == KindAtomicity && !opts.NoFilter {
+		var kept [][]uint32
+		reason := ""
+		for _, r := range reps {
+			if why := av.drop(r[0], r[1], r[2]); why != "" {
+				if reason == "" {
+					reason = why
+				}
+				continue
+			}
+			kept = append(kept, r)
+		}
+		if kept == nil {
+			f.Dropped = reason
+			setAccesses(t, &f, reps[0])
+			// AVFilter is conservative: the precise stage recovers the
+			// real violations it drops (seed 000, Fig. 6).
+			if ps != nil && ps.decide(&f, reps) == verdictProven {
+				return f, true
+			}
+			return f, opts.All
+		}
+		reps = kept
+		f.Level = LevelFiltered
+	}
+	if ps != nil {
+		switch ps.decide(&f, reps) {
+		case verdictProven:
+			return f, true
+		case verdictInfeasible:
+			return f, opts.All
+		}
+	}
+	for _, r := range reps {
+		g := witnessGoal{targets: r, adjacent: f.Kind == KindRace}
+		from, full, reduced, err := buildWitness(m, pb, g)
+		if err != nil {
+			continue
+		}
+		sched := reduced
+		if validateSchedule(m, pb, from, sched, g) != nil {
+			sched = full
+			if validateSchedule(m, pb, from, sched, g) != nil {
+				continue
+			}
+		}
+		setAccesses(t, &f, r)
+		if f.Kind == KindRace {
+			f.Pattern = opLetter(t.Events[r[0]].Kind == trace.KindWrite) + "-" + opLetter(t.Events[r[1]].Kind == trace.KindWrite)
+		}
+		f.WitnessFrom = t.Events[from].Seq
+		f.Witness = make([]uint64, len(sched))
+		for i, e := range sched {
+			f.Witness[i] = t.Events[e].Seq
+		}
+		return f, true
+	}
+	f.Dropped = "no schedule of the trace realises it (checked by witness search)"
+	setAccesses(t, &f, reps[0])
+	return f, opts.All
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/avcheck/avcheck/dynamic/solve"
@@ -121,7 +122,7 @@ type PreciseStats struct {
 	Proven     int           // findings proven
 	Infeasible int           // findings dropped as infeasible
 	Unknown    int           // findings left at their level (budget, window, solver error)
-	Time       time.Duration // total time of the checks, encoding included
+	Time       time.Duration // total time of the checks, encoding included, summed over the workers that run them side by side
 	// Rejected lists, for each satisfiable check whose model the witness
 	// validator rejected, why: that is a bug of the encoding or of the
 	// solver, and the finding keeps its previous level.
@@ -150,6 +151,47 @@ type preciseStage struct {
 	maxSize int
 	// deadline ends the current check; zero for none.
 	deadline time.Time
+	// valsOnce, if not nil, builds vals once for the stages that decide
+	// one trace's candidates side by side.
+	valsOnce *valueTableOnce
+}
+
+// valueTableOnce is a valueTable built by the first stage that needs it.
+type valueTableOnce struct {
+	once sync.Once
+	vt   *valueTable
+}
+
+// get returns the table of t: built once if o is not nil, else anew.
+func (o *valueTableOnce) get(t *trace.Trace) *valueTable {
+	if o == nil {
+		return buildValueTable(t)
+	}
+	o.once.Do(func() { o.vt = buildValueTable(t) })
+	return o.vt
+}
+
+// add adds what one candidate's checks counted to s, in candidate order:
+// an error string already in seen is left out, as decide leaves out one
+// it has met before.
+func (s *PreciseStats) add(c *PreciseStats, seen map[string]bool) {
+	s.Checks += c.Checks
+	s.Proven += c.Proven
+	s.Infeasible += c.Infeasible
+	s.Unknown += c.Unknown
+	s.Time += c.Time
+	for _, e := range c.Rejected {
+		if !seen[e] {
+			seen[e] = true
+			s.Rejected = append(s.Rejected, e)
+		}
+	}
+	for _, e := range c.Errors {
+		if !seen[e] {
+			seen[e] = true
+			s.Errors = append(s.Errors, e)
+		}
+	}
 }
 
 func newPreciseStage(t *trace.Trace, m *syncMeta, p *prefixState, opts *Options) *preciseStage {
@@ -814,7 +856,7 @@ func (ps *preciseStage) encode(from, to uint32, targets []uint32, adjacent, rela
 
 	// Read-from consistency.
 	if ps.vals == nil {
-		ps.vals = buildValueTable(t)
+		ps.vals = ps.valsOnce.get(t)
 	}
 	writes := map[trace.ObjID][]int{}
 	for i := range evs {
