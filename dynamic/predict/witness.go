@@ -802,7 +802,17 @@ func neededPrefix(w *schedWindow, targets []uint32, limit []int32) []int32 {
 					held[ev.Obj]--
 				}
 			}
-			for obj, n := range held {
+			// In the order of the locks, not of the map's: need can move
+			// keep[gi], where the next lock's search for its release
+			// starts, so the order decides the bound, and with it
+			// whether the search finds a schedule within its budget.
+			objs := make([]trace.ObjID, 0, len(held))
+			for obj := range held {
+				objs = append(objs, obj)
+			}
+			slices.Sort(objs)
+			for _, obj := range objs {
+				n := held[obj]
 				// Another prefix acquires it (or a lock held at the window's
 				// start, which only its holder's release frees).
 				if n <= 0 || acquirers[obj] < 2 {
