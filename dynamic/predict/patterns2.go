@@ -524,11 +524,30 @@ func (s *patSearch) atomicSetMatch(og, gr *innerGroup) {
 		}
 		s.setGap(gap)
 		m0 := lo + sortSearch(hi-lo, func(m int) bool { return gr.pairs[lo+m].firstEv > a1.ev })
+		// The pairs are tried from m0 outwards, as nearest does, inline.
+		// Once one is compatible the frame counts, and the search goes on
+		// only while a pair left to try could still become a
+		// representative: an instance spans at least from the earlier of
+		// a1 and the pair's first access to the later of a2 and its
+		// first access, a bound that grows outwards on both sides, so
+		// when it reaches the candidate's farthest representative every
+		// pair left would be refused by offer.
 		found := 0
-		nearest(lo, hi, m0, func(m int) bool {
+		l, r := m0-1, m0
+		for t := 0; t < maxNearest && (l >= lo || r < hi); t++ {
+			if found > 0 && want == 2 && !c.mayOffer(uint64(s.asvBound(gr, a1.ev, a2.ev, l, r, lo, hi))) {
+				break
+			}
+			m := r
+			if l >= lo && (r >= hi || t%2 == 0) {
+				m = l
+				l--
+			} else {
+				r++
+			}
 			p := &gr.pairs[m]
 			if !s.compatGap(p.firstHist) || !s.compatGap(p.lastHist) {
-				return false
+				continue
 			}
 			if c == nil {
 				c = s.atomicSetCand(og, gr)
@@ -541,12 +560,29 @@ func (s *patSearch) atomicSetMatch(og, gr *innerGroup) {
 				c.offer(rep[:])
 			}
 			found++
-			return found == want
-		})
+			if found == want {
+				break
+			}
+		}
 		if found > 0 {
 			c.f.Count++
 		}
 	}
+}
+
+// asvBound returns a lower bound on the span of the instances that frame
+// a1..a2 (events e1 < e2) makes with the pairs of gr left to try, those at
+// l and below and at r and above within [lo, hi): pairs[m0:] start after
+// e1 and pairs[:m0] at or before it, their first events in program order.
+func (s *patSearch) asvBound(gr *innerGroup, e1, e2 uint32, l, r, lo, hi int) uint32 {
+	b := ^uint32(0)
+	if l >= lo {
+		b = e2 - gr.pairs[l].firstEv
+	}
+	if r < hi {
+		b = min(b, max(e2, gr.pairs[r].firstEv)-e1)
+	}
+	return b
 }
 
 // noLocks reports whether every lock state of gap holds no lock.
