@@ -3,10 +3,6 @@ package record
 import (
 	"context"
 	"fmt"
-	"go/ast"
-	"go/parser"
-	"go/token"
-	"go/types"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -15,29 +11,14 @@ import (
 	"github.com/avcheck/avcheck/dynamic/predict"
 	"github.com/avcheck/avcheck/dynamic/trace"
 	"golang.org/x/tools/go/ssa"
-	"golang.org/x/tools/go/ssa/ssautil"
 )
 
 // callsOf builds a package from src and returns, per function, whether
 // it may branch, and the calls that count as branches, as "line:callee".
 func callsOf(t *testing.T, src string) (mayBranch map[string]bool, calls []string) {
 	t.Helper()
-	fset := token.NewFileSet()
-	f, err := parser.ParseFile(fset, "p.go", src, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pkg, _, err := ssautil.BuildPackage(&types.Config{}, fset, types.NewPackage("p", "p"), []*ast.File{f}, ssa.SanityCheckFunctions)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var funcs []*ssa.Function
-	for fn := range ssautil.AllFunctions(pkg.Prog) {
-		if fn.Pkg == pkg && fn.Synthetic == "" {
-			funcs = append(funcs, fn)
-		}
-	}
-	slices.SortFunc(funcs, func(a, b *ssa.Function) int { return int(a.Pos() - b.Pos()) })
+	fset, pkg := buildSrc(t, src)
+	funcs := srcFuncs(pkg)
 	m := newMayBranch(funcs)
 	mayBranch = make(map[string]bool)
 	for _, fn := range funcs {

@@ -126,10 +126,8 @@ func loopCarried(t *T) {
 }
 `
 
-// guardsOf builds src and returns the guard of every load of a field or
-// of a package variable, by "function.field" ("function.field#2" for a
-// second load of the same field), as describeGuard writes it.
-func guardsOf(t *testing.T, src string) map[string]string {
+// buildSrc builds the package p of one file, src, in SSA form.
+func buildSrc(t *testing.T, src string) (*token.FileSet, *ssa.Package) {
 	t.Helper()
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, "p.go", src, 0)
@@ -140,6 +138,12 @@ func guardsOf(t *testing.T, src string) map[string]string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return fset, pkg
+}
+
+// srcFuncs returns the functions of pkg written in its source, in the
+// order of their positions.
+func srcFuncs(pkg *ssa.Package) []*ssa.Function {
 	var funcs []*ssa.Function
 	for fn := range ssautil.AllFunctions(pkg.Prog) {
 		if fn.Pkg == pkg && fn.Synthetic == "" {
@@ -147,6 +151,16 @@ func guardsOf(t *testing.T, src string) map[string]string {
 		}
 	}
 	slices.SortFunc(funcs, func(a, b *ssa.Function) int { return int(a.Pos() - b.Pos()) })
+	return funcs
+}
+
+// guardsOf builds src and returns the guard of every load of a field or
+// of a package variable, by "function.field" ("function.field#2" for a
+// second load of the same field), as describeGuard writes it.
+func guardsOf(t *testing.T, src string) map[string]string {
+	t.Helper()
+	fset, pkg := buildSrc(t, src)
+	funcs := srcFuncs(pkg)
 	shared := func(addr ssa.Value) (string, bool) {
 		switch a := addr.(type) {
 		case *ssa.FieldAddr:
@@ -490,15 +504,7 @@ func constant(t *T, e int) { t.buf[2] = e; t.s[0] = e }
 func slice(t *T, e, i int) { t.s[i] = e }
 func field(t *T, e int)    { t.n = e }
 `
-	fset := token.NewFileSet()
-	f, err := parser.ParseFile(fset, "p.go", src, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pkg, _, err := ssautil.BuildPackage(&types.Config{}, fset, types.NewPackage("p", "p"), []*ast.File{f}, ssa.SanityCheckFunctions)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, pkg := buildSrc(t, src)
 	got := map[string][]bool{}
 	for _, name := range []string{"index", "constant", "slice", "field"} {
 		for _, b := range pkg.Func(name).Blocks {
