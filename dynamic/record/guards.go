@@ -324,13 +324,14 @@ func (a *guardAnalysis) narrow(t types.Type) {
 	a.lo, a.hi = max(a.lo, lo), min(a.hi, hi)
 }
 
-// exact follows the uses of a value equal to the read's (or to its
-// length).
-func (a *guardAnalysis) exact(v ssa.Value) {
-	if a.failed || a.seen[v]&1 != 0 {
+// eachUse calls visit with each use of v but debug references, once per
+// kind of following (bit, a bit of seen), until the analysis fails; a
+// value whose uses are not known fails it.
+func (a *guardAnalysis) eachUse(v ssa.Value, bit uint8, visit func(ssa.Instruction)) {
+	if a.failed || a.seen[v]&bit != 0 {
 		return
 	}
-	a.seen[v] |= 1
+	a.seen[v] |= bit
 	refs := v.Referrers()
 	if refs == nil {
 		a.failed = true
@@ -340,8 +341,17 @@ func (a *guardAnalysis) exact(v ssa.Value) {
 		if a.failed {
 			return
 		}
+		if _, debug := u.(*ssa.DebugRef); !debug {
+			visit(u)
+		}
+	}
+}
+
+// exact follows the uses of a value equal to the read's (or to its
+// length).
+func (a *guardAnalysis) exact(v ssa.Value) {
+	a.eachUse(v, 1, func(u ssa.Instruction) {
 		switch u := u.(type) {
-		case *ssa.DebugRef:
 		case *ssa.BinOp:
 			switch u.Op {
 			case token.EQL, token.NEQ, token.LSS, token.LEQ, token.GTR, token.GEQ:
@@ -362,7 +372,7 @@ func (a *guardAnalysis) exact(v ssa.Value) {
 		case *ssa.Store:
 			if i, ok := resultSlot(u.Addr); ok && u.Val == v && !a.caller {
 				a.returnAt(i)
-				continue
+				return
 			}
 			a.failed = a.caller || u.Val != v || !a.recorded(u)
 		case *ssa.IndexAddr:
@@ -372,27 +382,14 @@ func (a *guardAnalysis) exact(v ssa.Value) {
 		default:
 			a.failed = true
 		}
-	}
+	})
 }
 
 // derived follows the uses of a value computed from the read's by
 // arithmetic: it may only become the value of recorded writes.
 func (a *guardAnalysis) derived(v ssa.Value) {
-	if a.failed || a.seen[v]&2 != 0 {
-		return
-	}
-	a.seen[v] |= 2
-	refs := v.Referrers()
-	if refs == nil {
-		a.failed = true
-		return
-	}
-	for _, u := range *refs {
-		if a.failed {
-			return
-		}
+	a.eachUse(v, 2, func(u ssa.Instruction) {
 		switch u := u.(type) {
-		case *ssa.DebugRef:
 		case *ssa.BinOp:
 			a.arith(v, u)
 		case *ssa.Phi:
@@ -408,7 +405,7 @@ func (a *guardAnalysis) derived(v ssa.Value) {
 		default:
 			a.failed = true
 		}
-	}
+	})
 }
 
 // arith follows integer arithmetic on v. v may not be a divisor (a zero
