@@ -2,6 +2,7 @@ package predict
 
 import (
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"path/filepath"
 	"slices"
@@ -343,7 +344,7 @@ func newBruteForce(tr *trace.Trace) *bruteForce {
 	for g, evs := range b.gs {
 		cur := map[trace.ObjID]LockMode{}
 		depth := map[trace.ObjID]int{}
-		b.held[g] = append(b.held[g], maps(cur))
+		b.held[g] = append(b.held[g], maps.Clone(cur))
 		rdepth := 0
 		for _, ev := range evs {
 			e := &tr.Events[ev]
@@ -373,7 +374,7 @@ func newBruteForce(tr *trace.Trace) *bruteForce {
 			if rdepth > 0 && e.Kind.IsAccess() {
 				b.tx[ev] = ntx
 			}
-			b.held[g] = append(b.held[g], maps(cur))
+			b.held[g] = append(b.held[g], maps.Clone(cur))
 		}
 	}
 	b.radix = make([]int, len(b.gs))
@@ -381,14 +382,6 @@ func newBruteForce(tr *trace.Trace) *bruteForce {
 		b.radix[g] = len(b.gs[g]) + 1
 	}
 	return b
-}
-
-func maps(m map[trace.ObjID]LockMode) map[trace.ObjID]LockMode {
-	c := make(map[trace.ObjID]LockMode, len(m))
-	for k, v := range m {
-		c[k] = v
-	}
-	return c
 }
 
 // states returns the number of distinct keys.

@@ -3,6 +3,7 @@ package predict
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sync"
 	"time"
@@ -834,12 +835,7 @@ func (ps *preciseStage) encode(from, to uint32, targets []uint32, adjacent, rela
 	// In the order of the locks, not of the map's: the clauses' order
 	// decides which model the solver finds, and so the witness, which
 	// must be the same in every run.
-	locks := make([]trace.ObjID, 0, len(sections))
-	for l := range sections {
-		locks = append(locks, l)
-	}
-	slices.Sort(locks)
-	for _, l := range locks {
+	for _, l := range slices.Sorted(maps.Keys(sections)) {
 		secs := sections[l]
 		for i := range secs {
 			for j := i + 1; j < len(secs); j++ {

@@ -120,11 +120,10 @@ func (ps *preciseStage) encodeValues(enc *encoding, c *valueCtx) {
 		if e.Kind != trace.KindRead {
 			continue
 		}
-		vv.S[i], vv.K[i] = s.Var(), 0
+		vv.S[i] = s.Var()
+		vv.K[i] = vv.S[i]
 		if _, ranged := e.Range(); ranged {
 			vv.K[i] = s.Var()
-		} else {
-			vv.K[i] = vv.S[i]
 		}
 		chainV[e.G] = s.And(v, vv.S[i])
 		chainC[e.G] = s.And(cc, vv.K[i])

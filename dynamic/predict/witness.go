@@ -3,6 +3,7 @@ package predict
 import (
 	"encoding/binary"
 	"errors"
+	"maps"
 	"slices"
 
 	"github.com/avcheck/avcheck/dynamic/trace"
@@ -806,12 +807,7 @@ func neededPrefix(w *schedWindow, targets []uint32, limit []int32) []int32 {
 			// keep[gi], where the next lock's search for its release
 			// starts, so the order decides the bound, and with it
 			// whether the search finds a schedule within its budget.
-			objs := make([]trace.ObjID, 0, len(held))
-			for obj := range held {
-				objs = append(objs, obj)
-			}
-			slices.Sort(objs)
-			for _, obj := range objs {
+			for _, obj := range slices.Sorted(maps.Keys(held)) {
 				n := held[obj]
 				// Another prefix acquires it (or a lock held at the window's
 				// start, which only its holder's release frees).
