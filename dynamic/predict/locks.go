@@ -55,6 +55,12 @@ func (m *memo) get(k uint64) (bool, bool) {
 	}
 }
 
+// reset empties the table, keeping its storage.
+func (m *memo) reset() {
+	clear(m.keys)
+	m.n = 0
+}
+
 func (m *memo) put(k uint64, v bool) {
 	if 2*(m.n+1) > len(m.keys) {
 		if len(m.keys) >= 2*maxMemo {
@@ -132,6 +138,7 @@ type history struct {
 	ls      LocksetID
 	entries []historyEntry
 	next    []transition // every transition taken from this state
+	key     string       // its key in histKeys; "" for a free id (and the empty state)
 }
 
 // transition is an edge of the lock-state automaton.
@@ -165,6 +172,7 @@ type Locks struct {
 
 	histories []history
 	histKeys  map[string]HistoryID
+	freeIDs   []HistoryID        // ids of collected states, reused by internHistory
 	tcache    []cachedTransition // in front of trans, see transition
 	locksets  [][]LockHold       // sorted by Obj
 	lsKeys    map[string]LocksetID
@@ -399,9 +407,17 @@ func (l *Locks) internHistory(entries []historyEntry) HistoryID {
 		}
 		return 0
 	})
+	h := history{ls: l.internLockset(set), entries: entries, key: string(b)}
+	if n := len(l.freeIDs); n > 0 {
+		id := l.freeIDs[n-1]
+		l.freeIDs = l.freeIDs[:n-1]
+		l.histories[id] = h
+		l.histKeys[h.key] = id
+		return id
+	}
 	id := HistoryID(len(l.histories))
-	l.histories = append(l.histories, history{ls: l.internLockset(set), entries: entries})
-	l.histKeys[string(b)] = id
+	l.histories = append(l.histories, h)
+	l.histKeys[h.key] = id
 	return id
 }
 
@@ -548,6 +564,34 @@ func (l *Locks) compatible(a, b *history) bool {
 	return true
 }
 
+// Covers reports whether lock state a is compatible with every state b is
+// compatible with: a holds no lock that b does not hold, none in a stronger
+// mode, and each lock's acquisition history in a is contained in its
+// history in b, again in no stronger mode. Compatible only grows as locks,
+// modes and history entries are removed (the lockset check and both halves
+// of Lemma 3's cycle check are monotone), so this is sufficient.
+func (l *Locks) Covers(a, b HistoryID) bool {
+	switch {
+	case a == b || a == 0:
+		return true
+	case b == 0:
+		return false
+	}
+	hb := l.histories[b].entries
+	for _, p := range l.histories[a].entries {
+		k := slices.IndexFunc(hb, func(q historyEntry) bool { return q.Obj == p.Obj })
+		if k < 0 || p.Mode > hb[k].Mode {
+			return false
+		}
+		for _, x := range p.after {
+			if m, ok := findHold(hb[k].after, x.Obj); !ok || x.Mode > m {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 func findHold(s []LockHold, obj trace.ObjID) (LockMode, bool) {
 	for _, h := range s {
 		if h.Obj == obj {
@@ -560,6 +604,54 @@ func findHold(s []LockHold, obj trace.ObjID) (LockMode, bool) {
 	return 0, false
 }
 
-// States returns the number of distinct lock states seen, a measure of the
-// work Phase II of the meta-analysis does.
-func (l *Locks) States() int { return len(l.histories) }
+// States returns the number of lock states interned now: every distinct
+// state seen, less those Collect forgot.
+func (l *Locks) States() int { return len(l.histories) - len(l.freeIDs) }
+
+// Collect forgets every lock state that no goroutine is in now and that
+// mark does not report, so that their ids can be reused. mark is called
+// once with a function that marks a state as live; the caller reports
+// every state it stores. Afterwards a forgotten id may name a new state,
+// so the caller must not keep any id it did not mark.
+//
+// The table of states is otherwise bounded only by the locks and their
+// nesting, and on a long run with varied nesting it keeps growing (the
+// acquisition history of an outer lock gains every lock taken inside it).
+// A streaming analysis that stores the states of its summaries calls
+// Collect from time to time so that what it keeps is the live states
+// alone (meta.go). Collect returns the number of states forgotten.
+func (l *Locks) Collect(mark func(live func(HistoryID))) int {
+	live := make([]uint64, (len(l.histories)+63)/64)
+	set := func(h HistoryID) { live[h/64] |= 1 << (h % 64) }
+	isLive := func(h HistoryID) bool { return live[h/64]&(1<<(h%64)) != 0 }
+	set(0)
+	for _, g := range l.gs {
+		set(g.hist)
+	}
+	mark(set)
+	for _, id := range l.freeIDs {
+		set(id) // already free (and no transition leads there)
+	}
+	forgot := 0
+	for id := range l.histories {
+		h := &l.histories[id]
+		if !isLive(HistoryID(id)) {
+			delete(l.histKeys, h.key)
+			*h = history{}
+			l.freeIDs = append(l.freeIDs, HistoryID(id))
+			forgot++
+		}
+	}
+	if forgot == 0 {
+		return 0
+	}
+	// Transitions into forgotten states are dropped; they are recomputed
+	// on their next use. The caches keyed by ids are cleared.
+	for id := range l.histories {
+		h := &l.histories[id]
+		h.next = slices.DeleteFunc(h.next, func(tr transition) bool { return !isLive(tr.to) })
+	}
+	clear(l.tcache)
+	l.compat.reset()
+	return forgot
+}

@@ -3,8 +3,10 @@ package predict
 import (
 	"fmt"
 	"maps"
+	"math"
 	"math/rand/v2"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -13,6 +15,7 @@ import (
 	"golang.org/x/tools/txtar"
 
 	"github.com/avcheck/avcheck/dynamic/trace"
+	"github.com/avcheck/avcheck/internal/tracegen"
 )
 
 // tripleString renders a finding as "R@s-W@s-R@s" over site ids, the form
@@ -939,5 +942,107 @@ func TestCoreFixtures(t *testing.T) {
 				t.Errorf("observed: got %q, want %q", verdict, w)
 			}
 		})
+	}
+}
+
+// metaWith runs the meta-analysis over tr and returns its findings and its
+// final statistics. It collects lock states as the command does from min
+// interned states on (instead of minCollect), never if min is 0, and
+// after every event if min is negative.
+func metaWith(tr *trace.Trace, min int) (findings []Finding, states, fClasses int) {
+	m := NewMeta(MetaOptions{Object: tr.Object})
+	if min > 0 {
+		m.collectAt, m.collectMin = min, min
+	} else {
+		m.collectAt, m.collectMin = math.MaxInt, math.MaxInt
+	}
+	for i := range tr.Events {
+		m.Step(&tr.Events[i])
+		if min < 0 {
+			m.collect()
+		}
+	}
+	states, fClasses, _ = m.Stats()
+	return m.Findings(), states, fClasses
+}
+
+// TestMetaCollect checks that forgetting lock states (Meta.collect: states
+// covered by others dropped from the f groups and summaries, then the
+// unused ones forgotten and their ids reused) changes no finding, not even
+// the accesses reported for it, on random traces with a collection after
+// every event and on a generated trace with deep, varied nesting,
+// where it must also keep far fewer states.
+func TestMetaCollect(t *testing.T) {
+	n := 1000
+	if testing.Short() {
+		n = 200
+	}
+	rng := rand.New(rand.NewPCG(7, 1))
+	for checked := 0; checked < n; {
+		tr := randomTrace(rng, genConfig{goroutines: 3, vars: 2, locks: 3, chans: 1, wgs: true, atomics: 1, items: 4, anywhere: true})
+		if tr == nil {
+			continue
+		}
+		checked++
+		want, _, _ := metaWith(tr, 0)
+		got, _, _ := metaWith(tr, -1)
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("collecting changed the findings of\n%s\nwith: %v\nwithout: %v", formatTrace(tr), got, want)
+		}
+	}
+
+	cfg := coreBenchConfig(400_000)
+	if testing.Short() {
+		cfg.Events = 100_000
+	}
+	cfg.Regions = 16
+	tr := tracegen.Trace(cfg)
+	want, wantStates, wantF := metaWith(tr, 0)
+	got, states, fClasses := metaWith(tr, 64)
+	if len(want) == 0 {
+		t.Fatal("no findings on the generated trace")
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("collecting changed the findings of the generated trace:\nwith: %v\nwithout: %v", got, want)
+	}
+	t.Logf("%d events: lock states %d -> %d, f classes %d -> %d", len(tr.Events), wantStates, states, wantF, fClasses)
+	if states*4 > wantStates || fClasses > wantF {
+		t.Errorf("collecting kept %d lock states and %d f classes of %d and %d", states, fClasses, wantStates, wantF)
+	}
+}
+
+// TestMetaPrune checks which lock states of an f group a collection
+// forgets: a state that a more recent one covers (goroutine 2's write
+// under m with history {n, o}, after the one under m with history {n}),
+// but not one that is only older (the write under m with history {p}),
+// nor one the more recent state does not cover (under m and q).
+func TestMetaPrune(t *testing.T) {
+	tr := tt(t, `
+		2 acq m
+		2 acq p
+		2 rel p
+		2 wr x @9
+		2 rel m
+		2 acq m
+		2 acq q
+		2 wr x @9
+		2 rel q
+		2 acq n
+		2 rel n
+		2 acq o
+		2 rel o
+		2 wr x @9
+		2 rel m
+		2 acq m
+		2 acq n
+		2 rel n
+		2 wr x @9
+		2 rel m
+		1 acq m
+		1 rel m`)
+	_, _, without := metaWith(tr, 0)
+	_, _, with := metaWith(tr, -1)
+	if without != 4 || with != 3 {
+		t.Errorf("f classes: %d without collecting, %d with; want 4 and 3", without, with)
 	}
 }
