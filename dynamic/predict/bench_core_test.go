@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"runtime"
 	"syscall"
 	"testing"
 	"time"
@@ -27,7 +28,9 @@ func coreBenchConfig(events int) tracegen.Config {
 // engine is timed), and observed mode end to end from an STD file. It
 // reports events per second of wall time and per second of the process's
 // CPU time (user and system, garbage collection included), which stays
-// meaningful on a loaded machine; B/op is per pass over the whole trace.
+// meaningful on a loaded machine, and live-MB, the memory the engine holds
+// at the end of the trace (which the streaming engines keep independent of
+// the trace's length); B/op is per pass over the whole trace.
 // (The file is for unix systems because it reads the CPU time with
 // getrusage.)
 //
@@ -47,50 +50,67 @@ func BenchmarkCore(b *testing.B) {
 			tr.Objects = nil
 			object := gen.Object
 			events := float64(len(tr.Events))
-			run := func(name string, pass func()) {
+			// A pass returns its engine, still holding its state, so that
+			// the live heap it leaves (after a collection, less what was
+			// live before) is the engine's memory at the end of the trace.
+			run := func(name string, pass func() any) {
 				b.Run(name, func(b *testing.B) {
 					b.ReportAllocs()
+					var ms runtime.MemStats
+					runtime.GC()
+					runtime.ReadMemStats(&ms)
+					before := ms.HeapAlloc
+					var engine any
 					c0 := cpuTime()
 					for b.Loop() {
-						pass()
+						engine = nil
+						engine = pass()
 					}
 					cpu := cpuTime() - c0
+					runtime.GC()
+					runtime.ReadMemStats(&ms)
+					runtime.KeepAlive(engine)
 					b.ReportMetric(events*float64(b.N)/b.Elapsed().Seconds(), "events/s")
 					b.ReportMetric(events*float64(b.N)/cpu.Seconds(), "events/cpu-s")
+					b.ReportMetric(float64(int64(ms.HeapAlloc)-int64(before))/1e6, "live-MB")
 					b.ReportMetric(0, "ns/op")
 				})
 			}
-			run("hb", func() {
+			run("hb", func() any {
 				h := NewHB(HBOptions{Object: object})
 				for i := range tr.Events {
 					h.Step(&tr.Events[i])
 				}
+				return h
 			})
-			run("locks", func() {
+			run("locks", func() any {
 				l := NewLocks()
 				for i := range tr.Events {
 					l.Step(&tr.Events[i])
 				}
+				return l
 			})
-			run("meta", func() {
+			run("meta", func() any {
 				m := NewMeta(MetaOptions{Object: object})
 				for i := range tr.Events {
 					m.Step(&tr.Events[i])
 				}
 				_ = m.Findings()
+				return m
 			})
-			run("observed", func() {
+			run("observed", func() any {
 				o := NewObserved(ObservedOptions{Object: object})
 				for i := range tr.Events {
 					o.Step(&tr.Events[i])
 				}
 				_ = o.Finish()
+				return o
 			})
 			path := filepath.Join(b.TempDir(), "core.std")
 			if _, err := trace.WriteFile(path, trace.FormatSTD, &sliceReader{tr: tr, site: gen.Site, object: object}); err != nil {
 				b.Fatal(err)
 			}
-			run("observed-std", func() {
+			run("observed-std", func() any {
 				f, err := trace.Open(path, trace.FormatSTD)
 				if err != nil {
 					b.Fatal(err)
@@ -99,6 +119,7 @@ func BenchmarkCore(b *testing.B) {
 				if _, err := CheckObserved(f); err != nil {
 					b.Fatal(err)
 				}
+				return nil
 			})
 		})
 	}
