@@ -498,9 +498,12 @@ type patSearch struct {
 	// asvCands finds the atomic-set candidates of cands by their sites
 	// (atomicSetCand).
 	asvCands map[asvCandKey]*patCand
+	asvFast  [1 << asvFastBits]asvFastEntry // in front of asvCands
 	gap      []HistoryID
 	gapGen   uint32 // generation of gap, 0 before the first
-	gapMemo  [gapMemoSize]gapAnswer
+	// The goroutine and lock-state indices gap was last set from.
+	gapG, gapSt1, gapSt2 uint32
+	gapMemo              [gapMemoSize]gapAnswer
 }
 
 func (s *patSearch) get(key []byte, mk func() Finding) *patCand {
@@ -522,6 +525,7 @@ func (s *patSearch) take() []*patCand {
 	}
 	clear(s.cands)
 	clear(s.asvCands)
+	clear(s.asvFast[:])
 	s.order = s.order[:0]
 	return out
 }
@@ -595,8 +599,8 @@ func (s *patSearch) run() []*patCand {
 				if c >= len(perChunk) {
 					return
 				}
-				for _, og := range asv.outer[c*chunk : min((c+1)*chunk, len(asv.outer))] {
-					w.atomicSetOuter(asv, og)
+				for i := c * chunk; i < min((c+1)*chunk, len(asv.outer)); i++ {
+					w.atomicSetOuter(asv, &asv.outer[i])
 				}
 				perChunk[c] = w.take()
 			}

@@ -74,26 +74,45 @@ type innerGroup struct {
 	locked bool
 }
 
-// innerPair is one instance of an innerGroup: its access on x and its
-// access on y, with copies of what the sweeps compare (the epoch, event and
-// lock state of the instance's first access, and the clock snapshot, event
-// and lock state of its last), so that a sweep reads one array. Groups are
-// many and mostly small, so one array rather than one per field also
-// saves allocations.
+// innerPair is one instance of an innerGroup, its access on x and its
+// access on y, as what the sweeps compare: the epoch, event and lock state
+// of the instance's first access, and the clock, event and lock state of
+// its last, so that a sweep reads one array. Groups are many and mostly
+// small, so one array rather than one per field also saves allocations.
 type innerPair struct {
-	pair                               [2]uint32
-	firstEp, firstEv, lastSnap, lastEv uint32
-	firstHist, lastHist                HistoryID
+	firstEp, firstEv, lastEv uint32
+	lastClock                clockRef
+	firstHist, lastHist      HistoryID
 }
 
-// add appends the pair (bx, by) to the group.
-func (gr *innerGroup) add(ix *patIndex, pair [2]uint32) {
-	f, l := &ix.acc[pair[0]], &ix.acc[pair[1]]
+// clockRef is where a clock snapshot's components are in patIndex.snaps,
+// so that a sweep reads a component with one load rather than three
+// (clk's, through the snapshot's number).
+type clockRef struct {
+	off, n uint32
+}
+
+// clockOf returns where snapshot s is.
+func (ix *patIndex) clockOf(s uint32) clockRef {
+	return clockRef{ix.snapOff[s], ix.snapLen[s]}
+}
+
+// clkAt returns component gi of the snapshot at r (clk).
+func (ix *patIndex) clkAt(r clockRef, gi uint32) uint32 {
+	if gi < r.n {
+		return ix.snaps[r.off+gi]
+	}
+	return 0
+}
+
+// add appends the pair of accesses bx, by, on x and y, to the group.
+func (gr *innerGroup) add(ix *patIndex, bx, by *patAccess) {
+	f, l := bx, by
 	if !gr.key.xFirst {
 		f, l = l, f
 	}
 	gr.pairs = append(gr.pairs, innerPair{
-		pair: pair, firstEp: f.ep, firstEv: f.ev, lastSnap: l.snap, lastEv: l.ev,
+		firstEp: f.ep, firstEv: f.ev, lastClock: ix.clockOf(l.snap), lastEv: l.ev,
 		firstHist: f.hist, lastHist: l.hist,
 	})
 	if f.hist != 0 || l.hist != 0 {
@@ -173,7 +192,7 @@ func (ix *patIndex) innerGroups(units [][]uint32) map[[2]uint32][]*innerGroup {
 	var count []int32
 	var gid []int32
 	out := make(map[[2]uint32][]*innerGroup)
-	eachPair := func(visit func(o [2]uint32, bx, by *patAccess, xFirst bool)) {
+	eachPair := func(visit func(bx, by *patAccess, xFirst bool)) {
 		for _, l := range units {
 			for p := range l {
 				for q := p + 1; q < len(l); q++ {
@@ -181,13 +200,13 @@ func (ix *patIndex) innerGroups(units [][]uint32) map[[2]uint32][]*innerGroup {
 						continue
 					}
 					for _, o := range [2][2]uint32{{l[p], l[q]}, {l[q], l[p]}} {
-						visit(o, &ix.acc[o[0]], &ix.acc[o[1]], o[0] == l[p])
+						visit(&ix.acc[o[0]], &ix.acc[o[1]], o[0] == l[p])
 					}
 				}
 			}
 		}
 	}
-	eachPair(func(_ [2]uint32, bx, by *patAccess, xFirst bool) {
+	eachPair(func(bx, by *patAccess, xFirst bool) {
 		gr := byKey.get(bx, by, xFirst)
 		if gr == nil {
 			k := innerKey{
@@ -225,8 +244,8 @@ func (ix *patIndex) innerGroups(units [][]uint32) map[[2]uint32][]*innerGroup {
 		out[xy] = l
 	}
 	k := 0
-	eachPair(func(o [2]uint32, _, _ *patAccess, _ bool) {
-		placed[gid[k]].add(ix, o)
+	eachPair(func(bx, by *patAccess, _ bool) {
+		placed[gid[k]].add(ix, bx, by)
 		k++
 	})
 	return out
@@ -318,83 +337,115 @@ func (m *groupMap) put(bx, by *patAccess, xFirst bool, gr *innerGroup) {
 	m.large[pairGroupKey{bx.key, by.key, bx.v, by.v, xFirst}] = gr
 }
 
-// outerKey describes the frame of a nested pattern: two accesses of one
-// region instance, a1 on x and a2 on y, with no access of the instance to
-// x or y between them (tight, so that each violation is reported once, by
-// the accesses that frame the interleaved ones).
-type outerKey struct {
-	g      uint32
-	x, y   uint32
-	s1, s2 trace.SiteID
-	w1, w2 bool
+// frameGroup is the frames of nested patterns with the same key, in
+// program order. A frame is two accesses of one region instance, a1 on x
+// and a2 on y, with no access of the instance to x or y between them
+// (tight, so that each violation is reported once, by the accesses that
+// frame the interleaved ones); its key is their goroutine, variables,
+// sites and operations, as an innerKey with xFirst set.
+type frameGroup struct {
+	key    innerKey
+	frames []asvFrame
+}
+
+// asvFrame is one frame a1..a2 of a frameGroup, with what the matching
+// reads of it, so that a sweep reads one array rather than two accesses
+// of the index per frame (a cache miss each on a long trace).
+type asvFrame struct {
+	ev1, ev2 uint32   // the events of a1 and a2
+	clock1   clockRef // a1's clock snapshot
+	ep2      uint32   // a2's epoch
+	// The gap: the lock states the goroutine passes through from a1 to
+	// a2, glog[g][st1 : st2+1] (patIndex.gapStates).
+	st1, st2 uint32
+	// zero says that some state of the gap holds no lock: every lock
+	// state can coexist with it (compat), so every inner pair is
+	// compatible with the frame.
+	zero bool
 }
 
 // outerGroups indexes the tight pairs of the unit instances by outerKey,
-// each group's pairs in program order.
-func (ix *patIndex) outerGroups(units [][]uint32) []*innerGroup {
+// each group's frames in program order. A first pass finds each frame's
+// group and counts the groups' frames, a second lays them out in one
+// array, group after group, in the order the groups were made.
+func (ix *patIndex) outerGroups(units [][]uint32) []frameGroup {
 	byKey := newGroupMap(ix)
-	var out []*innerGroup
-	for _, l := range units {
-		for i := range l {
-			for j := i + 1; j < len(l); j++ {
-				a1, a2 := &ix.acc[l[i]], &ix.acc[l[j]]
-				x, y := a1.v, a2.v
-				if x == y {
-					continue
-				}
-				tight := true
-				for k := i + 1; k < j; k++ {
-					if v := ix.acc[l[k]].v; v == x || v == y {
-						tight = false
-						break
+	// The groups as made (only their number matters here) and their
+	// keys, their frame counts, and per frame its group's number.
+	var made []*innerGroup
+	var keys []innerKey
+	var count []int32
+	var gid []int32
+	eachFrame := func(visit func(a1, a2 *patAccess)) {
+		for _, l := range units {
+			for i := range l {
+				for j := i + 1; j < len(l); j++ {
+					a1, a2 := &ix.acc[l[i]], &ix.acc[l[j]]
+					x, y := a1.v, a2.v
+					if x == y {
+						continue
+					}
+					tight := true
+					for k := i + 1; k < j; k++ {
+						if v := ix.acc[l[k]].v; v == x || v == y {
+							tight = false
+							break
+						}
+					}
+					if tight {
+						visit(a1, a2)
 					}
 				}
-				if !tight {
-					continue
-				}
-				// The keys of a1 and a2 determine outerKey's goroutine,
-				// sites and operations.
-				gr := byKey.get(a1, a2, true)
-				if gr == nil {
-					k := outerKey{g: a1.g, x: x, y: y, s1: ix.site(a1), s2: ix.site(a2), w1: a1.write, w2: a2.write}
-					gr = &innerGroup{key: innerKey{g: k.g, x: x, y: y, sx: k.s1, sy: k.s2, wx: k.w1, wy: k.w2, xFirst: true}}
-					byKey.put(a1, a2, true, gr)
-					out = append(out, gr)
-				}
-				gr.add(ix, [2]uint32{l[i], l[j]})
 			}
 		}
 	}
+	eachFrame(func(a1, a2 *patAccess) {
+		// The keys of a1 and a2 determine the group's goroutine, sites
+		// and operations.
+		gr := byKey.get(a1, a2, true)
+		if gr == nil {
+			gr = &innerGroup{num: int32(len(made))}
+			byKey.put(a1, a2, true, gr)
+			made = append(made, gr)
+			keys = append(keys, innerKey{g: a1.g, x: a1.v, y: a2.v, sx: ix.site(a1), sy: ix.site(a2),
+				wx: a1.write, wy: a2.write, xFirst: true})
+			count = append(count, 0)
+		}
+		count[gr.num]++
+		gid = append(gid, gr.num)
+	})
+	out := make([]frameGroup, len(made))
+	frames := make([]asvFrame, len(gid))
+	off := 0
+	for i := range out {
+		c := int(count[i])
+		out[i] = frameGroup{key: keys[i], frames: frames[off : off : off+c]}
+		off += c
+	}
+	k := 0
+	eachFrame(func(a1, a2 *patAccess) {
+		og := &out[gid[k]]
+		k++
+		fr := asvFrame{ev1: a1.ev, ev2: a2.ev, clock1: ix.clockOf(a1.snap), ep2: a2.ep, st1: a1.st, st2: a2.st}
+		for _, h := range ix.gapStates(a1.g, a1, a2) {
+			if h == 0 {
+				fr.zero = true
+				break
+			}
+		}
+		og.frames = append(og.frames, fr)
+	})
 	return out
 }
 
 // asvIndex is the atomic-set search's view of the trace: the frames and
 // inner pairs of the unit instances, grouped.
 type asvIndex struct {
-	outer []*innerGroup
+	outer []frameGroup
 	// byClass lists, per (x, y), the inner groups a frame of each class
 	// (frameClass) can be matched with, in the order of inner, so that
 	// atomicSetOuter reads only those, from one array.
 	byClass map[[2]uint32]*[4][]innerRef
-}
-
-// compactGroups returns copies of groups, in the same order, whose headers
-// and pairs are each laid out in one array.
-func compactGroups(groups []*innerGroup) []*innerGroup {
-	n := 0
-	for _, gr := range groups {
-		n += len(gr.pairs)
-	}
-	pairs := make([]innerPair, 0, n)
-	hdrs := make([]innerGroup, len(groups))
-	out := make([]*innerGroup, len(groups))
-	for i, gr := range groups {
-		start := len(pairs)
-		pairs = append(pairs, gr.pairs...)
-		hdrs[i] = innerGroup{key: gr.key, pairs: pairs[start:len(pairs):len(pairs)]}
-		out[i] = &hdrs[i]
-	}
-	return out
 }
 
 // innerRef is an inner group with its goroutine, for atomicSetOuter to
@@ -427,7 +478,7 @@ func (ix *patIndex) asvIndex() *asvIndex {
 	outerDone := make(chan struct{})
 	go func() {
 		defer close(outerDone)
-		a.outer = compactGroups(ix.outerGroups(units))
+		a.outer = ix.outerGroups(units)
 	}()
 	defer func() { <-outerDone }()
 	inner := ix.innerGroups(units)
@@ -452,7 +503,7 @@ func (ix *patIndex) asvIndex() *asvIndex {
 // atomicSetOuter finds the nested atomic-set violations framed by one
 // group of frames: it matches them against the inner groups on the same
 // two variables. patSearch.run calls it for every frame group.
-func (s *patSearch) atomicSetOuter(a *asvIndex, og *innerGroup) {
+func (s *patSearch) atomicSetOuter(a *asvIndex, og *frameGroup) {
 	ok := &og.key
 	cl := a.byClass[[2]uint32{ok.x, ok.y}]
 	if cl == nil {
@@ -470,60 +521,62 @@ func (s *patSearch) atomicSetOuter(a *asvIndex, og *innerGroup) {
 // form a suffix (by program order) and those whose last access need not
 // follow a2 a prefix; the bounds move forward with the frames, and
 // galloping from the previous ones finds them.
-func (s *patSearch) atomicSetMatch(og, gr *innerGroup) {
+func (s *patSearch) atomicSetMatch(og *frameGroup, gr *innerGroup) {
 	ix := s.ix
 	k := &gr.key
+	g2 := og.key.g // the goroutine of the frames
 	n := len(gr.pairs)
 	var c *patCand
 	lo, hi := 0, 0
 	var prev1, prev2 uint32
-	for i := range og.pairs {
-		fr := &og.pairs[i].pair
+	for i := range og.frames {
+		fr := &og.frames[i]
 		if c != nil && c.f.Count >= maxInstances && len(c.reps) == maxReps {
 			return
 		}
-		a1, a2 := &ix.acc[fr[0]], &ix.acc[fr[1]]
 		// The bounds move forward with a1 and a2; frames of one instance
 		// can step back, and then the search starts over.
-		if a1.ev < prev1 {
+		if fr.ev1 < prev1 {
 			lo = 0
 		}
-		if a2.ev < prev2 || hi < lo {
+		if fr.ev2 < prev2 || hi < lo {
 			hi = lo
 		}
-		prev1, prev2 = a1.ev, a2.ev
+		prev1, prev2 = fr.ev1, fr.ev2
 		// The bounds mostly stay where they were: the first test of each
 		// is made here, and gallop, which calls a function per test, only
 		// runs when a bound moves (it gives the same bound from the next
 		// index, the test being false at this one).
-		c1 := ix.clk(a1.snap, k.g)
+		c1 := ix.clkAt(fr.clock1, k.g)
 		if lo < n && gr.pairs[lo].firstEp <= c1 {
 			lo = gallop(lo+1, n, func(m int) bool { return gr.pairs[m].firstEp > c1 })
 		}
 		hi = max(hi, lo)
-		if hi < n && a2.ep > ix.clk(gr.pairs[hi].lastSnap, a2.g) {
-			hi = gallop(hi+1, n, func(m int) bool { return a2.ep <= ix.clk(gr.pairs[m].lastSnap, a2.g) })
+		if hi < n && fr.ep2 > ix.clkAt(gr.pairs[hi].lastClock, g2) {
+			hi = gallop(hi+1, n, func(m int) bool { return fr.ep2 <= ix.clkAt(gr.pairs[m].lastClock, g2) })
 		}
 		if lo >= hi {
 			continue
 		}
-		gap := ix.gapStates(a1.g, a1, a2)
 		// Every instance of this frame spans at least a1 to a2: when the
 		// candidate's representatives are all closer, none of them can
 		// become one (offer refuses it), and the frame only needs to know
 		// whether one instance exists to be counted.
 		want := 2
-		if c != nil && !c.mayOffer(uint64(a2.ev-a1.ev)) {
+		if c != nil && !c.mayOffer(uint64(fr.ev2-fr.ev1)) {
 			want = 1
-			// When no lock is held, by the frame between a1 and a2 or by
-			// the inner pairs, the first pair tried is one.
-			if !gr.locked || noLocks(gap) {
+			// When a state of the gap holds no lock, or the inner pairs
+			// hold none, every pair is compatible with the frame, so the
+			// first pair tried is one.
+			if !gr.locked || fr.zero {
 				c.f.Count++
 				continue
 			}
 		}
-		s.setGap(gap)
-		m0 := lo + sortSearch(hi-lo, func(m int) bool { return gr.pairs[lo+m].firstEv > a1.ev })
+		if !fr.zero {
+			s.setGap(g2, fr.st1, fr.st2)
+		}
+		m0 := lo + sortSearch(hi-lo, func(m int) bool { return gr.pairs[lo+m].firstEv > fr.ev1 })
 		// The pairs are tried from m0 outwards, as nearest does, inline.
 		// Once one is compatible the frame counts, and the search goes on
 		// only while a pair left to try could still become a
@@ -535,7 +588,7 @@ func (s *patSearch) atomicSetMatch(og, gr *innerGroup) {
 		found := 0
 		l, r := m0-1, m0
 		for t := 0; t < maxNearest && (l >= lo || r < hi); t++ {
-			if found > 0 && want == 2 && !c.mayOffer(uint64(s.asvBound(gr, a1.ev, a2.ev, l, r, lo, hi))) {
+			if found > 0 && want == 2 && !c.mayOffer(uint64(s.asvBound(gr, fr.ev1, fr.ev2, l, r, lo, hi))) {
 				break
 			}
 			m := r
@@ -546,17 +599,17 @@ func (s *patSearch) atomicSetMatch(og, gr *innerGroup) {
 				r++
 			}
 			p := &gr.pairs[m]
-			if !s.compatGap(p.firstHist) || !s.compatGap(p.lastHist) {
+			if !fr.zero && (!s.compatGap(p.firstHist) || !s.compatGap(p.lastHist)) {
 				continue
 			}
 			if c == nil {
-				c = s.atomicSetCand(og, gr)
-				if !c.mayOffer(uint64(a2.ev - a1.ev)) {
+				c = s.atomicSetCand(&og.key, k)
+				if !c.mayOffer(uint64(fr.ev2 - fr.ev1)) {
 					want = 1
 				}
 			}
 			if want == 2 {
-				rep := [4]uint32{a1.ev, p.firstEv, p.lastEv, a2.ev}
+				rep := [4]uint32{fr.ev1, p.firstEv, p.lastEv, fr.ev2}
 				c.offer(rep[:])
 			}
 			found++
@@ -585,21 +638,10 @@ func (s *patSearch) asvBound(gr *innerGroup, e1, e2 uint32, l, r, lo, hi int) ui
 	return b
 }
 
-// noLocks reports whether every lock state of gap holds no lock.
-func noLocks(gap []HistoryID) bool {
-	for _, h := range gap {
-		if h != 0 {
-			return false
-		}
-	}
-	return true
-}
-
 // atomicSetCand returns the candidate of frames og interleaved by the
 // inner pairs of gr. The sites and operations of both come from the groups'
 // keys.
-func (s *patSearch) atomicSetCand(og, gr *innerGroup) *patCand {
-	ok, k := &og.key, &gr.key
+func (s *patSearch) atomicSetCand(ok, k *innerKey) *patCand {
 	// The inner instance's first access is its access to x when xFirst.
 	fs, fw, ls, lw := k.sx, k.wx, k.sy, k.wy
 	if !k.xFirst {
@@ -608,16 +650,47 @@ func (s *patSearch) atomicSetCand(og, gr *innerGroup) *patCand {
 	// Many pairs of groups share a site combination: a map keyed by the
 	// four sites and operations finds its candidate without building the
 	// string key.
+	// A direct-mapped table answers before the map: the search asks
+	// once per pair of groups, millions of times on a long trace, about
+	// few combinations.
 	ak := asvCandKey{ok.sx, fs, ls, ok.sy, ok.wx, fw, lw, ok.wy}
-	if c := s.asvCands[ak]; c != nil {
-		return c
+	h := (uint64(ak.s1)<<32 | uint64(ak.s4)) * 0x9E3779B97F4A7C15
+	h ^= (uint64(ak.s2)<<32 | uint64(ak.s3)) * 0xC2B2AE3D27D4EB4F
+	if ak.w1 {
+		h ^= 1 << 60
 	}
-	c := s.atomicSetCandSlow(og, gr, fs, fw, ls, lw)
-	if s.asvCands == nil {
-		s.asvCands = make(map[asvCandKey]*patCand)
+	if ak.w2 {
+		h ^= 1 << 61
 	}
-	s.asvCands[ak] = c
+	if ak.w3 {
+		h ^= 1 << 62
+	}
+	if ak.w4 {
+		h ^= 1 << 63
+	}
+	e := &s.asvFast[(h*0x9E3779B97F4A7C15)>>(64-asvFastBits)]
+	if e.c != nil && e.k == ak {
+		return e.c
+	}
+	c := s.asvCands[ak]
+	if c == nil {
+		c = s.atomicSetCandSlow(ok, k, fs, fw, ls, lw)
+		if s.asvCands == nil {
+			s.asvCands = make(map[asvCandKey]*patCand)
+		}
+		s.asvCands[ak] = c
+	}
+	*e = asvFastEntry{ak, c}
 	return c
+}
+
+// asvFastBits sizes atomicSetCand's direct-mapped table: 256 entries.
+const asvFastBits = 8
+
+// asvFastEntry is one entry of that table; c is nil in an empty one.
+type asvFastEntry struct {
+	k asvCandKey
+	c *patCand
 }
 
 // asvCandKey is the site combination of an atomic-set candidate: the
@@ -627,8 +700,7 @@ type asvCandKey struct {
 	w1, w2, w3, w4 bool
 }
 
-func (s *patSearch) atomicSetCandSlow(og, gr *innerGroup, fs trace.SiteID, fw bool, ls trace.SiteID, lw bool) *patCand {
-	ok, k := &og.key, &gr.key
+func (s *patSearch) atomicSetCandSlow(ok, k *innerKey, fs trace.SiteID, fw bool, ls trace.SiteID, lw bool) *patCand {
 	s.key = append(s.key[:0], 'a')
 	for _, x := range [4]struct {
 		site  trace.SiteID
@@ -644,10 +716,17 @@ func (s *patSearch) atomicSetCandSlow(og, gr *innerGroup, fs trace.SiteID, fw bo
 	})
 }
 
-// setGap makes gap the lock states compatGap checks against. Consecutive
-// frames of a group usually pass through the same lock states, so the
-// answers compatGap remembers are kept while the states stay the same.
-func (s *patSearch) setGap(gap []HistoryID) {
+// setGap makes the gap of goroutine g from its lock state st1 to st2
+// (glog[g][st1 : st2+1]) the lock states compatGap checks against.
+// Consecutive frames of a group usually pass through the same lock
+// states, so the answers compatGap remembers are kept while the states
+// stay the same.
+func (s *patSearch) setGap(g, st1, st2 uint32) {
+	if s.gapGen != 0 && g == s.gapG && st1 == s.gapSt1 && st2 == s.gapSt2 {
+		return
+	}
+	s.gapG, s.gapSt1, s.gapSt2 = g, st1, st2
+	gap := s.ix.glog[g][st1 : st2+1]
 	if s.gapGen != 0 && slices.Equal(gap, s.gap) {
 		return
 	}
