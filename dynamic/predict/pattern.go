@@ -431,9 +431,10 @@ type accKey struct {
 type accGroup struct {
 	key  accKey
 	accs []uint32
-	ep   []uint32 // epochs of the accesses
-	snap []uint32 // clock snapshots of the accesses
-	ev   []uint32 // event indices of the accesses
+	ep   []uint32    // epochs of the accesses
+	snap []uint32    // clock snapshots of the accesses
+	ev   []uint32    // event indices of the accesses
+	hist []HistoryID // lock states of the accesses
 }
 
 // patCand is a predicted finding with the events that realise it, best
@@ -493,6 +494,8 @@ type patSearch struct {
 	compatShift uint          // 64 minus the bits of compatFast's index
 	// Scratch for byInstance, indexed by instance.
 	instCount, instSlot []int32
+	// The variable being searched (groupVar).
+	vs varScratch
 	// The lock states of the atomic-set frame being matched, and what
 	// compatGap has answered for them.
 	// asvCands finds the atomic-set candidates of cands by their sites
@@ -561,14 +564,16 @@ func newSearch(ix *patIndex) *patSearch {
 func (s *patSearch) run() []*patCand {
 	const chunk = 64 // frame groups per atomic-set task
 	ix := s.ix
-	ix.computeMasks()
 	perVar := make([][]*patCand, len(ix.vars))
+	// The atomic-set index, the longest of the search's preparations,
+	// starts first; it does not read the lock masks.
 	var asv *asvIndex
 	asvReady := make(chan struct{})
 	go func() {
 		asv = ix.asvIndex()
 		close(asvReady)
 	}()
+	ix.computeMasks()
 	var perChunk [][]*patCand
 	var chunksOnce sync.Once
 	var nextVar, nextChunk atomic.Int64
@@ -578,16 +583,12 @@ func (s *patSearch) run() []*patCand {
 		go func() {
 			defer wg.Done()
 			w := newSearch(ix)
-			slot := make([]int32, len(ix.keys))
-			for i := range slot {
-				slot[i] = -1
-			}
 			for {
 				v := int(nextVar.Add(1) - 1)
 				if v >= len(ix.vars) {
 					break
 				}
-				groups := ix.groupAccesses(ix.byVar[v], slot)
+				groups := w.groupVar(ix.byVar[v])
 				w.races(v, groups)
 				w.triplets(v, groups, w.slots(ix.byVar[v]))
 				perVar[v] = w.take()
@@ -636,19 +637,74 @@ func (s *patSearch) merge(c *patCand) {
 	}
 }
 
-// groupAccesses groups one variable's accesses by accKey, keeping the
-// groups in order of first appearance. slot is scratch indexed by key id,
-// all -1 on entry and on return. The groups' arrays are cut from one
-// allocation per field, sized by a counting pass.
-func (ix *patIndex) groupAccesses(accs []uint32, slot []int32) []accGroup {
+// varScratch is a search worker's memory for the variable it searches,
+// reused from one variable to the next: per position in the variable's
+// list of accesses, and the arrays its groups are cut from.
+type varScratch struct {
+	slot  []int32     // per accKey id, its group's number, -1 if none (between variables, all -1)
+	which []int32     // per position, its group's number
+	key   []uint32    // per position, its accKey id
+	inst  []uint32    // per position, its region instance
+	tmp   []uint32    // per position, its epoch, clock snapshot and event
+	hist  []HistoryID // per position, its lock state
+	count []int       // per group, its size
+	keyOf []uint32    // per group, its accKey id
+	flat  []uint32    // the groups' accs, ep, snap and ev
+	hflat []HistoryID // the groups' hist
+	// byInstance's per-instance lists.
+	order []uint32
+	iflat []uint32
+	iout  [][]uint32
+	// slots' groups, their placements as found (each with its group's
+	// number), and the array the groups' entries are cut from.
+	slotOf  map[uint64]int32
+	sgs     []slotGroup
+	placed  []placedEntry
+	entries []slotEntry
+}
+
+// placedEntry is a slot entry with the number of its group, as slots
+// finds them.
+type placedEntry struct {
+	sg int32
+	en slotEntry
+}
+
+// resize returns b with length n, reusing its array when it is large
+// enough; the elements are not cleared.
+func resize[T any](b []T, n int) []T {
+	if cap(b) < n {
+		return make([]T, n, n+n/4)
+	}
+	return b[:n]
+}
+
+// groupVar groups one variable's accesses (accs, indices into the index
+// in trace order) by accKey, keeping the groups in order of first
+// appearance, and notes each access's key and region instance by its
+// position in accs, for slots. It reads each access from the index once
+// (a cache miss each on a long trace) and copies what the groups, slots
+// and sweeps need into the worker's scratch, so that they read
+// consecutive memory. The groups' arrays are cut from one array per field
+// type, sized by a counting pass; they last until the next variable.
+func (s *patSearch) groupVar(accs []uint32) []accGroup {
+	ix := s.ix
+	vs := &s.vs
+	if len(vs.slot) < len(ix.keys) {
+		vs.slot = make([]int32, len(ix.keys))
+		for i := range vs.slot {
+			vs.slot[i] = -1
+		}
+	}
+	n := len(accs)
+	slot := vs.slot
+	which := resize(vs.which, n)
+	key := resize(vs.key, n)
+	inst := resize(vs.inst, n)
+	tmp := resize(vs.tmp, 3*n)
+	hist := resize(vs.hist, n)
+	count, keyOf := vs.count[:0], vs.keyOf[:0]
 	var groups []accGroup
-	var count []int
-	var keyOf []uint32 // per group, its key's id
-	// One pass reads the accesses, which are spread over the index (a
-	// cache miss each on a long trace), and keeps what the groups need in
-	// order; the others read that.
-	which := make([]int32, len(accs))
-	tmp := make([]uint32, 3*len(accs))
 	for i, ai := range accs {
 		a := &ix.acc[ai]
 		k := a.key
@@ -660,10 +716,12 @@ func (ix *patIndex) groupAccesses(accs []uint32, slot []int32) []accGroup {
 		}
 		which[i] = slot[k]
 		count[slot[k]]++
+		key[i], inst[i], hist[i] = k, a.inst, a.hist
 		tmp[3*i], tmp[3*i+1], tmp[3*i+2] = a.ep, a.snap, a.ev
 	}
-	flat := make([]uint32, 4*len(accs))
-	off := 0
+	flat := resize(vs.flat, 4*n)
+	hflat := resize(vs.hflat, n)
+	off, hoff := 0, 0
 	for i := range groups {
 		n := count[i]
 		gr := &groups[i]
@@ -671,7 +729,9 @@ func (ix *patIndex) groupAccesses(accs []uint32, slot []int32) []accGroup {
 		gr.ep = flat[off+n : off+n : off+2*n]
 		gr.snap = flat[off+2*n : off+2*n : off+3*n]
 		gr.ev = flat[off+3*n : off+3*n : off+4*n]
+		gr.hist = hflat[hoff : hoff : hoff+n]
 		off += 4 * n
+		hoff += n
 	}
 	for i, ai := range accs {
 		gr := &groups[which[i]]
@@ -679,10 +739,13 @@ func (ix *patIndex) groupAccesses(accs []uint32, slot []int32) []accGroup {
 		gr.ep = append(gr.ep, tmp[3*i])
 		gr.snap = append(gr.snap, tmp[3*i+1])
 		gr.ev = append(gr.ev, tmp[3*i+2])
+		gr.hist = append(gr.hist, hist[i])
 	}
 	for _, k := range keyOf {
 		slot[k] = -1
 	}
+	vs.which, vs.key, vs.inst, vs.tmp, vs.hist = which, key, inst, tmp, hist
+	vs.count, vs.keyOf, vs.flat, vs.hflat = count, keyOf, flat, hflat
 	return groups
 }
 
@@ -720,40 +783,40 @@ func (s *patSearch) racePairs(v int, g1, g2 *accGroup) {
 	lo, hi := 0, 0
 	var c *patCand
 	ga, gb := g1.key.g, g2.key.g
-	for _, bi := range g2.accs {
+	for j := range g2.accs {
 		if c != nil && c.f.Count >= maxInstances && len(c.reps) == maxReps {
 			return
 		}
-		b := &ix.acc[bi]
+		bEp, bEv, bHist := g2.ep[j], g2.ev[j], g2.hist[j]
 		// a happens before b when a's epoch is within b's clock.
-		cb := ix.clk(b.snap, ga)
+		cb := ix.clk(g2.snap[j], ga)
 		for lo < len(g1.accs) && g1.ep[lo] <= cb {
 			lo++
 		}
 		if hi < lo {
 			hi = lo
 		}
-		for hi < len(g1.accs) && b.ep > ix.clk(g1.snap[hi], gb) {
+		for hi < len(g1.accs) && bEp > ix.clk(g1.snap[hi], gb) {
 			hi++
 		}
 		if lo >= hi {
 			continue
 		}
-		k := lo + sortSearch(hi-lo, func(k int) bool { return g1.ev[lo+k] > b.ev })
+		k := lo + sortSearch(hi-lo, func(k int) bool { return g1.ev[lo+k] > bEv })
 		found := 0
 		nearest(lo, hi, k, func(m int) bool {
-			a := &ix.acc[g1.accs[m]]
-			if !s.compat(a.hist, b.hist) {
+			if !s.compat(g1.hist[m], bHist) {
 				return false
 			}
-			first, second := a, b
-			if first.ev > second.ev {
-				first, second = second, first
+			first, second := &g1.key, &g2.key
+			e1, e2 := g1.ev[m], bEv
+			if e1 > e2 {
+				first, second, e1, e2 = second, first, e2, e1
 			}
 			if c == nil {
 				c = s.raceCand(first, second)
 			}
-			c.offer([]uint32{first.ev, second.ev})
+			c.offer([]uint32{e1, e2})
 			found++
 			return found == 2
 		})
@@ -786,11 +849,12 @@ func nearest(lo, hi, k int, try func(int) bool) {
 	}
 }
 
-func (s *patSearch) raceCand(first, second *patAccess) *patCand {
-	ix := s.ix
+// raceCand returns the candidate of a race between accesses of the keys
+// first and second, in that trace order.
+func (s *patSearch) raceCand(first, second *accKey) *patCand {
 	s.key = s.key[:0]
 	s.key = append(s.key, 'r')
-	s1, s2 := ix.site(first), ix.site(second)
+	s1, s2 := first.site, second.site
 	w1, w2 := first.write, second.write
 	if s1 > s2 || s1 == s2 && w1 && !w2 {
 		s1, s2, w1, w2 = s2, s1, w2, w1
@@ -864,26 +928,24 @@ type slotEntry struct {
 type slotGroup struct {
 	key     slotKey
 	entries []slotEntry // in program order
+	n       int         // the number of entries, while slots counts them
 }
 
-// byInstance splits one variable's accesses in region instances into one
-// list per instance, in order of the instances' first accesses, without a
-// map: two passes over per-instance counters.
-func (s *patSearch) byInstance(accs []uint32) [][]uint32 {
+// byInstance splits the accesses of the variable groupVar last grouped
+// that are in region instances into one list per instance, in order of the
+// instances' first accesses, each access by its position; without a map:
+// two passes over per-instance counters.
+func (s *patSearch) byInstance() [][]uint32 {
 	ix := s.ix
+	vs := &s.vs
 	if cap(s.instCount) < int(ix.numInst)+1 {
 		s.instCount = make([]int32, ix.numInst+1)
 		s.instSlot = make([]int32, ix.numInst+1)
 	}
 	count, slot := s.instCount[:ix.numInst+1], s.instSlot[:ix.numInst+1]
-	var order []uint32
+	order := vs.order[:0]
 	total := 0
-	// The instances of the accesses, read once from the index, where
-	// each is a cache miss on a long trace.
-	insts := make([]uint32, len(accs))
-	for i, ai := range accs {
-		in := ix.acc[ai].inst
-		insts[i] = in
+	for _, in := range vs.inst {
 		if in == 0 {
 			continue
 		}
@@ -893,46 +955,54 @@ func (s *patSearch) byInstance(accs []uint32) [][]uint32 {
 		count[in]++
 		total++
 	}
-	flat := make([]uint32, total)
-	out := make([][]uint32, len(order))
+	flat := resize(vs.iflat, total)
+	out := resize(vs.iout, len(order))
 	off := int32(0)
 	for k, in := range order {
 		slot[in] = int32(k)
 		out[k] = flat[off : off : off+count[in]]
 		off += count[in]
 	}
-	for i, ai := range accs {
-		if in := insts[i]; in != 0 {
-			out[slot[in]] = append(out[slot[in]], ai)
+	for i, in := range vs.inst {
+		if in != 0 {
+			out[slot[in]] = append(out[slot[in]], uint32(i))
 		}
 	}
 	for _, in := range order {
 		count[in] = 0
 	}
+	vs.order, vs.iflat, vs.iout = order, flat, out
 	return out
 }
 
-// slots groups the placements of one variable's region instances.
-func (s *patSearch) slots(accs []uint32) []*slotGroup {
+// slots groups the placements of the region instances of the variable
+// whose accesses, accs, groupVar last grouped. The groups and their
+// entries are laid out in the worker's scratch, and last until the next
+// variable.
+func (s *patSearch) slots(accs []uint32) []slotGroup {
 	ix := s.ix
+	vs := &s.vs
+	key := vs.key
 	// A slot's key is determined by the access keys of e1 and e2 (which
 	// hold its goroutine, sites and operations) and f's operation, which
 	// pack into one integer: hashing it is cheaper than hashing slotKey.
-	byKey := make(map[uint64]*slotGroup)
-	var out []*slotGroup
-	for _, l := range s.byInstance(accs) {
+	if vs.slotOf == nil {
+		vs.slotOf = make(map[uint64]int32)
+	}
+	clear(vs.slotOf)
+	sgs, placed := vs.sgs[:0], vs.placed[:0]
+	for _, l := range s.byInstance() {
 		for i := 0; i+1 < len(l); i++ {
-			ai := &ix.acc[l[i]]
 			for _, fw := range [2]bool{true, false} {
 				e1, e2 := -1, -1
 				for k := i; k >= 0; k-- {
-					if fw || ix.acc[l[k]].write {
+					if fw || ix.keys[key[l[k]]].write {
 						e1 = k
 						break
 					}
 				}
 				for k := i + 1; k < len(l); k++ {
-					if fw || ix.acc[l[k]].write {
+					if fw || ix.keys[key[l[k]]].write {
 						e2 = k
 						break
 					}
@@ -940,23 +1010,41 @@ func (s *patSearch) slots(accs []uint32) []*slotGroup {
 				if e1 < 0 || e2 < 0 {
 					continue
 				}
-				a1, a2 := &ix.acc[l[e1]], &ix.acc[l[e2]]
-				pk := uint64(a1.key)<<33 | uint64(a2.key)<<1
+				k1, k2 := key[l[e1]], key[l[e2]]
+				pk := uint64(k1)<<33 | uint64(k2)<<1
 				if fw {
 					pk |= 1
 				}
-				sg, ok := byKey[pk]
+				sg, ok := vs.slotOf[pk]
 				if !ok {
-					sg = &slotGroup{key: slotKey{g: ai.g, s1: ix.site(a1), s2: ix.site(a2),
-						w1: a1.write, w2: a2.write, fWrite: fw}}
-					byKey[pk] = sg
-					out = append(out, sg)
+					sg = int32(len(sgs))
+					vs.slotOf[pk] = sg
+					a1, a2 := &ix.keys[k1], &ix.keys[k2]
+					sgs = append(sgs, slotGroup{key: slotKey{g: ix.keys[key[l[i]]].g, s1: a1.site, s2: a2.site,
+						w1: a1.write, w2: a2.write, fWrite: fw}})
 				}
-				sg.entries = append(sg.entries, slotEntry{l[i], l[i+1], l[e1], l[e2]})
+				placed = append(placed, placedEntry{sg, slotEntry{accs[l[i]], accs[l[i+1]], accs[l[e1]], accs[l[e2]]}})
 			}
 		}
 	}
-	return out
+	// Lay the groups' entries out in one array, each group's in the
+	// order found, which is program order.
+	for _, p := range placed {
+		sgs[p.sg].n++
+	}
+	entries := resize(vs.entries, len(placed))
+	off := 0
+	for i := range sgs {
+		n := sgs[i].n
+		sgs[i].entries = entries[off : off : off+n]
+		off += n
+	}
+	for _, p := range placed {
+		sg := &sgs[p.sg]
+		sg.entries = append(sg.entries, p.en)
+	}
+	vs.sgs, vs.placed, vs.entries = sgs, placed, entries
+	return sgs
 }
 
 // maxInstances caps the instances counted per pair of groups: past it,
@@ -969,8 +1057,9 @@ const maxInstances = 1000
 // e1, e2 of one region instance and an access f of another goroutine that
 // can run between them (section 3, "Atomicity violation"; the mutation
 // condition of Algorithm 2, with lock states in place of locksets).
-func (s *patSearch) triplets(v int, groups []accGroup, slots []*slotGroup) {
-	for _, sg := range slots {
+func (s *patSearch) triplets(v int, groups []accGroup, slots []slotGroup) {
+	for i := range slots {
+		sg := &slots[i]
 		for gi := range groups {
 			fg := &groups[gi]
 			if fg.key.g == sg.key.g || fg.key.write != sg.key.fWrite {
@@ -1010,8 +1099,7 @@ func (s *patSearch) tripletPairs(sg *slotGroup, fg *accGroup) {
 		k := lo + sortSearch(hi-lo, func(k int) bool { return fg.ev[lo+k] > ai.ev })
 		found := 0
 		nearest(lo, hi, k, func(m int) bool {
-			f := &ix.acc[fg.accs[m]]
-			if !s.compatibleAny(gap, f.hist) {
+			if !s.compatibleAny(gap, fg.hist[m]) {
 				return false
 			}
 			if c == nil {
@@ -1029,7 +1117,7 @@ func (s *patSearch) tripletPairs(sg *slotGroup, fg *accGroup) {
 						Pattern: opLetter(key.w1) + "-" + opLetter(fg.key.write) + "-" + opLetter(key.w2)}
 				})
 			}
-			c.offer([]uint32{ix.acc[en.e1].ev, f.ev, ix.acc[en.e2].ev})
+			c.offer([]uint32{ix.acc[en.e1].ev, fg.ev[m], ix.acc[en.e2].ev})
 			found++
 			return found == 2
 		})
