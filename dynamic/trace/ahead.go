@@ -39,6 +39,12 @@ type sentObj struct {
 	ok bool
 }
 
+// eventInto is implemented by the readers that can store the next event
+// in place (Next's result, or its error).
+type eventInto interface {
+	nextInto(e *Event) error
+}
+
 // errAheadClosed is what Next returns after Close.
 var errAheadClosed = errors.New("trace: read after Close")
 
@@ -122,6 +128,14 @@ func (a *AheadReader) read(r Reader, v *Validator) {
 	var lastObj ObjID
 	haveLast := false
 	made := 0
+	// A reader that can parse into the batch's array does, rather than
+	// return each event to be copied there.
+	var into eventInto
+	if f, ok := r.(*File); ok {
+		into, _ = f.Reader.(eventInto)
+	} else {
+		into, _ = r.(eventInto)
+	}
 	for {
 		var b *batch
 		select {
@@ -142,11 +156,20 @@ func (a *AheadReader) read(r Reader, v *Validator) {
 		}
 		b.events, b.sites, b.objs, b.err = b.events[:0], b.sites[:0], b.objs[:0], nil
 		for len(b.events) < aheadBatch {
-			e, err := r.Next()
+			n := len(b.events)
+			b.events = b.events[:n+1]
+			e := &b.events[n]
+			var err error
+			if into != nil {
+				err = into.nextInto(e)
+			} else {
+				*e, err = r.Next()
+			}
 			if err == nil && v != nil {
-				err = v.Step(e)
+				err = v.Step(*e)
 			}
 			if err != nil {
+				b.events = b.events[:n]
 				b.err = err
 				break
 			}
@@ -173,7 +196,6 @@ func (a *AheadReader) read(r Reader, v *Validator) {
 				}
 				lastObj, haveLast = e.Obj, true
 			}
-			b.events = append(b.events, e)
 		}
 		if a.prog != nil {
 			b.read, _ = a.prog()

@@ -120,13 +120,23 @@ func (r *STDReader) errorf(format string, args ...any) error {
 
 // Next returns the next event, or io.EOF after the last one.
 func (r *STDReader) Next() (Event, error) {
+	var e Event
+	err := r.nextInto(&e)
+	return e, err
+}
+
+// nextInto is Next storing the event in *e, which it overwrites whole:
+// ReadAhead parses into its batch's array directly, instead of copying
+// every event out of Next and into the array.
+func (r *STDReader) nextInto(e *Event) error {
 	if len(r.pending) > 0 {
-		e := r.pending[0]
+		*e = r.pending[0]
 		r.pending = r.pending[1:]
-		return e, nil
+		return nil
 	}
 	if r.err != nil {
-		return Event{}, r.err
+		*e = Event{}
+		return r.err
 	}
 	for {
 		line, err := r.br.ReadSlice('\n')
@@ -137,17 +147,20 @@ func (r *STDReader) Next() (Event, error) {
 				r.long = append(r.long, line...)
 				if len(r.long) > maxLine {
 					r.line++
-					return Event{}, r.errorf("line longer than %d bytes", maxLine)
+					*e = Event{}
+					return r.errorf("line longer than %d bytes", maxLine)
 				}
 			}
 			line = r.long
 		}
 		if err != nil && err != io.EOF {
 			r.err = err
-			return Event{}, err
+			*e = Event{}
+			return err
 		}
 		if len(line) == 0 {
-			return Event{}, io.EOF
+			*e = Event{}
+			return io.EOF
 		}
 		r.line++
 		if n := len(line); line[n-1] == '\n' {
@@ -162,12 +175,11 @@ func (r *STDReader) Next() (Event, error) {
 		if len(line) == 0 || line[0] == '#' {
 			continue
 		}
-		if !r.slowOnly {
-			if e, ok := r.fastParse(line); ok {
-				return e, nil
-			}
+		if !r.slowOnly && r.fastParse(line, e) {
+			return nil
 		}
-		return r.parse(line)
+		*e, err = r.parse(line)
+		return err
 	}
 }
 
@@ -291,11 +303,11 @@ func (r *STDReader) parse(line []byte) (Event, error) {
 // for w, acq(L<n>), rel(L<n>) and fork(T<n>), in one pass over the line.
 // It reports false for any other line, which parse then handles; for the
 // lines it accepts, parse gives the same event (FuzzSTD checks that).
-func (r *STDReader) fastParse(line []byte) (Event, bool) {
-	var e Event
+func (r *STDReader) fastParse(line []byte, e *Event) bool {
+	*e = Event{}
 	n := len(line)
 	if n < 9 || line[0] != 'T' {
-		return e, false
+		return false
 	}
 	// The thread: at most 9 digits, so below stdFreshGo.
 	i := 1
@@ -304,11 +316,11 @@ func (r *STDReader) fastParse(line []byte) (Event, bool) {
 		g = g*10 + uint64(line[i]-'0')
 	}
 	if i == 1 || i >= n || line[i] != '|' {
-		return e, false
+		return false
 	}
 	i++
 	if i+1 >= n {
-		return e, false
+		return false
 	}
 	var prefix byte
 	switch {
@@ -323,10 +335,10 @@ func (r *STDReader) fastParse(line []byte) (Event, bool) {
 	case i+5 <= n && string(line[i:i+5]) == "fork(":
 		e.Kind, prefix, i = KindFork, 'T', i+5
 	default:
-		return e, false
+		return false
 	}
 	if i >= n || line[i] != prefix {
-		return e, false
+		return false
 	}
 	name := i
 	i++
@@ -338,7 +350,7 @@ func (r *STDReader) fastParse(line []byte) (Event, bool) {
 		id = id*10 + uint64(line[i]-'0')
 	}
 	if i == start || i+1 >= n || line[i] != ')' || line[i+1] != '|' {
-		return e, false
+		return false
 	}
 	operand := line[name:i]
 	i += 2
@@ -348,7 +360,7 @@ func (r *STDReader) fastParse(line []byte) (Event, bool) {
 		loc = loc*10 + uint64(line[i]-'0')
 	}
 	if i == start || i != n || loc > 1<<32-1 {
-		return e, false
+		return false
 	}
 	e.G, e.Site = GoID(g), SiteID(loc)
 	switch prefix {
@@ -374,7 +386,7 @@ func (r *STDReader) fastParse(line []byte) (Event, bool) {
 	}
 	e.Seq = r.seq
 	r.seq++
-	return e, true
+	return true
 }
 
 // openRegions returns the stack of g's open transactions.
