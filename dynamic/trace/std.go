@@ -153,7 +153,7 @@ func (r *STDReader) nextInto(e *Event) error {
 			}
 			line = r.long
 		}
-		if err != nil && err != io.EOF {
+		if err != nil && !errors.Is(err, io.EOF) {
 			r.err = err
 			*e = Event{}
 			return err
