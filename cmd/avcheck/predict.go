@@ -8,6 +8,7 @@ import (
 	"os"
 	"runtime/debug"
 	"runtime/metrics"
+	"sync"
 	"time"
 
 	"github.com/avcheck/avcheck/dynamic/predict"
@@ -136,7 +137,18 @@ func predictMain(args []string, stdout, stderr io.Writer) int {
 	case "predict":
 		// The search's index is built while the file is read.
 		var pre *predict.Prepass
-		if t, pre, err = readTrace(path, f); err != nil {
+		// Nearly everything reading allocates stays live (the events, the
+		// index), so a collection while the trace is read frees little
+		// (about 9 bytes per event on the 10M-event trace) and costs
+		// much: it marks the growing heap again at every doubling, while
+		// the three goroutines that read already keep two cores busy.
+		// The collector is off until the trace is read (about 0.8 CPU
+		// seconds and 0.4 s of wall time less on that trace, 5% more
+		// peak RSS).
+		restoreGC := collectorOff()
+		t, pre, err = readTrace(path, f)
+		restoreGC()
+		if err != nil {
 			fmt.Fprintln(stderr, err)
 			return exitError
 		}
@@ -266,10 +278,53 @@ func limitHeapGrowth() (restore func()) {
 	}
 	inUse := int64(s[0].Value.Uint64() - s[1].Value.Uint64())
 	limit := inUse + max(inUse/4, 256<<20)
-	prev := debug.SetMemoryLimit(-1)
-	if limit >= prev {
-		return func() {}
+	gcSettings.Lock()
+	defer gcSettings.Unlock()
+	if gcSettings.limiting == 0 {
+		gcSettings.limit = debug.SetMemoryLimit(-1)
+		if limit >= gcSettings.limit {
+			return func() {}
+		}
+	} else if limit <= debug.SetMemoryLimit(-1) {
+		// A concurrent call (tests) set a higher limit already.
+		limit = debug.SetMemoryLimit(-1)
 	}
+	gcSettings.limiting++
 	debug.SetMemoryLimit(limit)
-	return func() { debug.SetMemoryLimit(prev) }
+	return func() {
+		gcSettings.Lock()
+		defer gcSettings.Unlock()
+		if gcSettings.limiting--; gcSettings.limiting == 0 {
+			debug.SetMemoryLimit(gcSettings.limit)
+		}
+	}
+}
+
+// collectorOff turns the garbage collector off until the function it
+// returns is called.
+func collectorOff() (restore func()) {
+	gcSettings.Lock()
+	defer gcSettings.Unlock()
+	if gcSettings.off == 0 {
+		gcSettings.percent = debug.SetGCPercent(-1)
+	}
+	gcSettings.off++
+	return func() {
+		gcSettings.Lock()
+		defer gcSettings.Unlock()
+		if gcSettings.off--; gcSettings.off == 0 {
+			debug.SetGCPercent(gcSettings.percent)
+		}
+	}
+}
+
+// gcSettings is what collectorOff and limitHeapGrowth changed of the
+// process's collector settings, which calls from concurrent tests share:
+// the first call saves the settings, the last one out restores them.
+var gcSettings struct {
+	sync.Mutex
+	off      int   // calls with the collector off
+	percent  int   // GOGC before the first of them
+	limiting int   // calls with a memory limit
+	limit    int64 // the limit before the first of them
 }

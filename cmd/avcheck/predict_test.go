@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -342,5 +344,33 @@ g1 finish region=1.1
 	// The transaction is named by its begin event, which has no site.
 	if !slices.Equal(lines, []int{0, 9, 4}) {
 		t.Errorf("access lines %v, want [0 9 4]", lines)
+	}
+}
+
+// TestPredictRestoresCollector runs predictions at once, as concurrent
+// tests may, and checks that the collector settings predictMain changes
+// while it runs (the collector off while reading, a memory limit after)
+// are the caller's again when they return, whatever their order.
+func TestPredictRestoresCollector(t *testing.T) {
+	const percent, limit = 77, 1 << 40
+	defer debug.SetGCPercent(debug.SetGCPercent(percent))
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(limit))
+	p := writeTemp(t, "trace.txt", serialCounter)
+	var wg sync.WaitGroup
+	codes := make([]int, 8)
+	for i := range codes {
+		wg.Go(func() { codes[i], _, _ = runPredictTest("-json", p) })
+	}
+	wg.Wait()
+	for i, code := range codes {
+		if code != exitFindings {
+			t.Errorf("prediction %d: exit %d, want %d", i, code, exitFindings)
+		}
+	}
+	if got := debug.SetGCPercent(percent); got != percent {
+		t.Errorf("GOGC is %d after the predictions, want %d", got, percent)
+	}
+	if got := debug.SetMemoryLimit(-1); got != limit {
+		t.Errorf("the memory limit is %d after the predictions, want %d", got, limit)
 	}
 }
