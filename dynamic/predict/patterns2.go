@@ -364,7 +364,7 @@ type asvFrame struct {
 	zero bool
 }
 
-// outerGroups indexes the tight pairs of the unit instances by outerKey,
+// outerGroups indexes the tight pairs of the unit instances by their key,
 // each group's frames in program order. A first pass finds each frame's
 // group and counts the groups' frames, a second lays them out in one
 // array, group after group, in the order the groups were made.
