@@ -430,7 +430,6 @@ type accKey struct {
 // memory rather than one cache line of the index per member.
 type accGroup struct {
 	key  accKey
-	accs []uint32
 	ep   []uint32    // epochs of the accesses
 	snap []uint32    // clock snapshots of the accesses
 	ev   []uint32    // event indices of the accesses
@@ -649,7 +648,7 @@ type varScratch struct {
 	hist  []HistoryID // per position, its lock state
 	count []int       // per group, its size
 	keyOf []uint32    // per group, its accKey id
-	flat  []uint32    // the groups' accs, ep, snap and ev
+	flat  []uint32    // the groups' ep, snap and ev
 	hflat []HistoryID // the groups' hist
 	// byInstance's per-instance lists.
 	order []uint32
@@ -719,23 +718,21 @@ func (s *patSearch) groupVar(accs []uint32) []accGroup {
 		key[i], inst[i], hist[i] = k, a.inst, a.hist
 		tmp[3*i], tmp[3*i+1], tmp[3*i+2] = a.ep, a.snap, a.ev
 	}
-	flat := resize(vs.flat, 4*n)
+	flat := resize(vs.flat, 3*n)
 	hflat := resize(vs.hflat, n)
 	off, hoff := 0, 0
 	for i := range groups {
 		n := count[i]
 		gr := &groups[i]
-		gr.accs = flat[off : off : off+n]
-		gr.ep = flat[off+n : off+n : off+2*n]
-		gr.snap = flat[off+2*n : off+2*n : off+3*n]
-		gr.ev = flat[off+3*n : off+3*n : off+4*n]
+		gr.ep = flat[off : off : off+n]
+		gr.snap = flat[off+n : off+n : off+2*n]
+		gr.ev = flat[off+2*n : off+2*n : off+3*n]
 		gr.hist = hflat[hoff : hoff : hoff+n]
-		off += 4 * n
+		off += 3 * n
 		hoff += n
 	}
-	for i, ai := range accs {
+	for i := range accs {
 		gr := &groups[which[i]]
-		gr.accs = append(gr.accs, ai)
 		gr.ep = append(gr.ep, tmp[3*i])
 		gr.snap = append(gr.snap, tmp[3*i+1])
 		gr.ev = append(gr.ev, tmp[3*i+2])
@@ -783,20 +780,20 @@ func (s *patSearch) racePairs(v int, g1, g2 *accGroup) {
 	lo, hi := 0, 0
 	var c *patCand
 	ga, gb := g1.key.g, g2.key.g
-	for j := range g2.accs {
+	for j := range g2.ep {
 		if c != nil && c.f.Count >= maxInstances && len(c.reps) == maxReps {
 			return
 		}
 		bEp, bEv, bHist := g2.ep[j], g2.ev[j], g2.hist[j]
 		// a happens before b when a's epoch is within b's clock.
 		cb := ix.clk(g2.snap[j], ga)
-		for lo < len(g1.accs) && g1.ep[lo] <= cb {
+		for lo < len(g1.ep) && g1.ep[lo] <= cb {
 			lo++
 		}
 		if hi < lo {
 			hi = lo
 		}
-		for hi < len(g1.accs) && bEp > ix.clk(g1.snap[hi], gb) {
+		for hi < len(g1.ep) && bEp > ix.clk(g1.snap[hi], gb) {
 			hi++
 		}
 		if lo >= hi {
@@ -1078,7 +1075,7 @@ func (s *patSearch) triplets(v int, groups []accGroup, slots []slotGroup) {
 func (s *patSearch) tripletPairs(sg *slotGroup, fg *accGroup) {
 	ix := s.ix
 	var c *patCand
-	n := len(fg.accs)
+	n := len(fg.ep)
 	lo, hi := 0, 0
 	for _, en := range sg.entries {
 		if c != nil && c.f.Count >= maxInstances && len(c.reps) == maxReps {
