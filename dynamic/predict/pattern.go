@@ -495,14 +495,14 @@ type patSearch struct {
 	instCount, instSlot []int32
 	// The variable being searched (groupVar).
 	vs varScratch
-	// The lock states of the atomic-set frame being matched, and what
-	// compatGap has answered for them.
 	// asvCands finds the atomic-set candidates of cands by their sites
 	// (atomicSetCand).
 	asvCands map[asvCandKey]*patCand
 	asvFast  [1 << asvFastBits]asvFastEntry // in front of asvCands
-	gap      []HistoryID
-	gapGen   uint32 // generation of gap, 0 before the first
+	// The lock states of the atomic-set frame being matched (setGap), and
+	// what compatGap has answered for them.
+	gap    []HistoryID
+	gapGen uint32 // generation of gap, 0 before the first
 	// The goroutine and lock-state indices gap was last set from.
 	gapG, gapSt1, gapSt2 uint32
 	gapMemo              [gapMemoSize]gapAnswer
