@@ -292,9 +292,10 @@ func limitHeapGrowth() (restore func()) {
 		if limit >= gcSettings.limit {
 			return func() {}
 		}
-	} else if limit <= debug.SetMemoryLimit(-1) {
-		// A concurrent call (tests) set a higher limit already.
-		limit = debug.SetMemoryLimit(-1)
+	} else {
+		// A concurrent call (tests) may have set a higher limit already,
+		// but none above the limit before the first call.
+		limit = min(max(limit, debug.SetMemoryLimit(-1)), gcSettings.limit)
 	}
 	gcSettings.limiting++
 	debug.SetMemoryLimit(limit)

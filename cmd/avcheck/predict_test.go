@@ -374,3 +374,32 @@ func TestPredictRestoresCollector(t *testing.T) {
 		t.Errorf("the memory limit is %d after the predictions, want %d", got, limit)
 	}
 }
+
+// TestLimitHeapGrowthKeepsLowerLimit checks that a call of limitHeapGrowth
+// made while another one's limit is in force never raises the memory limit
+// above the one in force before the first call.
+func TestLimitHeapGrowthKeepsLowerLimit(t *testing.T) {
+	// As if a first call had saved a limit of 128 MB and set 64 MB: the
+	// second call's own limit, at least 256 MB above the memory in use,
+	// is higher than both, but must not go above 128 MB.
+	const before, first = 128 << 20, 64 << 20
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(first))
+	gcSettings.Lock()
+	limiting, limit := gcSettings.limiting, gcSettings.limit
+	gcSettings.limiting, gcSettings.limit = 1, before
+	gcSettings.Unlock()
+	defer func() {
+		gcSettings.Lock()
+		gcSettings.limiting, gcSettings.limit = limiting, limit
+		gcSettings.Unlock()
+	}()
+	restore := limitHeapGrowth()
+	got := debug.SetMemoryLimit(-1)
+	restore()
+	if got != before {
+		t.Errorf("the memory limit is %d during the second call, want %d", got, before)
+	}
+	if got := debug.SetMemoryLimit(-1); got != before {
+		t.Errorf("the memory limit is %d after the second call, want %d", got, before)
+	}
+}
