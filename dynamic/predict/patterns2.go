@@ -370,9 +370,8 @@ type asvFrame struct {
 // array, group after group, in the order the groups were made.
 func (ix *patIndex) outerGroups(units [][]uint32) []frameGroup {
 	byKey := newGroupMap(ix)
-	// The groups as made (only their number matters here) and their
-	// keys, their frame counts, and per frame its group's number.
-	var made []*innerGroup
+	// The groups' keys and frame counts, and per frame its group's
+	// number (the map's groups carry only that number).
 	var keys []innerKey
 	var count []int32
 	var gid []int32
@@ -404,9 +403,8 @@ func (ix *patIndex) outerGroups(units [][]uint32) []frameGroup {
 		// and operations.
 		gr := byKey.get(a1, a2, true)
 		if gr == nil {
-			gr = &innerGroup{num: int32(len(made))}
+			gr = &innerGroup{num: int32(len(keys))}
 			byKey.put(a1, a2, true, gr)
-			made = append(made, gr)
 			keys = append(keys, innerKey{g: a1.g, x: a1.v, y: a2.v, sx: ix.site(a1), sy: ix.site(a2),
 				wx: a1.write, wy: a2.write, xFirst: true})
 			count = append(count, 0)
@@ -414,7 +412,7 @@ func (ix *patIndex) outerGroups(units [][]uint32) []frameGroup {
 		count[gr.num]++
 		gid = append(gid, gr.num)
 	})
-	out := make([]frameGroup, len(made))
+	out := make([]frameGroup, len(keys))
 	frames := make([]asvFrame, len(gid))
 	off := 0
 	for i := range out {
