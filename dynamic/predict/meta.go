@@ -346,11 +346,11 @@ const minCollect = 1 << 13
 // collect forgets the lock states that neither a goroutine nor any record
 // of the analysis holds (Locks.Collect). The records are the intervals of
 // open transactions, the lock states of the f groups and those of the
-// summaries; the f groups and summaries already drop the states that the
-// empty lock state makes useless, so what stays is bounded by what the
-// program's sites do, not by the length of the run. The next collection
-// runs when the table has doubled, so the cost is amortised over the new
-// states.
+// summaries; the f groups and summaries first drop the states that another
+// of theirs covers (prune), as they drop those the empty lock state makes
+// useless along the way, so what stays is bounded by what the program's
+// sites do, not by the length of the run. The next collection runs when
+// the table has doubled, so the cost is amortised over the new states.
 func (m *Meta) collect() {
 	covers := m.locks.Covers
 	for _, v := range m.vars {
