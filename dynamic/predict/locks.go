@@ -608,6 +608,11 @@ func findHold(s []LockHold, obj trace.ObjID) (LockMode, bool) {
 // state seen, less those Collect forgot.
 func (l *Locks) States() int { return len(l.histories) - len(l.freeIDs) }
 
+// idBound returns the bound of the lock state ids: every HistoryID is
+// below it, collected ones included, so that tables indexed by id can be
+// sized by it (States is smaller once Collect has freed ids).
+func (l *Locks) idBound() int { return len(l.histories) }
+
 // Collect forgets every lock state that no goroutine is in now and that
 // mark does not report, so that their ids can be reused. mark is called
 // once with a function that marks a state as live; the caller reports

@@ -141,8 +141,8 @@ func (ix *patIndex) mask(id LocksetID) lsBits {
 // computeMasks computes the bit sets of every lockset and lock state the
 // goroutines went through, before the search starts.
 func (ix *patIndex) computeMasks() {
-	ix.hBits = make([]histBits, ix.locks.States())
-	done := make([]bool, ix.locks.States())
+	ix.hBits = make([]histBits, ix.locks.idBound())
+	done := make([]bool, ix.locks.idBound())
 	for _, log := range ix.glog {
 		for _, h := range log {
 			if done[h] {
