@@ -4,6 +4,8 @@ import (
 	"go/ast"
 	"go/token"
 	"sort"
+
+	"github.com/avcheck/avcheck/internal/intent"
 )
 
 // regions infers the function's intended atomic regions: annotated ones,
@@ -14,7 +16,7 @@ func (fa *funcAnalysis) regions() []*Region {
 	out = append(out, fa.lockRegions()...)
 	out = append(out, fa.proximityRegions()...)
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Pos < out[j].Pos })
-	return out
+	return dropOverlapped(out)
 }
 
 // inside returns the accesses of the function within [pos, end).
@@ -42,14 +44,14 @@ func (fa *funcAnalysis) annotatedRegions() []*Region {
 	var out []*Region
 	if decl, ok := syntax.(*ast.FuncDecl); ok && fa.ps.ann.AtomicFuncs[decl] {
 		out = append(out, &Region{Kind: Annotated, Func: fa.fn, Pos: decl.Body.Lbrace, End: decl.Body.Rbrace,
-			Accesses: fa.inside(decl.Body.Lbrace, decl.Body.Rbrace)})
+			Accesses: fa.inside(decl.Body.Lbrace, decl.Body.Rbrace), Intent: Intent{Evidence: intent.Annotation}})
 	}
 	for b := range fa.ps.ann.AtomicBlocks {
 		if b.Pos() < syntax.Pos() || b.End() > syntax.End() || fa.inClosure(b.Pos()) {
 			continue
 		}
 		out = append(out, &Region{Kind: Annotated, Func: fa.fn, Pos: b.Lbrace, End: b.Rbrace,
-			Accesses: fa.inside(b.Lbrace, b.Rbrace)})
+			Accesses: fa.inside(b.Lbrace, b.Rbrace), Intent: Intent{Evidence: intent.Annotation}})
 	}
 	return out
 }
@@ -93,7 +95,8 @@ func (fa *funcAnalysis) lockRegions() []*Region {
 				end = s.End()
 			}
 		}
-		out = append(out, &Region{Kind: LockScope, Func: fa.fn, Pos: pos, End: end, Lock: &lock, Accesses: byCS[cs]})
+		out = append(out, &Region{Kind: LockScope, Func: fa.fn, Pos: pos, End: end, Lock: &lock, Accesses: byCS[cs],
+			Intent: Intent{Evidence: intent.CriticalSection}})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Pos < out[j].Pos })
 	return out
@@ -103,7 +106,9 @@ func (fa *funcAnalysis) lockRegions() []*Region {
 // proximity, following BEST section V (shared/seeds/002_42168b820bf119f6.txt):
 // consecutive accesses at most maxd lines apart, with no operation that
 // orders goroutines between them, trimmed so that the first and last are
-// to ordinary variables rather than synchronisation objects.
+// to ordinary variables rather than synchronisation objects. Such a group
+// is only a proposal: confirm keeps the stretches of it that evidence
+// says are meant to be one step (intent.go).
 func (fa *funcAnalysis) proximityRegions() []*Region {
 	fset := fa.ps.pass.Fset
 	line := func(p token.Pos) int { return fset.Position(p).Line }
@@ -122,8 +127,7 @@ func (fa *funcAnalysis) proximityRegions() []*Region {
 			group = group[:len(group)-1]
 		}
 		if len(group) >= 2 && group[0].Pos != group[len(group)-1].Pos {
-			out = append(out, &Region{Kind: Proximity, Func: fa.fn, Pos: group[0].Pos,
-				End: group[len(group)-1].Pos, Accesses: group})
+			out = append(out, fa.confirm(group)...)
 		}
 		group = nil
 	}

@@ -196,6 +196,9 @@ type Region struct {
 	Lock *Path
 	// Accesses are the accesses inside, in source order.
 	Accesses []*Access
+	// Intent is the evidence that the region is meant to be atomic
+	// (intent.go): a proximity region without any is only proposed.
+	Intent Intent
 }
 
 // SyncOp is an operation that creates happens-before between goroutines:

@@ -31,7 +31,11 @@ func dump(fset *token.FileSet, res *regions.Result) string {
 			b.WriteByte('\n')
 		}
 		for _, r := range f.Regions {
-			fmt.Fprintf(&b, "  region %s %d-%d:", r.Kind, line(r.Pos), line(r.End))
+			fmt.Fprintf(&b, "  region %s %d-%d (%s", r.Kind, line(r.Pos), line(r.End), r.Intent.Evidence)
+			if in := r.Intent; in.From != nil {
+				fmt.Fprintf(&b, " %d-%d", line(in.From.Pos), line(in.To.Pos))
+			}
+			b.WriteString("):")
 			for _, a := range r.Accesses {
 				fmt.Fprintf(&b, " %s@%d", a.Path, line(a.Pos))
 			}
@@ -58,32 +62,32 @@ func TestResult(t *testing.T) {
 const wantReg = `func Inc
   15 read c.n [c.mu#1]
   15 write c.n [c.mu#1]
-  region lock 13-16: c.n@15 c.n@15
+  region lock 13-16 (critical-section): c.n@15 c.n@15
 func Get
   22 read c.n [c.mu#1]
-  region lock 20-23: c.n@22
+  region lock 20-23 (critical-section): c.n@22
 func Set
   28 write c.n [c.mu#1]
-  region lock 27-29: c.n@28
+  region lock 27-29 (critical-section): c.n@28
 func Double
   34 read c.n via c.Get() [c.mu#1]
   35 write c.n via c.Set(v * 2) [c.mu#2]
-  region proximity 34-35: c.n@34 c.n@35
+  region proximity 34-35 (write-back 34-35): c.n@34 c.n@35
 func lock
-  region lock 39-39:
+  region lock 39-39 (critical-section):
 func unlock
 func Helpers
   45 read c.n [c.mu#1]
   45 write c.n [c.mu#1]
-  region lock 44-46: c.n@45 c.n@45
+  region lock 44-46 (critical-section): c.n@45 c.n@45
 func Nested
   58 read p.a [p.outer#1] [p.inner#2]
   60 write p.b [p.outer#1]
-  region lock 56-61: p.a@58 p.b@60
-  region proximity 58-60: p.a@58 p.b@60
+  region lock 56-61 (critical-section): p.a@58 p.b@60
+  region proximity 58-60 (write-back 58-60): p.a@58 p.b@60
 func Try
   67 write c.n [c.mu#1]
-  region lock 66-68: c.n@67
+  region lock 66-68 (critical-section): c.n@67
 func Split
   78 read total
   78 write total
@@ -92,23 +96,40 @@ func Split
   80 read c.ch
   81 read total
   81 write total
-  region proximity 78-79: total@78 total@78 count@79 count@79
+  region proximity 78-79 (none): total@78 total@78 count@79 count@79
 func Annotated
   86 read total
   86 write c.n
-  region annotated 85-87: c.n@86 total@86
-  region proximity 86-86: c.n@86 total@86
+  region annotated 85-87 (annotation): c.n@86 total@86
 func Block
   90 write total
   93 write c.n
   94 write count
-  region proximity 90-94: total@90 c.n@93 count@94
-  region annotated 92-95: c.n@93 count@94
+  region annotated 92-95 (annotation): c.n@93 count@94
 func Closure
 func Closure$1
   101 read c
   101 write c.n
 func initRLocked
   116 write c.keys [c.mu#1]
-  region lock 114-117: c.keys@116
+  region lock 114-117 (critical-section): c.keys@116
+func IncThenGet
+  124 read c.n via c.Inc() [c.mu#1]
+  124 write c.n via c.Inc() [c.mu#1]
+  125 read c.n via c.Get() [c.mu#2]
+  region proximity 124-125 (none): c.n@124 c.n@124 c.n@125
+func CheckThenSet
+  131 read c.n via c.Get() [c.mu#1]
+  132 write c.n via c.Set(1) [c.mu#2]
+  region proximity 131-132 (branch 131-132): c.n@131 c.n@132
+func Span
+  140 read p.a [p.outer#1]
+  143 read p.b [p.outer#2]
+  region lock 139-141 (critical-section): p.a@140
+  region proximity 140-143 (read-pair 140-143): p.a@140 p.b@143
+  region lock 142-144 (critical-section): p.b@143
+func Logged
+  150 read p.a
+  151 read p.b
+  region proximity 150-151 (none): p.a@150 p.b@151
 `

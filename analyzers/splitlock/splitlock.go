@@ -9,6 +9,7 @@ import (
 	"github.com/avcheck/avcheck/analyzers/regions"
 	"github.com/avcheck/avcheck/internal/analyzerdoc"
 	"github.com/avcheck/avcheck/internal/diag"
+	"github.com/avcheck/avcheck/internal/intent"
 	"golang.org/x/tools/go/analysis"
 )
 
@@ -60,10 +61,20 @@ func check(pass *analysis.Pass, ann *annotation.Set, f *regions.Func) {
 			if !ok {
 				continue
 			}
-			data, control := f.Feeds(r, w)
-			data = data && !w.Refreshed
-			if !data && !control {
+			// The shared rule of intent (regions.Func.Evidence): without
+			// evidence linking the read to the write, two critical
+			// sections are two steps, as c.Inc(); c.Get() is.
+			ev := f.Evidence(r, w)
+			if ev != intent.WriteBack && ev != intent.Branch {
 				continue
+			}
+			data := ev == intent.WriteBack && !w.Refreshed
+			if !data {
+				// A write that reads the state afresh loses no update;
+				// it is stale only if the read decided it.
+				if _, control := f.Feeds(r, w); !control {
+					continue
+				}
 			}
 			if lock == "" {
 				lock = l

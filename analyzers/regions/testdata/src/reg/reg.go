@@ -115,3 +115,39 @@ func (c *Config) initRLocked() { // want initRLocked:`summary\(write c.keys \[lo
 	defer c.mu.Unlock()
 	c.keys = nil
 }
+
+// IncThenGet calls two methods that each take their own lock: adjacent,
+// so proximity proposes a region, but nothing read flows anywhere, so
+// nothing confirms it.
+func IncThenGet(c *Counter) { // want IncThenGet:`summary\(read c.n \[lock c.mu\]; write c.n \[lock c.mu\]; takes c.mu\)`
+	for i := 0; i < 3; i++ {
+		c.Inc()
+		_ = c.Get()
+	}
+}
+
+// CheckThenSet: the value read decides whether the write runs.
+func CheckThenSet(c *Counter) { // want CheckThenSet:`summary\(read c.n \[lock c.mu\]; write c.n \[lock c.mu\]; takes c.mu\)`
+	if c.Get() == 0 {
+		c.Set(1)
+	}
+}
+
+// Span: the value read at the first line is used together with the one
+// read at the second.
+func (p *Pair) Span() int { // want Span:`summary\(read p.a \[lock p.outer\] ->result0; read p.b \[lock p.outer\] ->result0; takes p.outer\)`
+	p.outer.Lock()
+	lo := p.a
+	p.outer.Unlock()
+	p.outer.Lock()
+	hi := p.b
+	p.outer.Unlock()
+	return hi - lo
+}
+
+// Logged only passes the two values on to a call: no evidence.
+func (p *Pair) Logged(log func(...any)) { // want Logged:`summary\(read p.a; read p.b; calls param1\)`
+	lo := p.a
+	hi := p.b
+	log(lo, hi)
+}
