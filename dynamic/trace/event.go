@@ -3,6 +3,8 @@ package trace
 import (
 	"fmt"
 	"math"
+
+	"github.com/avcheck/avcheck/internal/intent"
 )
 
 // GoID identifies a goroutine. It is the runtime's goroutine id where the
@@ -49,7 +51,7 @@ const (
 	KindAtomicLoad         // sync/atomic load of Obj
 	KindAtomicStore        // sync/atomic store of Obj
 	KindAtomicRMW          // sync/atomic add, swap, CompareAndSwap, And or Or on Obj
-	KindRegionBegin        // entering Region; Inst is its dynamic instance
+	KindRegionBegin        // entering Region; Inst is its dynamic instance; Arg holds why it is meant to be atomic (Event.Intent)
 	KindRegionEnd          // leaving Region instance Inst
 	numKinds
 )
@@ -209,6 +211,28 @@ func (e *Event) SetRange(r Range) bool {
 	e.Flags |= HasRange
 	return true
 }
+
+// Intent returns why the region a KindRegionBegin event enters is meant
+// to be atomic, and the sites of the two accesses the evidence links (0
+// where it links none), which Arg packs: the evidence in its low 8 bits,
+// the first site in the next 24, the second in the 24 above them. An Arg
+// of 0 is intent.Unstated: a trace that does not say, whose regions are
+// taken as intended.
+func (e Event) Intent() (ev intent.Evidence, from, to SiteID) {
+	if e.Kind != KindRegionBegin {
+		return intent.Unstated, 0, 0
+	}
+	return intent.Evidence(e.Arg & 0xff), SiteID(e.Arg >> 8 & siteMask), SiteID(e.Arg >> 32 & siteMask)
+}
+
+// SetIntent records the intent of a KindRegionBegin event (see Intent).
+func (e *Event) SetIntent(ev intent.Evidence, from, to SiteID) {
+	e.Arg = uint64(ev) | uint64(from&siteMask)<<8 | uint64(to&siteMask)<<32
+}
+
+// siteMask is the part of a SiteID that an intent's Arg keeps: every
+// site id a trace can declare (at most 2^20-1) fits.
+const siteMask = 1<<24 - 1
 
 // Site is a source position of an event.
 type Site struct {

@@ -9,6 +9,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/avcheck/avcheck/internal/intent"
 )
 
 // textMagic starts the header line of the text format; the version
@@ -439,6 +441,30 @@ func (r *TextReader) parseEvent(first []byte, tl *tokens) (Event, error) {
 			if e.Arg, ok = parseInt(val); !ok {
 				return bad()
 			}
+			haveArg = true
+		case "intent":
+			if e.Kind != KindRegionBegin {
+				return e, r.errorf("intent= applies only to begin, not %s", e.Kind)
+			}
+			name, sites, _ := bytes.Cut(val, []byte(","))
+			ev, ok := intent.Parse(string(name))
+			if !ok {
+				return e, r.errorf("bad value in %q: want intent=KIND[,FROMSITE,TOSITE], KIND one of none, annotation, critical-section, write-back, branch, read-pair", tok)
+			}
+			var from, to uint64
+			if sites != nil {
+				f, t, ok := bytes.Cut(sites, []byte(","))
+				if !ok {
+					return bad()
+				}
+				var okf, okt bool
+				from, okf = parseUint(f)
+				to, okt = parseUint(t)
+				if !okf || !okt || from >= maxSiteID || to >= maxSiteID {
+					return bad()
+				}
+			}
+			e.SetIntent(ev, SiteID(from), SiteID(to))
 			haveArg = true
 		case "msg":
 			if e.Kind != KindSend && e.Kind != KindRecv {
@@ -901,6 +927,25 @@ func appendArg(b []byte, e Event) []byte {
 	case KindWGAdd:
 		b = append(b, " delta="...)
 		b = strconv.AppendInt(b, int64(e.Arg), 10)
+	case KindRegionBegin:
+		ev, from, to := e.Intent()
+		var back Event
+		back.SetIntent(ev, from, to)
+		switch {
+		case e.Arg == 0:
+		case back.Arg != e.Arg || !ev.Valid():
+			b = append(b, " arg="...)
+			b = strconv.AppendUint(b, e.Arg, 10)
+		default:
+			b = append(b, " intent="...)
+			b = append(b, ev.String()...)
+			if from != 0 || to != 0 {
+				b = append(b, ',')
+				b = strconv.AppendUint(b, uint64(from), 10)
+				b = append(b, ',')
+				b = strconv.AppendUint(b, uint64(to), 10)
+			}
+		}
 	case KindOnceDo:
 		if e.Arg <= 1 {
 			b = append(b, " ran="...)

@@ -7,6 +7,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/avcheck/avcheck/internal/intent"
 )
 
 // readText reads a text trace and renders it back with its tables, the
@@ -188,6 +190,66 @@ g1 rd 0x10 v=7 range=7..7
 	w := Event{Kind: KindWrite, G: 1, Flags: HasValue | ValueIsLen}
 	if err := Validate(&Trace{Events: []Event{w}}); err == nil || !strings.Contains(err.Error(), "a range or a length needs a read with a value") {
 		t.Errorf("validate a write with a length: %v", err)
+	}
+}
+
+// TestTextIntent checks that a region's intent survives the text and
+// native formats, written as intent=, that a trace without it reads as
+// intent.Unstated, and that the validator rejects an unknown kind.
+func TestTextIntent(t *testing.T) {
+	in := `avtrace 1
+site 1 c.go:20:7
+site 2 c.go:23:2
+g1 begin region=1.1 intent=write-back,1,2
+g1 rd 0x10 @1 region=1.1
+g1 wr 0x10 @2 region=1.1
+g1 finish region=1.1
+g1 begin region=2.1 intent=none
+g1 finish region=2.1
+g1 begin region=3.1 intent=critical-section
+g1 finish region=3.1
+g1 begin region=4.1
+g1 finish region=4.1
+`
+	tr, err := readText(t, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type got struct {
+		ev       intent.Evidence
+		from, to SiteID
+	}
+	want := map[RegionID]got{1: {intent.WriteBack, 1, 2}, 2: {intent.None, 0, 0}, 3: {intent.CriticalSection, 0, 0}, 4: {intent.Unstated, 0, 0}}
+	for _, e := range tr.Events {
+		if e.Kind != KindRegionBegin {
+			continue
+		}
+		ev, from, to := e.Intent()
+		if g := (got{ev, from, to}); g != want[e.Region] {
+			t.Errorf("region %d: intent %v, want %v", e.Region, g, want[e.Region])
+		}
+	}
+	if w := writeText(t, tr); w != in {
+		t.Errorf("written back:\n%s\nwant:\n%s", w, in)
+	}
+	back, err := ReadAll(NewBinaryReader(bytes.NewReader(encodeBinary(t, tr)), "t.avt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := writeText(t, back); w != in {
+		t.Errorf("native round trip:\n%s\nwant:\n%s", w, in)
+	}
+	if err := Validate(tr); err != nil {
+		t.Errorf("validate: %v", err)
+	}
+	for _, bad := range []string{"g1 begin region=1.1 intent=guess", "g1 begin region=1.1 intent=branch,1", "g1 rd 0x10 intent=none"} {
+		if _, err := readText(t, "avtrace 1\n"+bad+"\n"); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
+	}
+	odd := Event{Kind: KindRegionBegin, G: 1, Region: 1, Arg: 200}
+	if err := Validate(&Trace{Events: []Event{odd}}); err == nil || !strings.Contains(err.Error(), "not a kind of evidence") {
+		t.Errorf("validate an unknown intent: %v", err)
 	}
 }
 

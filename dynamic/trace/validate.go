@@ -338,6 +338,9 @@ func (v *Validator) Step(e Event) error {
 		if e.Region == 0 {
 			return v.fail(e, "region begin without a region id")
 		}
+		if ev, _, _ := e.Intent(); !ev.Valid() {
+			return v.fail(e, "region begin with intent %d, which is not a kind of evidence avcheck knows", uint8(ev))
+		}
 		g.regions = append(g.regions, regionInst{e.Region, e.Inst})
 	case KindRegionEnd:
 		r := regionInst{e.Region, e.Inst}
