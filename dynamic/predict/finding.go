@@ -3,7 +3,10 @@
 // another interleaving of it, exhibits.
 package predict
 
-import "github.com/avcheck/avcheck/dynamic/trace"
+import (
+	"github.com/avcheck/avcheck/dynamic/trace"
+	"github.com/avcheck/avcheck/internal/intent"
+)
 
 // Level says how much evidence stands behind a finding. Each stage of the
 // pipeline raises it; a higher level implies every lower one.
@@ -67,8 +70,20 @@ type Finding struct {
 	// schedule runs the trace's events with Seq below WitnessFrom as
 	// recorded, then Witness.
 	WitnessFrom uint64
+	// Intent is why the finding's region is meant to be atomic, as the
+	// trace states it; zero (intent.Unstated) for a race, and for a trace
+	// that does not say.
+	Intent Intent
 	// Dropped says why a finding is shown only on request (avcheck
 	// predict -all): the filter that removed it or why no witness could be
 	// built. It is empty for a reported finding.
 	Dropped string
+}
+
+// Intent is the evidence that a region is meant to be atomic, as its
+// begin event states it (trace.Event.Intent), with the sites of the two
+// accesses it links (0 where it links none).
+type Intent struct {
+	Evidence intent.Evidence
+	From, To trace.SiteID
 }

@@ -50,8 +50,11 @@ import (
 // outermost instance of a region. Traces mark regions in two ways, both
 // honoured: RegionBegin and RegionEnd events (nested; the outermost pair
 // delimits the transaction), and the Region and Inst fields of the events
-// inside (the outermost region instance an event belongs to; a change of
-// instance, or an event outside every region, ends the transaction).
+// inside (the region instance an event belongs to; a change of instance,
+// or an event outside every region, ends the transaction). Where the two
+// disagree, the fields decide: a recorded trace gives an event to its
+// outermost region with evidence of intent, which may be nested inside a
+// region proximity proposed without evidence.
 type txTracker struct {
 	depth  int
 	open   bool
@@ -67,32 +70,40 @@ func (t *txTracker) step(e *trace.Event) (ended, begun, in, last bool) {
 	same := t.open && e.Region != 0 && e.Region == t.region && e.Inst == t.inst
 	switch e.Kind {
 	case trace.KindRegionBegin:
-		if t.depth == 0 && !same {
+		t.depth++
+		if t.depth == 1 && !same {
 			ended = t.open
 			begun, t.open, t.region, t.inst = true, true, e.Region, e.Inst
 		}
-		t.depth++
 		return ended, begun, true, false
 	case trace.KindRegionEnd:
 		if t.depth > 0 {
 			t.depth--
-			if t.depth == 0 {
-				t.open = false
-				return false, false, true, true
-			}
-			return false, false, true, false
 		}
+		if same {
+			// The end of the transaction's own region instance.
+			t.open = false
+			return false, false, true, true
+		}
+		return false, false, t.open, false
 	}
 	switch {
-	case t.depth > 0 || same:
+	case same:
 		return false, false, true, false
-	case e.Region == 0:
-		ended, t.open = t.open, false
-		return ended, false, false, false
+	case e.Region != 0:
+		// The event says which region instance it belongs to, and that
+		// decides, whatever begun around it: the recorder gives an event
+		// to its outermost region with evidence of intent, which may be
+		// nested in a proposal without any.
+		ended = t.open
+		t.open, t.region, t.inst = true, e.Region, e.Inst
+		return ended, true, true, false
+	case t.depth > 0 && t.open:
+		// Inside a begin and end whose events carry no region.
+		return false, false, true, false
 	}
-	ended = t.open
-	t.open, t.region, t.inst = true, e.Region, e.Inst
-	return ended, true, true, false
+	ended, t.open = t.open, false
+	return ended, false, false, false
 }
 
 // ObservedOptions configures Observed.

@@ -82,7 +82,13 @@ type patIndex struct {
 	lsMask  []lsBits // per LocksetID, its locks as bit sets (computeMasks)
 	lockBit map[trace.ObjID]uint
 	hBits   []histBits // per HistoryID, its lockset and acquisition histories as bit sets (computeMasks)
+	// intents holds the intent of each region whose begin event states
+	// one (trace.Event.Intent); a region missing here is unstated.
+	intents map[trace.RegionID]Intent
 }
+
+// intentOf returns the intent of region r.
+func (ix *patIndex) intentOf(r trace.RegionID) Intent { return ix.intents[r] }
 
 // maxHistBits is the most locks a lock state may hold for histBits to
 // describe it; nesting deeper than that is rare, and compat takes the

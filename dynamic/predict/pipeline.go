@@ -136,7 +136,7 @@ func PredictIndexed(t *trace.Trace, p *Prepass, opts Options) *Result {
 					ps.stats, ps.errs = &PreciseStats{}, map[string]bool{}
 					outs[i].stats = ps.stats
 				}
-				outs[i].f, outs[i].keep = decideCandidate(t, m, pb, av, ps, &opts, cands[i])
+				outs[i].f, outs[i].keep = decideCandidate(t, m, pb, av, ps, &opts, ix, cands[i])
 			}
 		})
 	}
@@ -199,9 +199,21 @@ func addMeta(t *trace.Trace, cands []*patCand, meta []Finding) []*patCand {
 // decideCandidate runs AVFilter (for a triplet), the precise stage (ps, if
 // not nil) and the witness search on one candidate, and returns its
 // finding and whether it is reported.
-func decideCandidate(t *trace.Trace, m *syncMeta, pb *prefixState, av *avIndex, ps *preciseStage, opts *Options, c *patCand) (Finding, bool) {
+func decideCandidate(t *trace.Trace, m *syncMeta, pb *prefixState, av *avIndex, ps *preciseStage, opts *Options, ix *patIndex, c *patCand) (Finding, bool) {
 	f := c.f
 	reps := c.reps
+	if f.Kind == KindAtomicity || f.Kind == KindAtomicSet {
+		// A violation matters only if its region was meant to be atomic:
+		// one that proximity alone proposed stays predicted, whatever
+		// the later stages would show (the rule of intent,
+		// analyzers/regions/intent.go).
+		f.Intent = ix.intentOf(t.Events[reps[0][0]].Region)
+		if !f.Intent.Evidence.Confirms() {
+			f.Dropped = "its region has no evidence that it is meant to be atomic (proposed by code proximity only: no value read in it flows into a later access of it)"
+			setAccesses(t, &f, reps[0])
+			return f, opts.All
+		}
+	}
 	if f.Kind == KindAtomicity && !opts.NoFilter {
 		var kept [][]uint32
 		reason := ""

@@ -62,6 +62,18 @@ func (x *indexer) ensure(gi int, g trace.GoID) {
 	ix.gids[gi] = g
 }
 
+// noteIntent keeps the intent a region's begin event states; a region's
+// instances all state the same.
+func (x *indexer) noteIntent(e *trace.Event) {
+	if x.ix.intents == nil {
+		x.ix.intents = make(map[trace.RegionID]Intent)
+	}
+	if _, ok := x.ix.intents[e.Region]; !ok {
+		ev, from, to := e.Intent()
+		x.ix.intents[e.Region] = Intent{Evidence: ev, From: from, To: to}
+	}
+}
+
 // reserveAfter is the number of events after which a Prepass sizes its
 // arrays from the trace's expected length.
 const reserveAfter = 1 << 16
@@ -104,6 +116,9 @@ func (x *indexer) add(events []trace.Event) {
 		default:
 			if learns(e.Kind) {
 				x.gs[gi].dirty = true
+			}
+			if e.Kind == trace.KindRegionBegin && e.Arg != 0 {
+				x.noteIntent(e)
 			}
 			continue
 		}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/avcheck/avcheck/analyzers/regions"
+	"github.com/avcheck/avcheck/internal/intent"
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/analysis/checker"
 	"golang.org/x/tools/go/packages"
@@ -55,6 +56,18 @@ type RegionProbe struct {
 	Func     string
 	BeginCol int
 	Accesses int
+	// Intent is why the region is meant to be atomic (regions.Intent),
+	// and Evidence the positions of the two accesses it links, zero
+	// where it links none. A region with intent.None is only proposed:
+	// the predictors show its violations at level predicted at most.
+	Intent   intent.Evidence
+	Evidence [2]Spot
+}
+
+// Spot is a position in a line.
+type Spot struct {
+	Line
+	Col int
 }
 
 // Plan is what the recorder probes: the accesses of shared state, the go
@@ -217,6 +230,7 @@ func MakePlan(opts PlanOptions) (*Plan, error) {
 		plan.addFuncs(p.Fset, act.Result.(*regions.Result), seenAccess, seenRegion)
 		analysed = append(analysed, analysedPackage{p.Fset, p.TypesSizes, act.Result.(*regions.Result)})
 	}
+	plan.shareIntents()
 	plan.addGuards(analysed)
 	plan.addCalls(analysed)
 	return plan, nil
@@ -324,14 +338,74 @@ func (plan *Plan) addFuncs(fset *token.FileSet, res *regions.Result, seenAccess,
 			}
 			seenRegion[key] = true
 			id := len(plan.Regions) + 1
-			plan.Regions = append(plan.Regions, RegionProbe{
+			rp := RegionProbe{
 				ID: id, Kind: r.Kind.String(), Begin: Line{b.Filename, b.Line}, EndLine: e.Line,
-				Func: fn, BeginCol: b.Column, Accesses: len(r.Accesses),
-			})
+				Func: fn, BeginCol: b.Column, Accesses: len(r.Accesses), Intent: r.Intent.Evidence,
+			}
+			if in := r.Intent; in.From != nil && in.To != nil {
+				for i, a := range []*regions.Access{in.From, in.To} {
+					p := fset.Position(a.Pos)
+					rp.Evidence[i] = Spot{Line{p.Filename, p.Line}, p.Column}
+				}
+			}
+			plan.Regions = append(plan.Regions, rp)
 			l := Line{b.Filename, b.Line}
 			plan.RegionAt[l] = append(plan.RegionAt[l], id)
 		}
 	}
+}
+
+// shareIntents gives the regions of a function whose lines overlap the
+// strongest intent among them. The recorder joins such regions into the
+// one that opens first (a proximity region over two critical sections
+// joins them), and that region's begin event states the intent of the
+// whole: the value read and written back, rather than the first critical
+// section's. Regions with evidence never overlap one without
+// (regions.dropOverlapped), so no region gains intent it lacks.
+func (plan *Plan) shareIntents() {
+	byFunc := make(map[string][]int)
+	for i, rp := range plan.Regions {
+		k := rp.Func + "\x00" + rp.Begin.File
+		byFunc[k] = append(byFunc[k], i)
+	}
+	for _, idx := range byFunc {
+		sort.Slice(idx, func(a, b int) bool { return plan.Regions[idx[a]].Begin.Line < plan.Regions[idx[b]].Begin.Line })
+		for start := 0; start < len(idx); {
+			end, last, best := start+1, plan.Regions[idx[start]].EndLine, idx[start]
+			for ; end < len(idx) && plan.Regions[idx[end]].Begin.Line <= last; end++ {
+				last = max(last, plan.Regions[idx[end]].EndLine)
+				if stronger(plan.Regions[idx[end]].Intent, plan.Regions[best].Intent) {
+					best = idx[end]
+				}
+			}
+			for _, i := range idx[start:end] {
+				plan.Regions[i].Intent, plan.Regions[i].Evidence = plan.Regions[best].Intent, plan.Regions[best].Evidence
+			}
+			start = end
+		}
+	}
+}
+
+// stronger reports whether evidence a says more of a region's intent
+// than b: an annotation most, then a value that flows (written back,
+// deciding an access, read with another), then a critical section alone.
+func stronger(a, b intent.Evidence) bool {
+	rank := func(e intent.Evidence) int {
+		switch e {
+		case intent.Annotation:
+			return 5
+		case intent.WriteBack:
+			return 4
+		case intent.Branch:
+			return 3
+		case intent.ReadPair:
+			return 2
+		case intent.CriticalSection:
+			return 1
+		}
+		return 0
+	}
+	return rank(a) > rank(b)
 }
 
 // atomicTarget returns the variable that a sync/atomic call's expression

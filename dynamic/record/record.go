@@ -306,6 +306,9 @@ type openRegion struct {
 	// lastTop says the frame was the innermost one then, not a caller
 	// waiting for a call at that line to return.
 	lastTop bool
+	// intended says the region has evidence of intent: the events of a
+	// goroutine belong to its outermost intended region.
+	intended bool
 }
 
 type frameKey struct {
@@ -559,7 +562,7 @@ func (r *recorder) openRegion(gs *gstate, frames []proc.Stackframe, i int, rp Re
 	cfa, fn := frameID(frames, i), fnEntry(frames[i])
 	for k := len(gs.regions) - 1; k >= 0; k-- {
 		o := &gs.regions[k]
-		if o.cfa != cfa || o.fn != fn {
+		if o.cfa != cfa || o.fn != fn || o.intended != rp.Intent.Confirms() {
 			continue
 		}
 		if slices.Contains(o.begs, rp.Begin.Line) {
@@ -576,8 +579,16 @@ func (r *recorder) openRegion(gs *gstate, frames []proc.Stackframe, i int, rp Re
 	r.inst[rp.ID]++
 	inst := r.inst[rp.ID]
 	line := frames[i].Call.Line
-	gs.regions = append(gs.regions, openRegion{id: rp.ID, inst: inst, cfa: cfa, fn: fn, end: rp.EndLine, begs: []int{rp.Begin.Line}, last: line, lastTop: i == 0})
-	r.emit(gs, trace.Event{Kind: trace.KindRegionBegin, Site: r.site(rp.Begin, rp.BeginCol, rp.Func), Region: trace.RegionID(rp.ID), Inst: inst})
+	gs.regions = append(gs.regions, openRegion{id: rp.ID, inst: inst, cfa: cfa, fn: fn, end: rp.EndLine, begs: []int{rp.Begin.Line}, last: line, lastTop: i == 0, intended: rp.Intent.Confirms()})
+	e := trace.Event{Kind: trace.KindRegionBegin, Site: r.site(rp.Begin, rp.BeginCol, rp.Func), Region: trace.RegionID(rp.ID), Inst: inst}
+	var at [2]trace.SiteID
+	for k, s := range rp.Evidence {
+		if s.File != "" {
+			at[k] = r.site(s.Line, s.Col, rp.Func)
+		}
+	}
+	e.SetIntent(rp.Intent, at[0], at[1])
+	r.emit(gs, e)
 }
 
 // regionFuncs maps every region to the function it is in, by entry
@@ -1296,8 +1307,17 @@ func (r *recorder) emit(gs *gstate, e trace.Event) {
 	e.Seq = uint64(len(r.t.Events))
 	if e.Kind != trace.KindRegionBegin && e.Kind != trace.KindRegionEnd && len(gs.regions) > 0 {
 		// The outermost open region is the intended one (SPEC: nested
-		// regions count as their outermost).
-		e.Region, e.Inst = trace.RegionID(gs.regions[0].id), gs.regions[0].inst
+		// regions count as their outermost), among those with evidence
+		// of intent: a caller's proposal (c.Inc(); c.Get()) does not
+		// take the accesses of the critical sections its calls run.
+		o := gs.regions[0]
+		for _, in := range gs.regions {
+			if in.intended {
+				o = in
+				break
+			}
+		}
+		e.Region, e.Inst = trace.RegionID(o.id), o.inst
 	}
 	if e.Kind.IsAccess() || e.Kind == trace.KindAcquire || e.Kind == trace.KindRelease {
 		e.Branches, gs.br = gs.br, 0

@@ -48,6 +48,28 @@ type Finding struct {
 	WitnessFrom uint64   `json:"witness_from"`
 	Witness     []Step   `json:"witness"`
 	Dropped     string   `json:"dropped,omitempty"`
+	// Intent is why the finding's region is meant to be atomic; absent
+	// for a race, and for a trace that does not say.
+	Intent *Intent `json:"intent,omitempty"`
+}
+
+// Intent is the evidence that a finding's region is meant to be atomic.
+type Intent struct {
+	// Evidence is its kind: "none", "annotation", "critical-section",
+	// "write-back", "branch" or "read-pair" (internal/intent).
+	Evidence string `json:"evidence"`
+	Text     string `json:"text"`
+	// From and To are the accesses it links, for the kinds that follow
+	// a value read.
+	From *Position `json:"from,omitempty"`
+	To   *Position `json:"to,omitempty"`
+}
+
+// Position is a source position in the JSON report.
+type Position struct {
+	File string `json:"file"`
+	Line int    `json:"line"`
+	Col  int    `json:"col"`
 }
 
 // Access is one access of a finding in the JSON report.
@@ -90,6 +112,18 @@ func NewDocument(t *trace.Trace, fs []predict.Finding, st Stats) *Document {
 			WitnessFrom: f.WitnessFrom,
 			Witness:     []Step{},
 			Dropped:     f.Dropped,
+		}
+		if text := IntentText(t, f, ""); text != "" {
+			in := &Intent{Evidence: f.Intent.Evidence.String(), Text: text}
+			pos := func(id trace.SiteID) *Position {
+				if id == 0 {
+					return nil
+				}
+				s := t.Site(id)
+				return &Position{File: s.File, Line: s.Line, Col: s.Col}
+			}
+			in.From, in.To = pos(f.Intent.From), pos(f.Intent.To)
+			jf.Intent = in
 		}
 		for _, a := range f.Accesses {
 			s := t.Site(a.Site)

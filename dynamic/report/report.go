@@ -14,6 +14,7 @@ import (
 
 	"github.com/avcheck/avcheck/dynamic/predict"
 	"github.com/avcheck/avcheck/dynamic/trace"
+	"github.com/avcheck/avcheck/internal/intent"
 )
 
 // Stats describes the run a report is about.
@@ -120,6 +121,24 @@ func position(s trace.Site) string {
 		return fmt.Sprintf("%s:%d", s.File, s.Line)
 	}
 	return fmt.Sprintf("%s:%d:%d", s.File, s.Line, s.Col)
+}
+
+// IntentText says why f's region is meant to be atomic, as its region's
+// intent states it, with positions relative to dir as relPath makes them;
+// "" for a finding that no region's intent stands behind (a race, or a
+// trace that does not say).
+func IntentText(t *trace.Trace, f *predict.Finding, dir string) string {
+	in := f.Intent
+	if in.Evidence == intent.Unstated {
+		return ""
+	}
+	at := func(id trace.SiteID) string {
+		if id == 0 {
+			return ""
+		}
+		return position(relPath(dir, t.Site(id)))
+	}
+	return intent.Describe(in.Evidence, at(in.From), at(in.To), "")
 }
 
 // relPath shortens a file name relative to dir when it lies inside it, as

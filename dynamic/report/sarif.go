@@ -303,6 +303,10 @@ func NewSARIF(t *trace.Trace, fs []predict.Finding, opts SARIFOptions) *SARIFLog
 			res.Level = "note"
 			res.Properties["dropped"] = f.Dropped
 		}
+		if text := IntentText(t, f, ""); text != "" {
+			res.Properties["intent"] = f.Intent.Evidence.String()
+			res.Properties["intentText"] = text
+		}
 		first := f.Accesses[0]
 		res.Locations = []SARIFLocation{p.Location(t.Site(first.Site), accessText(t, first))}
 		for k, a := range f.Accesses[1:] {

@@ -43,6 +43,9 @@ func Text(w io.Writer, t *trace.Trace, fs []predict.Finding, opts TextOptions) e
 			extra += fmt.Sprintf(", %d instances", f.Count)
 		}
 		fmt.Fprintf(bw, "\tlevel: %s\n", extra)
+		if in := IntentText(t, f, opts.Dir); in != "" {
+			fmt.Fprintf(bw, "\tintent: %s\n", in)
+		}
 		if f.Dropped != "" {
 			fmt.Fprintf(bw, "\tdropped: %s\n", f.Dropped)
 		}
