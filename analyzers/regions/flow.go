@@ -139,16 +139,29 @@ func (fa *funcAnalysis) localRoot(v ssa.Value) ssa.Value {
 // deciders returns the branches that decide whether block b runs, the
 // nearest first: a block that only one branch reaches is decided by it.
 // The walk goes on past a branch whose block has no effects of its own
-// (the parts of "a && b"), and stops at the first that does, and at a
-// block that several paths reach (a join or a loop header), which runs
-// whichever way earlier branches went: the branches of a check-then-act
-// are the check's, not those of every early return above it.
+// (the parts of "a && b"), and stops at the first that does: the
+// branches of a check-then-act are the check's, not those of every early
+// return above it. It stops at a loop's header, which runs whichever
+// way earlier branches went; a join of an if runs whichever way the
+// branches between it and its immediate dominator went, so the walk goes
+// on from that dominator.
 func (fa *funcAnalysis) deciders(b *ssa.BasicBlock) []*ssa.If {
 	if ds, ok := fa.decidersOf[b]; ok {
 		return ds
 	}
 	var ds []*ssa.If
-	for d := b; len(d.Preds) == 1; {
+	for d, steps := b, 0; d != nil && steps <= len(fa.fn.Blocks); steps++ {
+		if len(d.Preds) != 1 {
+			if loopHeader(d) {
+				break // it runs again whichever way the branches went
+			}
+			// A join of an if runs whichever way the branches since its
+			// immediate dominator went, but only where the branches
+			// above that dominator let it: the act after an inner if
+			// (if r.Prepare != nil { ... }) is still the check's.
+			d = d.Idom()
+			continue
+		}
 		p := d.Preds[0]
 		br, ok := p.Instrs[len(p.Instrs)-1].(*ssa.If)
 		if !ok {
@@ -163,6 +176,17 @@ func (fa *funcAnalysis) deciders(b *ssa.BasicBlock) []*ssa.If {
 	}
 	fa.decidersOf[b] = ds
 	return ds
+}
+
+// loopHeader reports whether b is the header of a loop: one of its
+// predecessors is reached only through it (a back edge).
+func loopHeader(b *ssa.BasicBlock) bool {
+	for _, p := range b.Preds {
+		if b.Dominates(p) {
+			return true
+		}
+	}
+	return false
 }
 
 // hasEffects reports whether a block does more than compute a condition.

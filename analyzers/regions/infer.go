@@ -16,7 +16,7 @@ func (fa *funcAnalysis) regions() []*Region {
 	out = append(out, fa.lockRegions()...)
 	out = append(out, fa.proximityRegions()...)
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Pos < out[j].Pos })
-	return dropOverlapped(out)
+	return nestProposals(out)
 }
 
 // inside returns the accesses of the function within [pos, end).
@@ -102,13 +102,15 @@ func (fa *funcAnalysis) lockRegions() []*Region {
 	return out
 }
 
-// proximityRegions groups the function's shared accesses by code
-// proximity, following BEST section V (shared/seeds/002_42168b820bf119f6.txt):
-// consecutive accesses at most maxd lines apart, with no operation that
-// orders goroutines between them, trimmed so that the first and last are
-// to ordinary variables rather than synchronisation objects. Such a group
-// is only a proposal: confirm keeps the stretches of it that evidence
-// says are meant to be one step (intent.go).
+// proximityRegions proposes regions by code proximity, following BEST
+// section V (shared/seeds/002_42168b820bf119f6.txt): consecutive shared
+// accesses at most maxd lines apart, with no operation that orders
+// goroutines between them, trimmed so that the first and last are to
+// ordinary variables rather than synchronisation objects. A proposal is
+// not a confirmed region: the stretches that evidence links (intent.go)
+// are the regions with intent, and a proposal that overlaps none of them
+// stays one with intent.None (nestProposals widens the others to contain
+// the confirmed regions they overlap).
 func (fa *funcAnalysis) proximityRegions() []*Region {
 	fset := fa.ps.pass.Fset
 	line := func(p token.Pos) int { return fset.Position(p).Line }
@@ -117,32 +119,44 @@ func (fa *funcAnalysis) proximityRegions() []*Region {
 		i := sort.Search(len(syncs), func(i int) bool { return syncs[i].Pos > a })
 		return i < len(syncs) && syncs[i].Pos < b
 	}
-	var out []*Region
-	var group []*Access
-	flush := func() {
+	trim := func(group []*Access) []*Access {
 		for len(group) > 0 && group[0].Sync {
 			group = group[1:]
 		}
 		for len(group) > 0 && group[len(group)-1].Sync {
 			group = group[:len(group)-1]
 		}
-		if len(group) >= 2 && group[0].Pos != group[len(group)-1].Pos {
-			out = append(out, fa.confirm(group)...)
+		return group
+	}
+	var out []*Region
+	var seg, group []*Access
+	flushGroup := func() {
+		if g := trim(group); len(g) >= 2 && g[0].Pos != g[len(g)-1].Pos {
+			out = append(out, &Region{Kind: Proximity, Func: fa.fn, Pos: g[0].Pos, End: g[len(g)-1].Pos,
+				Accesses: g, Intent: Intent{Evidence: intent.None}})
 		}
 		group = nil
+	}
+	flushSeg := func() {
+		flushGroup()
+		if s := trim(seg); len(s) >= 2 {
+			out = append(out, fa.confirmed(s)...)
+		}
+		seg = nil
 	}
 	for _, a := range fa.sortedAccesses() {
 		if !a.Pos.IsValid() || fa.inClosure(a.Pos) {
 			continue
 		}
-		if n := len(group); n > 0 {
-			prev := group[n-1]
-			if line(a.Pos)-line(prev.Pos) > fa.ps.cfg.MaxD || syncBetween(prev.Pos, a.Pos) {
-				flush()
-			}
+		if n := len(seg); n > 0 && syncBetween(seg[n-1].Pos, a.Pos) {
+			flushSeg()
 		}
+		if n := len(group); n > 0 && line(a.Pos)-line(group[n-1].Pos) > fa.ps.cfg.MaxD {
+			flushGroup()
+		}
+		seg = append(seg, a)
 		group = append(group, a)
 	}
-	flush()
+	flushSeg()
 	return out
 }

@@ -32,11 +32,19 @@ func (in Intent) Confirmed() bool { return in.Evidence.Confirms() }
 // Evidence returns the evidence that from and to, two accesses of f with
 // from first, are meant to be one step: the value from reads is written
 // by to (WriteBack), decides whether to runs (Branch), or is used together
-// with the value to reads (ReadPair); intent.None if nothing links them.
-// Only a read gives evidence, and not a read of a synchronisation object
-// (a channel, a mutex), whose value is not data; an atomic load does.
+// with the value to reads (ReadPair); or from updates a variable from
+// itself and to reads it back to use it (ReadBack: o.refs--, then
+// o.refs == 0 decides the free). intent.None if nothing links them. A
+// synchronisation object (a channel, a mutex) gives no evidence: its
+// value is not data; an atomic access does.
 func (f *Func) Evidence(from, to *Access) intent.Evidence {
-	if from.Kind != Read || from.Sync && from.Atomic == "" || from.Instr == to.Instr {
+	if from.Instr == to.Instr || from.Sync && from.Atomic == "" || to.Sync && to.Atomic == "" {
+		return intent.None
+	}
+	if from.Kind == Write {
+		if to.Kind == Read && from.Path.Key() == to.Path.Key() && f.before(from, to) && f.updatesItself(from) && f.used(to) {
+			return intent.ReadBack
+		}
 		return intent.None
 	}
 	data, control := f.Feeds(from, to)
@@ -45,10 +53,56 @@ func (f *Func) Evidence(from, to *Access) intent.Evidence {
 		return intent.WriteBack
 	case control:
 		return intent.Branch
-	case to.Kind == Read && !(to.Sync && to.Atomic == "") && f.usedTogether(from, to):
+	case to.Kind == Read && f.usedTogether(from, to):
 		return intent.ReadPair
 	}
 	return intent.None
+}
+
+// before reports whether a runs before b: b's instruction can follow a's,
+// and what b reads does not make what a writes (r.SetLo(r.Lo() + d)
+// reads before it writes, though the call to SetLo comes first in the
+// source).
+func (f *Func) before(a, b *Access) bool {
+	if !f.flows.fa.reaches(a.Instr, b.Instr) {
+		return false
+	}
+	if b.Kind == Read {
+		if data, _ := f.Feeds(b, a); data {
+			return false
+		}
+	}
+	return true
+}
+
+// updatesItself reports whether the write w stores a value made from a
+// read of the same state in f (c.n--, c.n = c.n + d).
+func (f *Func) updatesItself(w *Access) bool {
+	for _, r := range f.Accesses {
+		if r.Kind == Read && r.Path.Key() == w.Path.Key() && r.Instr != w.Instr {
+			if data, _ := f.Feeds(r, w); data {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// used reports whether the value the read r sees decides a branch, is
+// returned, or is written to state f accesses.
+func (f *Func) used(r *Access) bool {
+	fl := f.flowOf(r)
+	if len(fl.conds) > 0 || len(fl.results) > 0 {
+		return true
+	}
+	for _, w := range f.Accesses {
+		if w.Kind == Write && w.Instr != r.Instr {
+			if data, _ := fl.feeds(w); data {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // usedTogether reports whether the values a and b read meet in one
@@ -84,42 +138,40 @@ func (f *Func) usedTogether(a, b *Access) bool {
 	return false
 }
 
-// maxEvidencePairs bounds the pairs of accesses one proximity region's
-// evidence is looked for in; a longer region is taken whole when its
-// first pairs give none.
-const maxEvidencePairs = 4096
+// evidenceWindow bounds how many later accesses of a stretch each access
+// is paired with when evidence is looked for: the nearest ones, so that a
+// long function costs time linear in its accesses.
+const evidenceWindow = 64
 
-// confirm turns a proximity group into the regions its evidence
-// confirms: each stretch from a read to the later access it is linked
-// with, overlapping stretches merged, as a region of its own with the
-// first evidence found in it. A group without evidence stays one region
-// with intent.None: a proposal, whose violations are shown at level
-// predicted at most.
-func (fa *funcAnalysis) confirm(group []*Access) []*Region {
+// confirmed returns the regions that evidence confirms in a stretch of a
+// function's accesses with no operation that orders goroutines between
+// them: each stretch from an access to the later one it is linked with,
+// overlapping stretches merged, as a region of its own with the first
+// evidence found in it. Evidence is not bounded by -maxd: a value read
+// and written back seven lines later is one update all the same.
+func (fa *funcAnalysis) confirmed(seg []*Access) []*Region {
 	type span struct {
 		pos, end token.Pos
 		in       Intent
 	}
 	var spans []span
-	pairs := 0
-	for i, a := range group {
-		for _, b := range group[i+1:] {
-			if pairs++; pairs > maxEvidencePairs {
-				break
-			}
+	for i, a := range seg {
+		for _, b := range seg[i+1 : min(len(seg), i+1+evidenceWindow)] {
 			if a.Pos == b.Pos {
 				// One call's accesses, or one statement's (c.n++): the
 				// callee's regions, or the statement itself, hold them.
 				continue
 			}
-			if ev := fa.info.Evidence(a, b); ev.Confirms() {
-				spans = append(spans, span{a.Pos, b.Pos, Intent{ev, a, b}})
+			// Source order need not be the order of execution
+			// (r.SetLo(r.Lo() + d) reads before it writes): Evidence
+			// follows the values, so both orders are asked.
+			for _, p := range [2][2]*Access{{a, b}, {b, a}} {
+				if ev := fa.info.Evidence(p[0], p[1]); ev.Confirms() {
+					spans = append(spans, span{a.Pos, b.Pos, Intent{ev, p[0], p[1]}})
+					break
+				}
 			}
 		}
-	}
-	if len(spans) == 0 {
-		return []*Region{{Kind: Proximity, Func: fa.fn, Pos: group[0].Pos, End: group[len(group)-1].Pos,
-			Accesses: group, Intent: Intent{Evidence: intent.None}}}
 	}
 	sort.SliceStable(spans, func(i, j int) bool { return spans[i].pos < spans[j].pos })
 	var out []*Region
@@ -131,7 +183,7 @@ func (fa *funcAnalysis) confirm(group []*Access) []*Region {
 		out = append(out, &Region{Kind: Proximity, Func: fa.fn, Pos: s.pos, End: s.end, Intent: s.in})
 	}
 	for _, r := range out {
-		for _, a := range group {
+		for _, a := range seg {
 			if r.Pos <= a.Pos && a.Pos <= r.End {
 				r.Accesses = append(r.Accesses, a)
 			}
@@ -140,26 +192,58 @@ func (fa *funcAnalysis) confirm(group []*Access) []*Region {
 	return out
 }
 
-// dropOverlapped removes the proposals (regions without evidence) that
-// overlap a confirmed region of the function: the recorder joins a
-// function's overlapping regions into one, and a proposal joined to a
-// confirmed region would lend it intent it does not have.
-func dropOverlapped(rs []*Region) []*Region {
-	out := rs[:0]
-	for _, r := range rs {
-		if !r.Intent.Confirmed() && overlapsConfirmed(r, rs) {
-			continue
+// nestProposals widens each proposal (a region without evidence) that
+// overlaps a confirmed region of the function to contain it, so that the
+// regions of a function nest: the recorder gives an event to its
+// outermost confirmed region, and a proposal around it groups what a
+// goroutine does there for the predictors, which take another
+// goroutine's accesses between the two of a region as one unit (an
+// atomic-set violation needs no intent from the goroutine that
+// interferes, only from the one whose region it breaks).
+func nestProposals(rs []*Region) []*Region {
+	for changed := true; changed; {
+		changed = false
+		for _, p := range rs {
+			if p.Intent.Confirmed() {
+				continue
+			}
+			for _, c := range rs {
+				if c == p || !c.Intent.Confirmed() || c.End < p.Pos || p.End < c.Pos {
+					continue
+				}
+				if c.Pos < p.Pos || c.End > p.End {
+					p.Pos, p.End = min(p.Pos, c.Pos), max(p.End, c.End)
+					changed = true
+				}
+			}
 		}
-		out = append(out, r)
+	}
+	out := rs[:0]
+	for _, p := range rs {
+		if p.Intent.Confirmed() || !coveredByConfirmed(p, rs) {
+			out = append(out, p)
+		}
 	}
 	return out
 }
 
-func overlapsConfirmed(r *Region, rs []*Region) bool {
-	for _, o := range rs {
-		if o != r && o.Intent.Confirmed() && o.Pos <= r.End && r.Pos <= o.End {
-			return true
+// coveredByConfirmed reports whether the confirmed regions that overlap
+// p, joined as the recorder joins them, cover it: p then groups nothing
+// they do not, and is left out.
+func coveredByConfirmed(p *Region, rs []*Region) bool {
+	var cs []*Region
+	for _, c := range rs {
+		if c != p && c.Intent.Confirmed() && c.Pos <= p.End && p.Pos <= c.End {
+			cs = append(cs, c)
 		}
 	}
-	return false
+	sort.Slice(cs, func(i, j int) bool { return cs[i].Pos < cs[j].Pos })
+	reach := p.Pos
+	for _, c := range cs {
+		if c.Pos > reach {
+			return false
+		}
+		reach = max(reach, c.End)
+	}
+	return len(cs) > 0 && reach >= p.End
 }

@@ -101,10 +101,12 @@ func Annotated
   86 read total
   86 write c.n
   region annotated 85-87 (annotation): c.n@86 total@86
+  region proximity 86-86 (write-back 86-86): c.n@86 total@86
 func Block
   90 write total
   93 write c.n
   94 write count
+  region proximity 90-95 (none): total@90 c.n@93 count@94
   region annotated 92-95 (annotation): c.n@93 count@94
 func Closure
 func Closure$1

@@ -85,6 +85,10 @@ type patIndex struct {
 	// intents holds the intent of each region whose begin event states
 	// one (trace.Event.Intent); a region missing here is unstated.
 	intents map[trace.RegionID]Intent
+	// unitOf maps a region instance to the unit its accesses belong to
+	// as the goroutine that interferes in an atomic-set violation
+	// (indexer.setUnit); nil where every instance is its own unit.
+	unitOf []uint32
 }
 
 // intentOf returns the intent of region r.

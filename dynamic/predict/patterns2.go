@@ -122,12 +122,19 @@ func (gr *innerGroup) add(ix *patIndex, bx, by *patAccess) {
 
 // unitInstances returns the region instances that access at least two
 // variables and at most maxASVAccesses times, each as its accesses, in
-// program order per goroutine.
-func (ix *patIndex) unitInstances() [][]uint32 {
+// program order per goroutine; with unit set, the units of unitOf
+// instead of the instances.
+func (ix *patIndex) unitInstances(unit bool) [][]uint32 {
 	count := make([]int32, ix.numInst+1)
 	var order []uint32
+	of := func(in uint32) uint32 {
+		if unit && in != 0 {
+			return ix.unitOf[in]
+		}
+		return in
+	}
 	for ai := range ix.acc {
-		in := ix.acc[ai].inst
+		in := of(ix.acc[ai].inst)
 		if in == 0 {
 			continue
 		}
@@ -155,7 +162,7 @@ func (ix *patIndex) unitInstances() [][]uint32 {
 	flat := make([]uint32, total)
 	fill := make([]int32, ix.numInst+1)
 	for ai := range ix.acc {
-		in := ix.acc[ai].inst
+		in := of(ix.acc[ai].inst)
 		if in == 0 || slot[in] < 0 {
 			continue
 		}
@@ -466,8 +473,14 @@ func frameClass(w1, w2 bool) int {
 }
 
 func (ix *patIndex) asvIndex() *asvIndex {
-	units := ix.unitInstances()
-	if len(units) == 0 {
+	units := ix.unitInstances(false)
+	// The goroutine that interferes need not mean its two accesses as
+	// one step: its unit may be a proposal around several regions.
+	interferers := units
+	if ix.unitOf != nil {
+		interferers = ix.unitInstances(true)
+	}
+	if len(units) == 0 || len(interferers) == 0 {
 		return &asvIndex{}
 	}
 	// The frames are grouped on another goroutine while this one groups
@@ -479,7 +492,7 @@ func (ix *patIndex) asvIndex() *asvIndex {
 		a.outer = ix.outerGroups(units)
 	}()
 	defer func() { <-outerDone }()
-	inner := ix.innerGroups(units)
+	inner := ix.innerGroups(interferers)
 	a.byClass = make(map[[2]uint32]*[4][]innerRef, len(inner))
 	for xy, l := range inner {
 		var cl [4][]innerRef

@@ -37,6 +37,16 @@ type indexGo struct {
 	lastR     trace.RegionID
 	lastInst  uint64
 	lastInstI uint32
+	// open is the region instances the goroutine's begin and end events
+	// have open, outermost first, for unitOf.
+	open []openInst
+}
+
+// openInst is a region instance a goroutine's begin event opened.
+type openInst struct {
+	r        trace.RegionID
+	inst     uint64
+	intended bool // its intent confirms it, or the trace does not say
 }
 
 // newIndexer returns an indexer whose happens-before engine learns the
@@ -60,6 +70,49 @@ func (x *indexer) ensure(gi int, g trace.GoID) {
 		ix.glog = append(ix.glog, []HistoryID{0})
 	}
 	ix.gids[gi] = g
+}
+
+// newInst numbers a region instance.
+func (x *indexer) newInst(key instKey) uint32 {
+	inst := uint32(len(x.instIdx) + 1)
+	x.instIdx[key] = inst
+	x.ix.numInst = inst
+	return inst
+}
+
+// setUnit records the unit that instance inst's accesses belong to as
+// the goroutine that interferes in an atomic-set violation: the instance
+// of the proposal around it (regions.nestProposals), if its goroutine
+// has one open right outside it, else the instance itself. Its accesses
+// and the proposal's other instances' are one goroutine's work in
+// program order, and any two of them, on x and y, between a region's
+// accesses to x and y break it (patterns2.go).
+func (x *indexer) setUnit(inst uint32, key instKey, open []openInst) {
+	ix := x.ix
+	unit := inst
+	for p := len(open) - 1; p > 0; p-- {
+		if open[p].r == key.r && open[p].inst == key.inst {
+			if out := open[p-1]; !out.intended {
+				k := instKey{key.g, out.r, out.inst}
+				if unit = x.instIdx[k]; unit == 0 {
+					unit = x.newInst(k)
+				}
+			}
+			break
+		}
+	}
+	if unit != inst && ix.unitOf == nil {
+		ix.unitOf = make([]uint32, inst)
+		for i := range ix.unitOf {
+			ix.unitOf[i] = uint32(i)
+		}
+	}
+	if ix.unitOf != nil {
+		for len(ix.unitOf) <= int(ix.numInst) {
+			ix.unitOf = append(ix.unitOf, uint32(len(ix.unitOf)))
+		}
+		ix.unitOf[inst] = unit
+	}
 }
 
 // noteIntent keeps the intent a region's begin event states; a region's
@@ -117,8 +170,17 @@ func (x *indexer) add(events []trace.Event) {
 			if learns(e.Kind) {
 				x.gs[gi].dirty = true
 			}
-			if e.Kind == trace.KindRegionBegin && e.Arg != 0 {
-				x.noteIntent(e)
+			switch e.Kind {
+			case trace.KindRegionBegin:
+				if e.Arg != 0 {
+					x.noteIntent(e)
+				}
+				ev, _, _ := e.Intent()
+				x.gs[gi].open = append(x.gs[gi].open, openInst{e.Region, e.Inst, ev.Confirms()})
+			case trace.KindRegionEnd:
+				if o := x.gs[gi].open; len(o) > 0 {
+					x.gs[gi].open = o[:len(o)-1]
+				}
 			}
 			continue
 		}
@@ -138,9 +200,8 @@ func (x *indexer) add(events []trace.Event) {
 				key := instKey{e.G, e.Region, e.Inst}
 				inst = x.instIdx[key]
 				if inst == 0 {
-					inst = uint32(len(x.instIdx) + 1)
-					x.instIdx[key] = inst
-					ix.numInst = inst
+					inst = x.newInst(key)
+					x.setUnit(inst, key, s.open)
 				}
 				s.lastR, s.lastInst, s.lastInstI = e.Region, e.Inst, inst
 			}

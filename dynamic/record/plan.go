@@ -360,11 +360,15 @@ func (plan *Plan) addFuncs(fset *token.FileSet, res *regions.Result, seenAccess,
 // one that opens first (a proximity region over two critical sections
 // joins them), and that region's begin event states the intent of the
 // whole: the value read and written back, rather than the first critical
-// section's. Regions with evidence never overlap one without
-// (regions.dropOverlapped), so no region gains intent it lacks.
+// section's. A proposal (intent.None) takes no part: the recorder opens
+// it apart, around the confirmed regions it contains
+// (regions.nestProposals), and it gains no intent from them.
 func (plan *Plan) shareIntents() {
 	byFunc := make(map[string][]int)
 	for i, rp := range plan.Regions {
+		if !rp.Intent.Confirms() {
+			continue
+		}
 		k := rp.Func + "\x00" + rp.Begin.File
 		byFunc[k] = append(byFunc[k], i)
 	}
@@ -388,7 +392,8 @@ func (plan *Plan) shareIntents() {
 
 // stronger reports whether evidence a says more of a region's intent
 // than b: an annotation most, then a value that flows (written back,
-// deciding an access, read with another), then a critical section alone.
+// deciding an access, read with another or read back), then a critical
+// section alone.
 func stronger(a, b intent.Evidence) bool {
 	rank := func(e intent.Evidence) int {
 		switch e {
@@ -398,7 +403,7 @@ func stronger(a, b intent.Evidence) bool {
 			return 4
 		case intent.Branch:
 			return 3
-		case intent.ReadPair:
+		case intent.ReadPair, intent.ReadBack:
 			return 2
 		case intent.CriticalSection:
 			return 1

@@ -623,6 +623,18 @@ func (r *recorder) regionFuncs() {
 			r.regionFns[fn.Entry] = append(r.regionFns[fn.Entry], rp.ID)
 		}
 	}
+	// A function's regions open outermost first at a stop inside
+	// several: a proposal around confirmed regions
+	// (regions.nestProposals) must be open before them to contain them.
+	for _, ids := range r.regionFns {
+		sort.SliceStable(ids, func(i, j int) bool {
+			a, b := r.plan.Regions[ids[i]-1], r.plan.Regions[ids[j]-1]
+			if a.Begin.Line != b.Begin.Line {
+				return a.Begin.Line < b.Begin.Line
+			}
+			return a.EndLine > b.EndLine
+		})
+	}
 }
 
 // userFrame returns the index of the innermost frame in the packages under

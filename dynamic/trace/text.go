@@ -449,7 +449,7 @@ func (r *TextReader) parseEvent(first []byte, tl *tokens) (Event, error) {
 			name, sites, _ := bytes.Cut(val, []byte(","))
 			ev, ok := intent.Parse(string(name))
 			if !ok {
-				return e, r.errorf("bad value in %q: want intent=KIND[,FROMSITE,TOSITE], KIND one of none, annotation, critical-section, write-back, branch, read-pair", tok)
+				return e, r.errorf("bad value in %q: want intent=KIND[,FROMSITE,TOSITE], KIND one of none, annotation, critical-section, write-back, branch, read-pair, read-back", tok)
 			}
 			var from, to uint64
 			if sites != nil {

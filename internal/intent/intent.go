@@ -35,10 +35,14 @@ const (
 	// ReadPair: two values read in it are used together (a pair read in
 	// two steps).
 	ReadPair
+	// ReadBack: a value it updates from itself (c.n--) is read back
+	// later in it, and what is read decides or makes something (the
+	// check after a decrement).
+	ReadBack
 	numEvidence
 )
 
-var names = [numEvidence]string{"unstated", "none", "annotation", "critical-section", "write-back", "branch", "read-pair"}
+var names = [numEvidence]string{"unstated", "none", "annotation", "critical-section", "write-back", "branch", "read-pair", "read-back"}
 
 // String returns the evidence's name, as JSON, SARIF and the text trace
 // format write it.
@@ -67,8 +71,8 @@ func (e Evidence) Valid() bool { return e < numEvidence }
 func (e Evidence) Confirms() bool { return e != None }
 
 // Describe says in words what the evidence is, with from and to the
-// positions of the two accesses it links (for WriteBack, Branch and
-// ReadPair; "" where unknown) and lock the lock of a CriticalSection.
+// positions of the two accesses it links (for WriteBack, Branch, ReadPair
+// and ReadBack; "" where unknown) and lock the lock of a CriticalSection.
 func Describe(e Evidence, from, to, lock string) string {
 	at := func(p string) string {
 		if p == "" {
@@ -92,6 +96,8 @@ func Describe(e Evidence, from, to, lock string) string {
 		return fmt.Sprintf("the value read %s decides whether the access %s runs", at(from), at(to))
 	case ReadPair:
 		return fmt.Sprintf("the values read %s and %s are used together", at(from), at(to))
+	case ReadBack:
+		return fmt.Sprintf("the value updated %s is read back %s, and what is read is used", at(from), at(to))
 	case Unstated:
 		return "stated by the trace's region"
 	}
