@@ -1,0 +1,38 @@
+package namegen
+
+import (
+	"testing"
+
+	"github.com/avcheck/avcheck/testdata/corpus/internal/turn"
+)
+
+// TestCreate creates two containers from two goroutines, the first
+// handing the turn to the second while it sets its container up (see
+// package turn): both find the name free and both reserve it.
+func TestCreate(t *testing.T) {
+	s := turn.New(2)
+	d := &Daemon{
+		Names:    NewRegistry(),
+		Generate: func() string { return "eager_turing" },
+		Setup: func(id string) error {
+			if id == "c0" {
+				s.Yield(0)
+			}
+			return nil
+		},
+	}
+	var errs [2]error
+	s.Run(func(g int) {
+		if g == 0 {
+			_, errs[0] = d.Create("c0")
+		} else {
+			_, errs[1] = d.Create("c1")
+		}
+	}, 0, 1, 0)
+	if errs[0] != nil || errs[1] != nil {
+		t.Fatalf("errors %v, want both creations to succeed in this run", errs)
+	}
+	if got := d.Names.Get("eager_turing"); got != "c0" {
+		t.Errorf("eager_turing names %q, want c0, whose reservation came last", got)
+	}
+}
