@@ -47,6 +47,8 @@ func fixtureLine(t *trace.Trace, f *Finding) string {
 		b.WriteString(" infeasible")
 	case strings.Contains(f.Dropped, "AVFilter"):
 		b.WriteString(" dropped-by-avfilter")
+	case strings.Contains(f.Dropped, "no evidence that it is meant to be atomic"):
+		b.WriteString(" no-intent")
 	default:
 		b.WriteString(" no-witness")
 	}

@@ -90,6 +90,7 @@ type MetaOptions struct {
 // Meta runs the meta-analysis over a trace one event at a time.
 type Meta struct {
 	opts  MetaOptions
+	props proposals
 	hb    *HB
 	locks *Locks
 
@@ -443,7 +444,7 @@ func (m *Meta) Step(e *trace.Event) {
 	}
 	g := &m.gs[gi]
 	g.id = e.G
-	ended, begun, _, last := g.tx.step(e)
+	ended, begun, _, last := m.props.stepTx(&g.tx, e)
 	if ended {
 		m.closeTx(g)
 	}

@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/avcheck/avcheck/dynamic/trace"
+	"github.com/avcheck/avcheck/internal/intent"
 )
 
 // This file answers observed mode's question: is the recorded run itself
@@ -106,6 +107,36 @@ func (t *txTracker) step(e *trace.Event) (ended, begun, in, last bool) {
 	return ended, false, false, false
 }
 
+// proposals is the regions whose begin events say that nothing shows
+// they are meant to be atomic (intent.None, the recorder's proposals):
+// their instances are not transactions. It learns them as the trace
+// streams, each begin event coming before the events of its instance.
+type proposals map[trace.RegionID]bool
+
+// stepTx steps t over e as the transaction trackers see it: a begin or
+// end of a proposal is nothing, and an event of a proposal's instance is
+// outside every region.
+func (p *proposals) stepTx(t *txTracker, e *trace.Event) (ended, begun, in, last bool) {
+	switch {
+	case e.Kind == trace.KindRegionBegin:
+		if ev, _, _ := e.Intent(); ev == intent.None {
+			if *p == nil {
+				*p = make(proposals)
+			}
+			(*p)[e.Region] = true
+			return false, false, t.open, false
+		}
+	case len(*p) == 0 || !(*p)[e.Region]:
+	case e.Kind == trace.KindRegionEnd:
+		return false, false, t.open, false
+	default:
+		v := *e
+		v.Region, v.Inst = 0, 0
+		return t.step(&v)
+	}
+	return t.step(e)
+}
+
 // ObservedOptions configures Observed.
 type ObservedOptions struct {
 	// Object describes object ids (channel capacities, variable names);
@@ -116,6 +147,7 @@ type ObservedOptions struct {
 // Observed checks the conflict-serializability of a run in one pass.
 type Observed struct {
 	opts  ObservedOptions
+	props proposals
 	gIdx  map[trace.GoID]int
 	th    []obsThread
 	lastG trace.GoID
@@ -307,7 +339,7 @@ func (o *Observed) Step(e *trace.Event) {
 	o.now++
 	t := o.thread(e.G)
 	th := &o.th[t]
-	ended, begun, in, last := th.tx.step(e)
+	ended, begun, in, last := o.props.stepTx(&th.tx, e)
 	if ended {
 		o.end(t)
 	}
@@ -683,10 +715,11 @@ func SerializableByGraph(t *trace.Trace) int {
 		ob := t.Object(c)
 		return uint64(max(ob.Cap, 0)), ob.Kind == trace.ObjChan && ob.Cap >= 0
 	}
+	var props proposals
 	for i := range t.Events {
 		e := &t.Events[i]
 		s := get(e.G)
-		ended, begun, in, last := s.tx.step(e)
+		ended, begun, in, last := props.stepTx(&s.tx, e)
 		if ended {
 			s.cur = -1
 		}
