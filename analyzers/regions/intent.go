@@ -47,6 +47,14 @@ func (f *Func) Evidence(from, to *Access) intent.Evidence {
 		}
 		return intent.None
 	}
+	same := from.Path.Key() == to.Path.Key()
+	if same && (to.Kind == Write && to.Rechecked || to.Kind == Read) {
+		// The later access checks the state again in its own critical
+		// section (double-checked locking), or is itself a read of what
+		// was checked: what it does rests on that, not on the first
+		// read, which may go stale harmlessly.
+		return intent.None
+	}
 	data, control := f.Feeds(from, to)
 	switch {
 	case data:

@@ -87,3 +87,23 @@ type Intent struct {
 	Evidence intent.Evidence
 	From, To trace.SiteID
 }
+
+// rules says why a violation of a region with this intent, whose first
+// access is of kind first, does not break what the region means; "" if
+// it does. A region without evidence means nothing. One whose evidence
+// follows a value read (written back, deciding an access, read with
+// another) means that value to stay valid until the region uses it: a
+// violation that begins with the region's own write (another goroutine
+// seeing an intermediate value, or writing between the region's write
+// and its read) breaks nothing it shows.
+func (in Intent) rules(first trace.Kind) string {
+	switch in.Evidence {
+	case intent.None:
+		return "its region has no evidence that it is meant to be atomic (proposed by code proximity only: no value read in it flows into a later access of it)"
+	case intent.WriteBack, intent.Branch, intent.ReadPair:
+		if first.IsWrite() {
+			return "its region is meant to be atomic for a value it reads (" + in.Evidence.String() + "), and the violation begins with its own write, which breaks nothing that evidence shows"
+		}
+	}
+	return ""
+}

@@ -47,7 +47,7 @@ func fixtureLine(t *trace.Trace, f *Finding) string {
 		b.WriteString(" infeasible")
 	case strings.Contains(f.Dropped, "AVFilter"):
 		b.WriteString(" dropped-by-avfilter")
-	case strings.Contains(f.Dropped, "no evidence that it is meant to be atomic"):
+	case strings.Contains(f.Dropped, "no evidence that it is meant to be atomic"), strings.Contains(f.Dropped, "breaks nothing that evidence shows"):
 		b.WriteString(" no-intent")
 	default:
 		b.WriteString(" no-witness")

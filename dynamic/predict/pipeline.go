@@ -208,8 +208,8 @@ func decideCandidate(t *trace.Trace, m *syncMeta, pb *prefixState, av *avIndex, 
 		// the later stages would show (the rule of intent,
 		// analyzers/regions/intent.go).
 		f.Intent = ix.intentOf(t.Events[reps[0][0]].Region)
-		if !f.Intent.Evidence.Confirms() {
-			f.Dropped = "its region has no evidence that it is meant to be atomic (proposed by code proximity only: no value read in it flows into a later access of it)"
+		if why := f.Intent.rules(t.Events[reps[0][0]].Kind); why != "" {
+			f.Dropped = why
 			setAccesses(t, &f, reps[0])
 			return f, opts.All
 		}
