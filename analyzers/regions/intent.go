@@ -2,6 +2,7 @@ package regions
 
 import (
 	"go/token"
+	"go/types"
 	"sort"
 
 	"github.com/avcheck/avcheck/internal/intent"
@@ -38,7 +39,7 @@ func (in Intent) Confirmed() bool { return in.Evidence.Confirms() }
 // synchronisation object (a channel, a mutex) gives no evidence: its
 // value is not data; an atomic access does.
 func (f *Func) Evidence(from, to *Access) intent.Evidence {
-	if from.Instr == to.Instr || from.Sync && from.Atomic == "" || to.Sync && to.Atomic == "" {
+	if from.Instr == to.Instr || from.Sync && from.Atomic == "" || to.Sync && to.Atomic == "" || readsFunc(from) || readsFunc(to) {
 		return intent.None
 	}
 	if from.Kind == Write {
@@ -65,6 +66,21 @@ func (f *Func) Evidence(from, to *Access) intent.Evidence {
 		return intent.ReadPair
 	}
 	return intent.None
+}
+
+// readsFunc reports whether a reads a function value (cc.dial, then
+// called): a handle the code calls, not data it checks or updates, so
+// neither what the call returns nor whether the read runs shows intent.
+func readsFunc(a *Access) bool {
+	if a.Kind != Read || len(a.seeds) == 0 {
+		return false
+	}
+	for _, s := range a.seeds {
+		if _, ok := s.Type().Underlying().(*types.Signature); !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // before reports whether a runs before b: b's instruction can follow a's,
