@@ -151,3 +151,37 @@ func TestHelp(t *testing.T) {
 		}
 	}
 }
+
+// go vet runs the tool on every dependency of the packages it is given,
+// for their facts only: the diagnostics printed are those of the packages
+// named. runtime/trace and internal/bisect, which it imports, have
+// findings of their own, and none of them is printed when go vet is run
+// on a package that imports them.
+//
+// (go vet's cache keys a package's run the same whether it is for facts
+// only or not, and replays the output of whichever ran first: after
+// "go vet -vettool=... runtime/trace" with an avcheck binary of the same
+// content, this go vet would replay that run's findings, as the README's
+// known limitations say. No test vets these packages by name.)
+func TestVetOnlyNamedPackages(t *testing.T) {
+	bin := avcheck(t)
+	_, stderr, code := run(t, bin, "runtime/trace", "internal/bisect")
+	if code != 3 || !strings.Contains(stderr, "internal/bisect/bisect.go:") || !strings.Contains(stderr, "runtime/trace/") {
+		t.Fatalf("avcheck runtime/trace internal/bisect: exit %d, want findings in both (3):\n%s", code, stderr)
+	}
+	mod := t.TempDir()
+	for name, content := range map[string]string{
+		"go.mod": "module example.com/usetrace\n\ngo 1.26\n",
+		"use.go": "package usetrace\n\nimport \"runtime/trace\"\n\n// On reports whether tracing is on.\nfunc On() bool { return trace.IsEnabled() }\n",
+	} {
+		if err := os.WriteFile(filepath.Join(mod, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd := exec.Command("go", "vet", "-vettool="+bin, ".")
+	cmd.Dir = mod
+	out, err := cmd.CombinedOutput()
+	if err != nil || len(out) != 0 {
+		t.Errorf("go vet on a package importing runtime/trace: %v, output:\n%s\nwant exit 0 and no output", err, out)
+	}
+}
