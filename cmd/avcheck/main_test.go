@@ -2,10 +2,13 @@ package main_test
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -183,5 +186,54 @@ func TestVetOnlyNamedPackages(t *testing.T) {
 	out, err := cmd.CombinedOutput()
 	if err != nil || len(out) != 0 {
 		t.Errorf("go vet on a package importing runtime/trace: %v, output:\n%s\nwant exit 0 and no output", err, out)
+	}
+}
+
+// avcheck -V prints the version; -V=full, which go vet runs to key its
+// cache, adds the SHA-256 of the binary, in the form go vet parses (go
+// vet itself runs it in TestVetTool), and so changes with the binary.
+func TestVersion(t *testing.T) {
+	bin := avcheck(t)
+	stdout, stderr, code := run(t, bin, "-V")
+	if code != 0 || stderr != "" || !regexp.MustCompile(`^avcheck version (devel(\+[0-9a-f]{12}(\+dirty)?)?|v\S+)\n$`).MatchString(stdout) {
+		t.Errorf("avcheck -V: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	ver := strings.TrimSpace(stdout)
+
+	full := func(bin string) string {
+		t.Helper()
+		stdout, stderr, code := run(t, bin, "-V=full")
+		if code != 0 || stderr != "" {
+			t.Fatalf("%s -V=full: exit %d, stderr %q", bin, code, stderr)
+		}
+		return stdout
+	}
+	data, err := os.ReadFile(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := full(bin), fmt.Sprintf("%s buildID=%x\n", ver, sha256.Sum256(data)); got != want {
+		t.Errorf("avcheck -V=full = %q, want %q", got, want)
+	}
+	// Another binary: the same one with a byte more at the end.
+	other := filepath.Join(t.TempDir(), "avcheck")
+	if err := os.WriteFile(other, append(data, 0), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if a, b := full(bin), full(other); a == b {
+		t.Errorf("two binaries, one -V=full: %q", a)
+	}
+
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-V=short"}, "avcheck: -V=short: want -V or -V=full\nusage: avcheck -V[=full]\n"},
+		{[]string{"-V", "./..."}, "avcheck: -V takes no other arguments\nusage: avcheck -V[=full]\n"},
+	} {
+		stdout, stderr, code := run(t, bin, tc.args...)
+		if code != 2 || stdout != "" || stderr != tc.want {
+			t.Errorf("avcheck %s: exit %d, stdout %q, stderr %q; want exit 2 and stderr %q", strings.Join(tc.args, " "), code, stdout, stderr, tc.want)
+		}
 	}
 }

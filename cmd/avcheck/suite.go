@@ -27,7 +27,8 @@ func analyzers() []*analysis.Analyzer { return suite.Analyzers() }
 const childEnv = "AVCHECK_SUITE_CHILD"
 
 // runSuite runs the static suite and does not return. As go vet's
-// -vettool (the unitchecker .cfg protocol, -V=full, -flags) the checker
+// -vettool (the unitchecker .cfg protocol, -flags; -V=full is
+// versionMain's) the checker
 // runs in this process. Standalone, it runs in a child whose standard
 // error is filtered: when a package does not build, the compiler's errors
 // are shown as they are, without one line per analyzer saying that it
@@ -82,7 +83,7 @@ func checkSuiteArgs(args []string, stderr io.Writer) (int, bool) {
 // vetProtocol reports whether go vet is the caller.
 func vetProtocol(args []string) bool {
 	for _, a := range args {
-		if a == "-V=full" || a == "-flags" || strings.HasSuffix(a, ".cfg") {
+		if a == "-flags" || strings.HasSuffix(a, ".cfg") {
 			return true
 		}
 	}
