@@ -10,6 +10,8 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"regexp"
+	"strings"
 	"syscall"
 	"time"
 
@@ -133,6 +135,11 @@ func parseRunArgs(args []string, stdout, stderr io.Writer) (*runConfig, int, boo
 	if len(pos) == 1 {
 		cfg.pkg = pos[0]
 	}
+	if manyPackages(cfg.pkg) {
+		fmt.Fprintf(stderr, "avcheck run: %s can name many packages, and avcheck run records the tests of one: name one package (avcheck run ./pkg -run TestX)\n", cfg.pkg)
+		fmt.Fprintln(stderr, runUsage)
+		return nil, exitUsage, false
+	}
 	if cfg.asJSON && cfg.asSARIF {
 		fmt.Fprintln(stderr, "avcheck run: -json and -sarif cannot be used together")
 		fmt.Fprintln(stderr, runUsage)
@@ -164,18 +171,35 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	dir := workDir()
+	if local := packageDir(dir, cfg.pkg); local != dir || cfg.pkg == "." {
+		if fi, err := os.Stat(local); err != nil {
+			fmt.Fprintf(stderr, "avcheck run: %s: no such directory\n", cfg.pkg)
+			return exitError
+		} else if !fi.IsDir() {
+			fmt.Fprintf(stderr, "avcheck run: %s is a file: name the package's directory\n", cfg.pkg)
+			return exitError
+		}
+	}
 	plan, err := record.MakePlan(record.PlanOptions{Dir: dir, Pattern: cfg.pkg, MaxD: cfg.maxd})
 	if err != nil {
 		// A package that does not compile is shown by the compiler's own
 		// messages, as go test shows it.
 		_, cleanup, berr := record.Build(ctx, dir, cfg.pkg, false)
 		cleanup()
+		if ctx.Err() != nil {
+			fmt.Fprintf(stderr, "avcheck run: interrupted while loading %s; nothing was recorded\n", cfg.pkg)
+			return exitError
+		}
 		printBuildError(stderr, berr, err)
 		return exitError
 	}
 	program := plan.Main && !plan.HasTests
 	bin, cleanup, err := record.Build(ctx, dir, cfg.pkg, program)
 	defer cleanup()
+	if ctx.Err() != nil {
+		fmt.Fprintf(stderr, "avcheck run: interrupted while building %s; nothing was recorded\n", cfg.pkg)
+		return exitError
+	}
 	if err != nil {
 		printBuildError(stderr, err, err)
 		return exitError
@@ -260,10 +284,30 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 func printBuildError(stderr io.Writer, berr, err error) {
 	var be *record.BuildError
 	if errors.As(berr, &be) {
-		fmt.Fprintln(stderr, be.Error())
+		msg := be.Error()
+		if !compilerMessage.MatchString(msg) {
+			// The go command's own complaint, such as a package no
+			// module provides.
+			msg = "avcheck run: " + msg
+		}
+		fmt.Fprintln(stderr, msg)
 		return
 	}
 	fmt.Fprintf(stderr, "avcheck run: %v\n", err)
+}
+
+// compilerMessage matches a message that starts with a source position,
+// as the compiler's do.
+var compilerMessage = regexp.MustCompile(`^\S+\.(go|s|c):\d+`)
+
+// manyPackages reports whether a package pattern can match more than one
+// package: a "..." wildcard, or one of the go command's pattern words.
+func manyPackages(pattern string) bool {
+	switch pattern {
+	case "all", "std", "cmd", "tool", "work":
+		return true
+	}
+	return strings.Contains(pattern, "...")
 }
 
 // packageDir is where the program runs: the package's directory for a
