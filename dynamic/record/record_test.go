@@ -192,3 +192,33 @@ func benchRecord(b *testing.B, name, arg string) {
 	b.ReportMetric(float64(events)/float64(stops), "events/stop")
 	b.ReportMetric(recording.Seconds()/running.Seconds(), "slowdown")
 }
+
+// The binary is named as the go command names it: PKG.test for a test,
+// the command's name for a program; the temporary directory holding it is
+// gone after cleanup.
+func TestBuildName(t *testing.T) {
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		pkg    string
+		isMain bool
+		want   string
+	}{
+		{"./testdata/record/counter", false, "counter.test"},
+		{"./testdata/record/loop", true, "loop"},
+	} {
+		bin, cleanup, err := Build(context.Background(), root, tc.pkg, tc.isMain)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := filepath.Base(bin); got != tc.want {
+			t.Errorf("%s: binary %s, want %s", tc.pkg, got, tc.want)
+		}
+		cleanup()
+		if _, err := os.Stat(filepath.Dir(bin)); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s: %s is still there after cleanup (%v)", tc.pkg, filepath.Dir(bin), err)
+		}
+	}
+}
