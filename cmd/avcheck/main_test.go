@@ -3,6 +3,7 @@ package main_test
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -235,5 +236,55 @@ func TestVersion(t *testing.T) {
 		if code != 2 || stdout != "" || stderr != tc.want {
 			t.Errorf("avcheck %s: exit %d, stdout %q, stderr %q; want exit 2 and stderr %q", strings.Join(tc.args, " "), code, stdout, stderr, tc.want)
 		}
+	}
+}
+
+// The README's table of the static suite's flags says which work through
+// go vet: those go vet accepts, the ones avcheck -flags lists. go vet
+// rejects the others.
+func TestREADMEFlagsThroughVet(t *testing.T) {
+	bin := avcheck(t)
+	data, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, _ := strings.Cut(string(data), "\n## Running the static suite\n")
+	_, table, ok := strings.Cut(section, "| flag | default | meaning | through go vet |\n|---|---|---|---|\n")
+	if !ok {
+		t.Fatal("README.md: no table of flags with a column \"through go vet\" under \"Running the static suite\"")
+	}
+	stdout, stderr, code := run(t, bin, "-flags")
+	if code != 0 {
+		t.Fatalf("avcheck -flags: exit %d\n%s", code, stderr)
+	}
+	var listed []struct{ Name string }
+	if err := json.Unmarshal([]byte(stdout), &listed); err != nil {
+		t.Fatalf("avcheck -flags: %v\n%s", err, stdout)
+	}
+	known := map[string]bool{}
+	for _, f := range listed {
+		known[f.Name] = true
+	}
+	rows := 0
+	flagName := regexp.MustCompile("`-([a-z.]+)`")
+	for row := range strings.SplitSeq(table, "\n") {
+		if !strings.HasPrefix(row, "|") {
+			break
+		}
+		cells := strings.Split(strings.Trim(row, "|"), "|")
+		vet := strings.TrimSpace(cells[len(cells)-1])
+		for _, m := range flagName.FindAllStringSubmatch(cells[0], -1) {
+			rows++
+			if want := strings.HasPrefix(vet, "yes"); known[m[1]] != want {
+				t.Errorf("README.md says -%s through go vet: %q, but avcheck -flags lists it: %v", m[1], vet, known[m[1]])
+			}
+		}
+	}
+	if rows < 6 {
+		t.Errorf("README.md's table names %d flags:\n%s", rows, table)
+	}
+	_, stderr, code = run(t, "go", "vet", "-vettool="+bin, "-sarif", "./testdata/example/fixed")
+	if first, _, _ := strings.Cut(stderr, "\n"); code != 2 || first != "flag provided but not defined: -sarif" {
+		t.Errorf("go vet -sarif: exit %d, stderr:\n%s\nwant exit 2 and the error README.md quotes", code, stderr)
 	}
 }
