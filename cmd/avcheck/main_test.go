@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -286,5 +287,47 @@ func TestREADMEFlagsThroughVet(t *testing.T) {
 	_, stderr, code = run(t, "go", "vet", "-vettool="+bin, "-sarif", "./testdata/example/fixed")
 	if first, _, _ := strings.Cut(stderr, "\n"); code != 2 || first != "flag provided but not defined: -sarif" {
 		t.Errorf("go vet -sarif: exit %d, stderr:\n%s\nwant exit 2 and the error README.md quotes", code, stderr)
+	}
+}
+
+// The standalone suite names files as go vet does: relative to the
+// current directory where that is shorter, "../" included.
+func TestPathsAsGoVet(t *testing.T) {
+	bin := avcheck(t)
+	lines := func(name string, args ...string) []string {
+		t.Helper()
+		cmd := exec.Command(name, args...)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		_ = cmd.Run()
+		var out []string
+		for _, l := range strings.Split(strings.TrimSpace(stderr.String()), "\n") {
+			if !strings.HasPrefix(l, "# ") {
+				out = append(out, l)
+			}
+		}
+		slices.Sort(out)
+		return out
+	}
+	// From this package's directory, two levels below the files.
+	own := lines(bin, "../../testdata/example/bank")
+	vet := lines("go", "vet", "-vettool="+bin, "../../testdata/example/bank")
+	if len(own) != len(bankFindings) || !slices.Equal(own, vet) {
+		t.Errorf("avcheck:\n%s\ngo vet:\n%s", strings.Join(own, "\n"), strings.Join(vet, "\n"))
+	}
+	// From the module root: relative, whatever its path.
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "./testdata/example/bank")
+	cmd.Dir = root
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	_ = cmd.Run()
+	for _, l := range strings.Split(strings.TrimSpace(stderr.String()), "\n") {
+		if !strings.HasPrefix(l, "testdata/example/bank/bank.go:") {
+			t.Errorf("from the module root: %q, want a path relative to it", l)
+		}
 	}
 }

@@ -443,3 +443,30 @@ func TestLimitHeapGrowthKeepsLowerLimit(t *testing.T) {
 		t.Errorf("the memory limit is %d after the second call, want %d", got, before)
 	}
 }
+
+// Positions name files as go vet does: relative to the current directory
+// where that is shorter, "../" included, otherwise absolute.
+func TestPredictPaths(t *testing.T) {
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	here := filepath.Join(wd, "c.go")
+	parent := filepath.Join(filepath.Dir(wd), "p.go")
+	far := "/z.go"
+	p := writeTemp(t, "trace.txt", strings.NewReplacer("@c.go:3:2", "@"+here+":3:2", "@c.go:4:2", "@"+parent+":4:2", "@c.go:9:2", "@"+far+":9:2").Replace(serialCounter))
+	code, out, errOut := runPredictTest("-precise=false", p)
+	if code != exitFindings {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	for _, want := range []string{
+		"c.go:3:2: c.n: g1 reads then writes c.n in one region",
+		"\t/z.go:9:2: g2 writes c.n (interleaved)",
+		"\t../p.go:4:2: g1 writes c.n (last)",
+		"\t\tg2 /z.go:9:2 wr c.n",
+	} {
+		if !strings.Contains(out, "\n"+want) && !strings.HasPrefix(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}

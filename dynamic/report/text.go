@@ -11,7 +11,8 @@ import (
 
 // TextOptions configures Text.
 type TextOptions struct {
-	// Dir, when set, makes absolute file names inside it relative.
+	// Dir, when set, is the directory file names are shown relative to,
+	// where that is shorter (ShortPath): the current directory.
 	Dir string
 	// MaxWitness bounds the witness steps printed per finding; the rest
 	// are summarised in one line. Zero means 40.
