@@ -53,6 +53,9 @@ Examples:
 The run is slow (every probe stops the program); choose one test with
 -run. If the program panics, exits, deadlocks, runs past -timeout or is
 interrupted, it is killed and the events recorded so far are predicted on.
+Ctrl-C stops any stage within a second: while loading or building, it
+ends the run; while recording, the prediction follows, and a second
+Ctrl-C stops it, showing the findings decided so far (exit status 1).
 Recording needs ptrace (see docs/run.md), which also lists what is not
 recorded.
 
@@ -62,11 +65,49 @@ not be built or recorded, 2 bad usage.
 Flags:
 `
 
-// runRecord is "avcheck run".
+// runRecord is "avcheck run". An interrupt (Ctrl-C, SIGTERM) stops the
+// stage under way: see interrupts.
 func runRecord(args []string) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	return runMain(ctx, args, os.Stdout, os.Stderr)
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	return runStages(&interrupts{parent: context.Background(), sigs: sigs}, args, os.Stdout, os.Stderr)
+}
+
+// runMain is avcheck run with ctx for every stage, for tests: cancelling
+// it stops the stage under way and every later one.
+func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	return runStages(&interrupts{parent: ctx}, args, stdout, stderr)
+}
+
+// interrupts turns signals into the end of avcheck run's stage under way.
+// Each stage (plan and build, record, write the trace, predict) runs with
+// a context of its own, cancelled by the first signal that comes while
+// it runs: an interrupted recording is still predicted on, as a program
+// that ends badly is, and a second interrupt stops the prediction.
+type interrupts struct {
+	parent context.Context
+	sigs   <-chan os.Signal // nil in tests
+}
+
+// stage returns the context of a stage, and the function that ends it.
+func (in *interrupts) stage() (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(in.parent)
+	if in.sigs == nil {
+		return ctx, cancel
+	}
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-in.sigs:
+			cancel()
+		case <-done:
+		}
+	}()
+	return ctx, func() {
+		close(done)
+		cancel()
+	}
 }
 
 // runConfig holds avcheck run's flags.
@@ -165,7 +206,7 @@ func parseRunArgs(args []string, stdout, stderr io.Writer) (*runConfig, int, boo
 	return cfg, 0, true
 }
 
-func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+func runStages(in *interrupts, args []string, stdout, stderr io.Writer) int {
 	cfg, code, ok := parseRunArgs(args, stdout, stderr)
 	if !ok {
 		return code
@@ -180,14 +221,24 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return exitError
 		}
 	}
-	plan, err := record.MakePlan(record.PlanOptions{Dir: dir, Pattern: cfg.pkg, MaxD: cfg.maxd})
+
+	// Plan and build.
+	ctx, endStage := in.stage()
+	plan, err := makePlan(ctx, record.PlanOptions{Dir: dir, Pattern: cfg.pkg, MaxD: cfg.maxd})
+	if ctx.Err() != nil {
+		endStage()
+		fmt.Fprintf(stderr, "avcheck run: interrupted while loading %s; nothing was recorded\n", cfg.pkg)
+		return exitError
+	}
 	if err != nil {
 		// A package that does not compile is shown by the compiler's own
 		// messages, as go test shows it.
 		_, cleanup, berr := record.Build(ctx, dir, cfg.pkg, false)
 		cleanup()
-		if ctx.Err() != nil {
-			fmt.Fprintf(stderr, "avcheck run: interrupted while loading %s; nothing was recorded\n", cfg.pkg)
+		interrupted := ctx.Err() != nil
+		endStage()
+		if interrupted {
+			fmt.Fprintf(stderr, "avcheck run: interrupted while building %s; nothing was recorded\n", cfg.pkg)
 			return exitError
 		}
 		printBuildError(stderr, berr, err)
@@ -196,7 +247,9 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	program := plan.Main && !plan.HasTests
 	bin, cleanup, err := record.Build(ctx, dir, cfg.pkg, program)
 	defer cleanup()
-	if ctx.Err() != nil {
+	interrupted := ctx.Err() != nil
+	endStage()
+	if interrupted {
 		fmt.Fprintf(stderr, "avcheck run: interrupted while building %s; nothing was recorded\n", cfg.pkg)
 		return exitError
 	}
@@ -204,6 +257,8 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		printBuildError(stderr, err, err)
 		return exitError
 	}
+
+	// Record.
 	progArgs := cfg.args
 	if !program {
 		progArgs = append([]string{"-test.run=" + cfg.run, "-test.timeout=0"}, cfg.args...)
@@ -219,7 +274,9 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	start := time.Now()
+	ctx, endStage = in.stage()
 	t, oc, err := record.Record(ctx, plan, opts)
+	endStage()
 	if opts.Progress != nil {
 		fmt.Fprintln(stderr)
 	}
@@ -231,24 +288,42 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if oc.Invalid != "" {
 		fmt.Fprintf(stderr, "avcheck run: the trace stops before an impossible event: %s\n", oc.Invalid)
 	}
+
+	// Keep the trace.
 	if cfg.out != "" {
-		if err := saveTrace(cfg.out, cfg.format, t); err != nil {
+		ctx, endStage = in.stage()
+		err := saveTrace(ctx, cfg.out, cfg.format, t)
+		interrupted := ctx.Err() != nil
+		endStage()
+		if interrupted {
+			fmt.Fprintf(stderr, "avcheck run: interrupted while writing %s, which was not written; nothing was predicted\n", cfg.out)
+			return exitError
+		}
+		if err != nil {
 			fmt.Fprintf(stderr, "avcheck run: writing %s: %v\n", cfg.out, err)
 			return exitError
 		}
 	}
-	popts := predict.Options{All: cfg.all}
+
+	// Predict, and prove.
+	ctx, endStage = in.stage()
+	popts := predict.Options{All: cfg.all, Context: ctx}
 	cfg.precise.apply(&popts)
 	res := predict.Predict(t, popts)
+	endStage()
 	warnPrecise(stderr, "avcheck run", res.Precise)
 	st := report.Stats{Events: len(t.Events), Goroutines: res.Goroutines, Variables: res.Variables, Seconds: time.Since(start).Seconds()}
+
+	// Write the report. An interrupted prediction's findings are only
+	// some: they are shown, but the report that go vet reads keeps the
+	// last whole run's.
 	var reportHash string
 	reportPath := cfg.report
 	root := avreport.ModuleRoot(dir)
 	if reportPath == "" && root != "" {
 		reportPath = filepath.Join(root, avreport.DefaultReport)
 	}
-	if reportPath != "" {
+	if reportPath != "" && !res.Stopped {
 		if root == "" {
 			root = dir
 		}
@@ -269,6 +344,17 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "avcheck run: %v\n", err)
 		return exitError
 	}
+	if res.Stopped {
+		switch {
+		case res.Candidates == 0:
+			fmt.Fprintln(stderr, "avcheck run: interrupted while searching the trace for violations, before any was decided; the report was not written")
+		case res.Decided == 0:
+			fmt.Fprintf(stderr, "avcheck run: interrupted while predicting, before any of the %d possible violations was decided; the report was not written\n", res.Candidates)
+		default:
+			fmt.Fprintf(stderr, "avcheck run: interrupted while predicting: the findings shown are those of the %d of %d possible violations decided; the report was not written\n", res.Decided, res.Candidates)
+		}
+		return exitError
+	}
 	if len(res.Reported()) > 0 {
 		if reportHash != "" {
 			fmt.Fprintf(stderr, "avcheck run: to see the findings as diagnostics: %s\n", vetCommand(cfg.pkg, cfg.report, reportHash))
@@ -276,6 +362,34 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitFindings
 	}
 	return exitClean
+}
+
+// makePlan is record.MakePlan, given up when ctx is done: the go command
+// that loads the packages stops with ctx, but the analysis after it does
+// not look at ctx, and is left to end with the process.
+func makePlan(ctx context.Context, opts record.PlanOptions) (*record.Plan, error) {
+	opts.Context = ctx
+	type planned struct {
+		plan *record.Plan
+		err  error
+	}
+	c := make(chan planned, 1)
+	go func() {
+		p, err := record.MakePlan(opts)
+		c <- planned{p, err}
+	}()
+	select {
+	case r := <-c:
+		return r.plan, r.err
+	case <-ctx.Done():
+		// Give the go command the moment it takes to stop, so that it
+		// is not left behind when avcheck exits.
+		select {
+		case <-c:
+		case <-time.After(200 * time.Millisecond):
+		}
+		return nil, ctx.Err()
+	}
 }
 
 // printBuildError prints the compiler's messages when berr, the error of
@@ -322,16 +436,39 @@ func packageDir(dir, pkg string) string {
 	return dir
 }
 
-func saveTrace(path string, f trace.Format, t *trace.Trace) error {
+// saveTrace writes t to path, through a temporary file that appears
+// under path only when it is whole; when ctx is done first, it removes
+// the temporary file and returns ctx's error.
+func saveTrace(ctx context.Context, path string, f trace.Format, t *trace.Trace) error {
 	w, err := trace.Create(path, f)
 	if err != nil {
 		return err
 	}
-	if err := trace.WriteTrace(w, t); err != nil {
+	if err := trace.WriteTrace(stoppableWriter{w, ctx}, t); err != nil {
+		w.Abort()
+		return err
+	}
+	if err := ctx.Err(); err != nil {
 		w.Abort()
 		return err
 	}
 	return w.Close()
+}
+
+// stoppableWriter is a trace writer that fails once its context is done,
+// looked at every 4096 events.
+type stoppableWriter struct {
+	trace.Writer
+	ctx context.Context
+}
+
+func (w stoppableWriter) Write(e trace.Event) error {
+	if e.Seq%4096 == 0 {
+		if err := w.ctx.Err(); err != nil {
+			return err
+		}
+	}
+	return w.Writer.Write(e)
 }
 
 // saveReport writes the JSON report, with the hashes of the source files

@@ -279,7 +279,7 @@ func TestRunMessages(t *testing.T) {
 		{context.Background(), []string{"./testdata/record/nosuch"}, "avcheck run: ./testdata/record/nosuch: no such directory\n"},
 		{context.Background(), []string{"./README.md"}, "avcheck run: ./README.md is a file: name the package's directory\n"},
 		{context.Background(), []string{"example.com/nosuch"}, "avcheck run: no required module provides package example.com/nosuch; to add it:\n\tgo get example.com/nosuch\n"},
-		{cancelled, []string{"./testdata/record/counter"}, "avcheck run: interrupted while building ./testdata/record/counter; nothing was recorded\n"},
+		{cancelled, []string{"./testdata/record/counter"}, "avcheck run: interrupted while loading ./testdata/record/counter; nothing was recorded\n"},
 	} {
 		var stdout, stderr bytes.Buffer
 		code := runMain(tc.ctx, tc.args, &stdout, &stderr)
