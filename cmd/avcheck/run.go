@@ -8,10 +8,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -222,14 +224,23 @@ func runStages(in *interrupts, args []string, stdout, stderr io.Writer) int {
 		}
 	}
 
+	// On a terminal, a line shows the stage; the rest of the output is
+	// written above it, through errw.
+	p := newProgress(stderr)
+	defer p.Close()
+	errw := p.output(stderr)
+
 	// Plan and build.
+	p.Stage("loading "+cfg.pkg, nil, "")
 	ctx, endStage := in.stage()
 	plan, err := makePlan(ctx, record.PlanOptions{Dir: dir, Pattern: cfg.pkg, MaxD: cfg.maxd})
 	if ctx.Err() != nil {
 		endStage()
+		p.Close()
 		fmt.Fprintf(stderr, "avcheck run: interrupted while loading %s; nothing was recorded\n", cfg.pkg)
 		return exitError
 	}
+	p.Stage("building "+cfg.pkg, nil, "")
 	if err != nil {
 		// A package that does not compile is shown by the compiler's own
 		// messages, as go test shows it.
@@ -237,6 +248,7 @@ func runStages(in *interrupts, args []string, stdout, stderr io.Writer) int {
 		cleanup()
 		interrupted := ctx.Err() != nil
 		endStage()
+		p.Close()
 		if interrupted {
 			fmt.Fprintf(stderr, "avcheck run: interrupted while building %s; nothing was recorded\n", cfg.pkg)
 			return exitError
@@ -249,6 +261,9 @@ func runStages(in *interrupts, args []string, stdout, stderr io.Writer) int {
 	defer cleanup()
 	interrupted := ctx.Err() != nil
 	endStage()
+	if interrupted || err != nil {
+		p.Close()
+	}
 	if interrupted {
 		fmt.Fprintf(stderr, "avcheck run: interrupted while building %s; nothing was recorded\n", cfg.pkg)
 		return exitError
@@ -266,35 +281,38 @@ func runStages(in *interrupts, args []string, stdout, stderr io.Writer) int {
 			progArgs = progArgs[1:]
 		}
 	}
-	opts := record.Options{Binary: bin, Args: progArgs, Dir: packageDir(dir, cfg.pkg), Output: stderr, Timeout: cfg.timeout}
-	if isTerminal(stderr) {
-		start := time.Now()
-		opts.Progress = func(n int) {
-			fmt.Fprintf(stderr, "\ravcheck run: %d events, %.0f/s ", n, float64(n)/time.Since(start).Seconds())
-		}
-	}
-	start := time.Now()
 	ctx, endStage = in.stage()
+	if p != nil {
+		// What will run, since it may be many tests, for long.
+		fmt.Fprintf(errw, "avcheck run: %s\n", whatRuns(ctx, bin, program, cfg))
+	}
+	var events atomic.Int64
+	opts := record.Options{Binary: bin, Args: progArgs, Dir: packageDir(dir, cfg.pkg), Output: errw, Timeout: cfg.timeout}
+	opts.Progress = func(n int) { events.Store(int64(n)) }
+	p.Stage("recording", func() string { return plural(int(events.Load()), "event") }, "Ctrl-C: stop it and predict")
+	start := time.Now()
 	t, oc, err := record.Record(ctx, plan, opts)
 	endStage()
-	if opts.Progress != nil {
-		fmt.Fprintln(stderr)
-	}
 	if err != nil {
+		p.Close()
 		fmt.Fprintf(stderr, "avcheck run: %v\n", err)
 		return exitError
 	}
-	fmt.Fprintf(stderr, "avcheck run: %s; %d events recorded\n", oc.Message, len(t.Events))
+	fmt.Fprintf(errw, "avcheck run: %s; %d events recorded\n", oc.Message, len(t.Events))
 	if oc.Invalid != "" {
-		fmt.Fprintf(stderr, "avcheck run: the trace stops before an impossible event: %s\n", oc.Invalid)
+		fmt.Fprintf(errw, "avcheck run: the trace stops before an impossible event: %s\n", oc.Invalid)
 	}
 
 	// Keep the trace.
 	if cfg.out != "" {
+		p.Stage("writing "+cfg.out, nil, "")
 		ctx, endStage = in.stage()
 		err := saveTrace(ctx, cfg.out, cfg.format, t)
 		interrupted := ctx.Err() != nil
 		endStage()
+		if interrupted || err != nil {
+			p.Close()
+		}
 		if interrupted {
 			fmt.Fprintf(stderr, "avcheck run: interrupted while writing %s, which was not written; nothing was predicted\n", cfg.out)
 			return exitError
@@ -306,11 +324,25 @@ func runStages(in *interrupts, args []string, stdout, stderr io.Writer) int {
 	}
 
 	// Predict, and prove.
+	var decided, candidates atomic.Int64
+	p.Stage("predicting", func() string {
+		if n := candidates.Load(); n > 0 {
+			return fmt.Sprintf("%d of %s decided", decided.Load(), plural(int(n), "possible violation"))
+		}
+		return ""
+	}, "Ctrl-C: stop")
 	ctx, endStage = in.stage()
 	popts := predict.Options{All: cfg.all, Context: ctx}
+	if p != nil {
+		popts.Progress = func(d, n int) {
+			decided.Store(int64(d))
+			candidates.Store(int64(n))
+		}
+	}
 	cfg.precise.apply(&popts)
 	res := predict.Predict(t, popts)
 	endStage()
+	p.Close()
 	warnPrecise(stderr, "avcheck run", res.Precise)
 	st := report.Stats{Events: len(t.Events), Goroutines: res.Goroutines, Variables: res.Variables, Seconds: time.Since(start).Seconds()}
 
@@ -362,6 +394,55 @@ func runStages(in *interrupts, args []string, stdout, stderr io.Writer) int {
 		return exitFindings
 	}
 	return exitClean
+}
+
+// whatRuns says what avcheck run records: the program, or the tests that
+// -run selects, as the test binary lists them (-test.list).
+func whatRuns(ctx context.Context, bin string, program bool, cfg *runConfig) string {
+	if program {
+		return "recording the program " + cfg.pkg
+	}
+	re := cfg.run
+	if re == "" {
+		re = "."
+	}
+	cmd := exec.CommandContext(ctx, bin, "-test.list", re)
+	cmd.Dir = packageDir(workDir(), cfg.pkg)
+	out, err := cmd.Output()
+	if err != nil {
+		return "recording the tests of " + cfg.pkg
+	}
+	var tests []string
+	for name := range strings.FieldsSeq(string(out)) {
+		if strings.HasPrefix(name, "Test") || strings.HasPrefix(name, "Example") || strings.HasPrefix(name, "Fuzz") {
+			tests = append(tests, name)
+		}
+	}
+	switch {
+	case len(tests) == 0 && cfg.run != "":
+		return fmt.Sprintf("no test of %s matches -run %s: recording the program's start alone", cfg.pkg, shellQuote(cfg.run))
+	case len(tests) == 0:
+		return fmt.Sprintf("%s has no tests: recording the program's start alone", cfg.pkg)
+	}
+	list := strings.Join(tests, ", ")
+	if len(tests) > 8 {
+		list = strings.Join(tests[:8], ", ") + fmt.Sprintf(" and %d more", len(tests)-8)
+	}
+	if len(tests) == 1 && cfg.run == "" {
+		return fmt.Sprintf("recording the only test of %s: %s", cfg.pkg, list)
+	}
+	if cfg.run == "" {
+		return fmt.Sprintf("recording all %d tests of %s, one after another, which can take long (choose one with -run): %s", len(tests), cfg.pkg, list)
+	}
+	return fmt.Sprintf("recording %s of %s: %s", plural(len(tests), "test"), cfg.pkg, list)
+}
+
+// plural is "1 event", "2 events".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // makePlan is record.MakePlan, given up when ctx is done: the go command
@@ -501,13 +582,4 @@ func saveReport(path, root string, t *trace.Trace, fs []predict.Finding, st repo
 		return "", err
 	}
 	return report.Hash(buf.Bytes()), nil
-}
-
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
