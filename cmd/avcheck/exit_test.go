@@ -147,7 +147,7 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"predict", "-sarif", findings}, 3, ""},
 		{[]string{"predict", malformed}, 1, `bad.txt:2: unknown event kind "rdd"`},
 		{[]string{"predict", missing}, 1, "avcheck predict: " + missing + ": no such file or directory"},
-		{[]string{"predict"}, 2, "usage: avcheck predict"},
+		{[]string{"predict"}, 2, "avcheck predict: no trace file given"},
 		{[]string{"predict", "-bogus", clean}, 2, "avcheck predict: flag provided but not defined: -bogus"},
 		{[]string{"predict", "-json", "-sarif", clean}, 2, "avcheck predict: -json and -sarif cannot be used together"},
 		// run: its findings and crashes are tested in run_test.go.

@@ -17,6 +17,9 @@ import (
 
 func main() {
 	if len(os.Args) > 1 {
+		if versionFlag(os.Args[1]) {
+			os.Exit(versionMain(os.Args[1:], os.Stdout, os.Stderr))
+		}
 		if sub, ok := subcommands[os.Args[1]]; ok {
 			os.Exit(sub.run(os.Args[2:]))
 		}
@@ -70,6 +73,7 @@ func printHelp() {
 		}
 	}
 	fmt.Println("  avcheck help [analyzer|subcommand]      this text, or one analyzer's or subcommand's documentation")
+	fmt.Println("  avcheck -V                              the version")
 	fmt.Println()
 	fmt.Println("Exit status, in every mode: 0 nothing reported, 3 findings reported, 1 an error")
 	fmt.Println("(a package that does not build, a trace that cannot be read), 2 bad usage.")

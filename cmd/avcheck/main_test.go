@@ -2,10 +2,15 @@ package main_test
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -148,6 +153,181 @@ func TestHelp(t *testing.T) {
 	for _, want := range []string{"avcheck predict", "avcheck run", "splitlock", "atomicact", "guardedby", "regions", "annotation"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("help does not mention %q:\n%s", want, stdout)
+		}
+	}
+}
+
+// go vet runs the tool on every dependency of the packages it is given,
+// for their facts only: the diagnostics printed are those of the packages
+// named. runtime/trace and internal/bisect, which it imports, have
+// findings of their own, and none of them is printed when go vet is run
+// on a package that imports them.
+//
+// (go vet's cache keys a package's run the same whether it is for facts
+// only or not, and replays the output of whichever ran first: after
+// "go vet -vettool=... runtime/trace" with an avcheck binary of the same
+// content, this go vet would replay that run's findings, as the README's
+// known limitations say. No test vets these packages by name.)
+func TestVetOnlyNamedPackages(t *testing.T) {
+	bin := avcheck(t)
+	_, stderr, code := run(t, bin, "runtime/trace", "internal/bisect")
+	if code != 3 || !strings.Contains(stderr, "internal/bisect/bisect.go:") || !strings.Contains(stderr, "runtime/trace/") {
+		t.Fatalf("avcheck runtime/trace internal/bisect: exit %d, want findings in both (3):\n%s", code, stderr)
+	}
+	mod := t.TempDir()
+	for name, content := range map[string]string{
+		"go.mod": "module example.com/usetrace\n\ngo 1.26\n",
+		"use.go": "package usetrace\n\nimport \"runtime/trace\"\n\n// On reports whether tracing is on.\nfunc On() bool { return trace.IsEnabled() }\n",
+	} {
+		if err := os.WriteFile(filepath.Join(mod, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd := exec.Command("go", "vet", "-vettool="+bin, ".")
+	cmd.Dir = mod
+	out, err := cmd.CombinedOutput()
+	if err != nil || len(out) != 0 {
+		t.Errorf("go vet on a package importing runtime/trace: %v, output:\n%s\nwant exit 0 and no output", err, out)
+	}
+}
+
+// avcheck -V prints the version; -V=full, which go vet runs to key its
+// cache, adds the SHA-256 of the binary, in the form go vet parses (go
+// vet itself runs it in TestVetTool), and so changes with the binary.
+func TestVersion(t *testing.T) {
+	bin := avcheck(t)
+	stdout, stderr, code := run(t, bin, "-V")
+	if code != 0 || stderr != "" || !regexp.MustCompile(`^avcheck version (devel(\+[0-9a-f]{12}(\+dirty)?)?|v\S+)\n$`).MatchString(stdout) {
+		t.Errorf("avcheck -V: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	ver := strings.TrimSpace(stdout)
+
+	full := func(bin string) string {
+		t.Helper()
+		stdout, stderr, code := run(t, bin, "-V=full")
+		if code != 0 || stderr != "" {
+			t.Fatalf("%s -V=full: exit %d, stderr %q", bin, code, stderr)
+		}
+		return stdout
+	}
+	data, err := os.ReadFile(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := full(bin), fmt.Sprintf("%s buildID=%x\n", ver, sha256.Sum256(data)); got != want {
+		t.Errorf("avcheck -V=full = %q, want %q", got, want)
+	}
+	// Another binary: the same one with a byte more at the end.
+	other := filepath.Join(t.TempDir(), "avcheck")
+	if err := os.WriteFile(other, append(data, 0), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if a, b := full(bin), full(other); a == b {
+		t.Errorf("two binaries, one -V=full: %q", a)
+	}
+
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-V=short"}, "avcheck: -V=short: want -V or -V=full\nusage: avcheck -V[=full]\n"},
+		{[]string{"-V", "./..."}, "avcheck: -V takes no other arguments\nusage: avcheck -V[=full]\n"},
+	} {
+		stdout, stderr, code := run(t, bin, tc.args...)
+		if code != 2 || stdout != "" || stderr != tc.want {
+			t.Errorf("avcheck %s: exit %d, stdout %q, stderr %q; want exit 2 and stderr %q", strings.Join(tc.args, " "), code, stdout, stderr, tc.want)
+		}
+	}
+}
+
+// The README's table of the static suite's flags says which work through
+// go vet: those go vet accepts, the ones avcheck -flags lists. go vet
+// rejects the others.
+func TestREADMEFlagsThroughVet(t *testing.T) {
+	bin := avcheck(t)
+	data, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, _ := strings.Cut(string(data), "\n## Running the static suite\n")
+	_, table, ok := strings.Cut(section, "| flag | default | meaning | through go vet |\n|---|---|---|---|\n")
+	if !ok {
+		t.Fatal("README.md: no table of flags with a column \"through go vet\" under \"Running the static suite\"")
+	}
+	stdout, stderr, code := run(t, bin, "-flags")
+	if code != 0 {
+		t.Fatalf("avcheck -flags: exit %d\n%s", code, stderr)
+	}
+	var listed []struct{ Name string }
+	if err := json.Unmarshal([]byte(stdout), &listed); err != nil {
+		t.Fatalf("avcheck -flags: %v\n%s", err, stdout)
+	}
+	known := map[string]bool{}
+	for _, f := range listed {
+		known[f.Name] = true
+	}
+	rows := 0
+	flagName := regexp.MustCompile("`-([a-z.]+)`")
+	for row := range strings.SplitSeq(table, "\n") {
+		if !strings.HasPrefix(row, "|") {
+			break
+		}
+		cells := strings.Split(strings.Trim(row, "|"), "|")
+		vet := strings.TrimSpace(cells[len(cells)-1])
+		for _, m := range flagName.FindAllStringSubmatch(cells[0], -1) {
+			rows++
+			if want := strings.HasPrefix(vet, "yes"); known[m[1]] != want {
+				t.Errorf("README.md says -%s through go vet: %q, but avcheck -flags lists it: %v", m[1], vet, known[m[1]])
+			}
+		}
+	}
+	if rows < 6 {
+		t.Errorf("README.md's table names %d flags:\n%s", rows, table)
+	}
+	_, stderr, code = run(t, "go", "vet", "-vettool="+bin, "-sarif", "./testdata/example/fixed")
+	if first, _, _ := strings.Cut(stderr, "\n"); code != 2 || first != "flag provided but not defined: -sarif" {
+		t.Errorf("go vet -sarif: exit %d, stderr:\n%s\nwant exit 2 and the error README.md quotes", code, stderr)
+	}
+}
+
+// The standalone suite names files as go vet does: relative to the
+// current directory where that is shorter, "../" included.
+func TestPathsAsGoVet(t *testing.T) {
+	bin := avcheck(t)
+	lines := func(name string, args ...string) []string {
+		t.Helper()
+		cmd := exec.Command(name, args...)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		_ = cmd.Run()
+		var out []string
+		for _, l := range strings.Split(strings.TrimSpace(stderr.String()), "\n") {
+			if !strings.HasPrefix(l, "# ") {
+				out = append(out, l)
+			}
+		}
+		slices.Sort(out)
+		return out
+	}
+	// From this package's directory, two levels below the files.
+	own := lines(bin, "../../testdata/example/bank")
+	vet := lines("go", "vet", "-vettool="+bin, "../../testdata/example/bank")
+	if len(own) != len(bankFindings) || !slices.Equal(own, vet) {
+		t.Errorf("avcheck:\n%s\ngo vet:\n%s", strings.Join(own, "\n"), strings.Join(vet, "\n"))
+	}
+	// From the module root: relative, whatever its path.
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "./testdata/example/bank")
+	cmd.Dir = root
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	_ = cmd.Run()
+	for _, l := range strings.Split(strings.TrimSpace(stderr.String()), "\n") {
+		if !strings.HasPrefix(l, "testdata/example/bank/bank.go:") {
+			t.Errorf("from the module root: %q, want a path relative to it", l)
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"runtime/debug"
 	"runtime/metrics"
+	"strings"
 	"sync"
 	"time"
 
@@ -85,18 +86,37 @@ func predictMain(args []string, stdout, stderr io.Writer) int {
 	var precise preciseFlags
 	precise.register(fs)
 	engine := fs.String("engine", "search", "prediction `engines`: search (the pattern search) or all (also the meta-analysis, which is exact for two goroutines and one variable, where the search agrees with it, and is the slowest stage on long traces)")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprint(stdout, predictHelp)
-			fs.SetOutput(stdout)
-			fs.PrintDefaults()
-			return exitClean
+	// Flags may come before or after the file, as with avcheck run; "--"
+	// ends them, for a file whose name starts with "-".
+	var files []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				fmt.Fprint(stdout, predictHelp)
+				fs.SetOutput(stdout)
+				fs.PrintDefaults()
+				return exitClean
+			}
+			fmt.Fprintf(stderr, "avcheck predict: %v\n", err)
+			fmt.Fprintln(stderr, predictUsage)
+			return exitUsage
 		}
-		fmt.Fprintf(stderr, "avcheck predict: %v\n", err)
-		fmt.Fprintln(stderr, predictUsage)
-		return exitUsage
+		if fs.NArg() == 0 {
+			break
+		}
+		if n := len(args) - len(fs.Args()); n > 0 && args[n-1] == "--" {
+			files = append(files, fs.Args()...)
+			break
+		}
+		files = append(files, fs.Arg(0))
+		args = fs.Args()[1:]
 	}
-	if fs.NArg() != 1 {
+	if len(files) != 1 {
+		if len(files) == 0 {
+			fmt.Fprintln(stderr, "avcheck predict: no trace file given")
+		} else {
+			fmt.Fprintf(stderr, "avcheck predict: one trace file at a time, not %d (%s)\n", len(files), strings.Join(files, " "))
+		}
 		fmt.Fprintln(stderr, predictUsage)
 		return exitUsage
 	}
@@ -125,7 +145,7 @@ func predictMain(args []string, stdout, stderr io.Writer) int {
 		}
 		return code
 	}
-	path := fs.Arg(0)
+	path := files[0]
 
 	start := time.Now()
 	var (
@@ -177,6 +197,9 @@ func predictMain(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	st.Seconds = time.Since(start).Seconds()
+	if st.Events == 0 {
+		fmt.Fprintf(stderr, "avcheck predict: %s: the trace has no events\n", path)
+	}
 
 	switch {
 	case *asJSON:

@@ -232,8 +232,12 @@ func TestPredictBadInput(t *testing.T) {
 		{"malformed", []string{bad}, exitError, `trace.txt:3: unknown event kind "rdd"`},
 		{"missing", []string{filepath.Join(t.TempDir(), "nope.txt")}, exitError, "avcheck predict: *"},
 		{"unknown flag", []string{"-bogus", bad}, exitUsage, "avcheck predict: flag provided but not defined: -bogus"},
-		{"no file", nil, exitUsage, "usage: avcheck predict *"},
-		{"two files", []string{bad, bad}, exitUsage, "usage: avcheck predict *"},
+		{"no file", nil, exitUsage, "avcheck predict: no trace file given"},
+		{"no file but flags", []string{"-json", "--"}, exitUsage, "avcheck predict: no trace file given"},
+		{"two files", []string{bad, "-json", bad}, exitUsage, "avcheck predict: one trace file at a time, not 2 (" + bad + " " + bad + ")"},
+		{"unknown flag after the file", []string{bad, "-bogus"}, exitUsage, "avcheck predict: flag provided but not defined: -bogus"},
+		{"empty file", []string{writeTemp(t, "empty.txt", "")}, exitError, "empty.txt:1: empty trace: no header and no events"},
+		{"only comments", []string{writeTemp(t, "notes.txt", "# a trace to come\n\n")}, exitError, "notes.txt:1: empty trace: no header and no events"},
 		{"bad format", []string{"-format=xml", bad}, exitUsage, `avcheck predict: unknown trace format "xml" *`},
 		{"bad mode", []string{"-mode=guess", bad}, exitUsage, `avcheck predict: unknown mode "guess" *`},
 		{"bad engine", []string{"-engine=fast", bad}, exitUsage, `avcheck predict: unknown engine "fast" *`},
@@ -264,6 +268,42 @@ func TestPredictBadInput(t *testing.T) {
 				t.Errorf("stderr %q, want %q", first, tt.want)
 			}
 		})
+	}
+}
+
+// Flags may follow the file; a trace with a header and no events is
+// predicted on (nothing to report), and standard error says it is empty.
+func TestPredictFlagsAfterFileAndNoEvents(t *testing.T) {
+	p := writeTemp(t, "trace.txt", serialCounter)
+	code, out, errOut := runPredictTest(p, "-json", "-precise=false")
+	if code != exitFindings || !strings.HasPrefix(out, "{") || errOut != "" {
+		t.Errorf("FILE -json -precise=false: exit %d, stdout %.40q, stderr %q; want JSON and exit %d", code, out, errOut, exitFindings)
+	}
+	dash := filepath.Join(t.TempDir(), "-trace.txt")
+	if err := os.WriteFile(dash, []byte(serialCounter), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errOut := runPredictTest("-precise=false", "--", dash); code != exitFindings {
+		t.Errorf("-- %s: exit %d, stderr %q", dash, code, errOut)
+	}
+
+	empty := writeTemp(t, "empty.txt", "avtrace 1\n")
+	for _, mode := range []string{"-mode=predict", "-mode=observed"} {
+		code, out, errOut := runPredictTest(mode, empty)
+		if want := "avcheck predict: " + empty + ": the trace has no events\n"; code != exitClean || out != "" || errOut != want {
+			t.Errorf("%s on a trace without events: exit %d, stdout %q, stderr %q; want exit 0 and %q", mode, code, out, errOut, want)
+		}
+	}
+}
+
+// A text trace is read as one whatever the length of the comments
+// before its header.
+func TestPredictLongPreamble(t *testing.T) {
+	preamble := strings.Repeat("# a description of the run that this trace records, at some length\n", 2000)
+	p := writeTemp(t, "trace.txt", preamble+serialCounter)
+	code, out, errOut := runPredictTest("-precise=false", p)
+	if code != exitFindings || errOut != "" || !strings.Contains(out, "c.go:3:2: c.n: g1 reads then writes c.n in one region") {
+		t.Errorf("exit %d, stdout:\n%s\nstderr %q", code, out, errOut)
 	}
 }
 
@@ -401,5 +441,32 @@ func TestLimitHeapGrowthKeepsLowerLimit(t *testing.T) {
 	}
 	if got := debug.SetMemoryLimit(-1); got != before {
 		t.Errorf("the memory limit is %d after the second call, want %d", got, before)
+	}
+}
+
+// Positions name files as go vet does: relative to the current directory
+// where that is shorter, "../" included, otherwise absolute.
+func TestPredictPaths(t *testing.T) {
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	here := filepath.Join(wd, "c.go")
+	parent := filepath.Join(filepath.Dir(wd), "p.go")
+	far := "/z.go"
+	p := writeTemp(t, "trace.txt", strings.NewReplacer("@c.go:3:2", "@"+here+":3:2", "@c.go:4:2", "@"+parent+":4:2", "@c.go:9:2", "@"+far+":9:2").Replace(serialCounter))
+	code, out, errOut := runPredictTest("-precise=false", p)
+	if code != exitFindings {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	for _, want := range []string{
+		"c.go:3:2: c.n: g1 reads then writes c.n in one region",
+		"\t/z.go:9:2: g2 writes c.n (interleaved)",
+		"\t../p.go:4:2: g1 writes c.n (last)",
+		"\t\tg2 /z.go:9:2 wr c.n",
+	} {
+		if !strings.Contains(out, "\n"+want) && !strings.HasPrefix(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
 	}
 }

@@ -8,8 +8,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"regexp"
+	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -51,6 +55,9 @@ Examples:
 The run is slow (every probe stops the program); choose one test with
 -run. If the program panics, exits, deadlocks, runs past -timeout or is
 interrupted, it is killed and the events recorded so far are predicted on.
+Ctrl-C stops any stage within a second: while loading or building, it
+ends the run; while recording, the prediction follows, and a second
+Ctrl-C stops it, showing the findings decided so far (exit status 1).
 Recording needs ptrace (see docs/run.md), which also lists what is not
 recorded.
 
@@ -60,11 +67,49 @@ not be built or recorded, 2 bad usage.
 Flags:
 `
 
-// runRecord is "avcheck run".
+// runRecord is "avcheck run". An interrupt (Ctrl-C, SIGTERM) stops the
+// stage under way: see interrupts.
 func runRecord(args []string) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	return runMain(ctx, args, os.Stdout, os.Stderr)
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	return runStages(&interrupts{parent: context.Background(), sigs: sigs}, args, os.Stdout, os.Stderr)
+}
+
+// runMain is avcheck run with ctx for every stage, for tests: cancelling
+// it stops the stage under way and every later one.
+func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	return runStages(&interrupts{parent: ctx}, args, stdout, stderr)
+}
+
+// interrupts turns signals into the end of avcheck run's stage under way.
+// Each stage (plan and build, record, write the trace, predict) runs with
+// a context of its own, cancelled by the first signal that comes while
+// it runs: an interrupted recording is still predicted on, as a program
+// that ends badly is, and a second interrupt stops the prediction.
+type interrupts struct {
+	parent context.Context
+	sigs   <-chan os.Signal // nil in tests
+}
+
+// stage returns the context of a stage, and the function that ends it.
+func (in *interrupts) stage() (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(in.parent)
+	if in.sigs == nil {
+		return ctx, cancel
+	}
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-in.sigs:
+			cancel()
+		case <-done:
+		}
+	}()
+	return ctx, func() {
+		close(done)
+		cancel()
+	}
 }
 
 // runConfig holds avcheck run's flags.
@@ -133,6 +178,11 @@ func parseRunArgs(args []string, stdout, stderr io.Writer) (*runConfig, int, boo
 	if len(pos) == 1 {
 		cfg.pkg = pos[0]
 	}
+	if manyPackages(cfg.pkg) {
+		fmt.Fprintf(stderr, "avcheck run: %s can name many packages, and avcheck run records the tests of one: name one package (avcheck run ./pkg -run TestX)\n", cfg.pkg)
+		fmt.Fprintln(stderr, runUsage)
+		return nil, exitUsage, false
+	}
 	if cfg.asJSON && cfg.asSARIF {
 		fmt.Fprintln(stderr, "avcheck run: -json and -sarif cannot be used together")
 		fmt.Fprintln(stderr, runUsage)
@@ -158,28 +208,72 @@ func parseRunArgs(args []string, stdout, stderr io.Writer) (*runConfig, int, boo
 	return cfg, 0, true
 }
 
-func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+func runStages(in *interrupts, args []string, stdout, stderr io.Writer) int {
 	cfg, code, ok := parseRunArgs(args, stdout, stderr)
 	if !ok {
 		return code
 	}
 	dir := workDir()
-	plan, err := record.MakePlan(record.PlanOptions{Dir: dir, Pattern: cfg.pkg, MaxD: cfg.maxd})
+	if local := packageDir(dir, cfg.pkg); local != dir || cfg.pkg == "." {
+		if fi, err := os.Stat(local); err != nil {
+			fmt.Fprintf(stderr, "avcheck run: %s: no such directory\n", cfg.pkg)
+			return exitError
+		} else if !fi.IsDir() {
+			fmt.Fprintf(stderr, "avcheck run: %s is a file: name the package's directory\n", cfg.pkg)
+			return exitError
+		}
+	}
+
+	// On a terminal, a line shows the stage; the rest of the output is
+	// written above it, through errw.
+	p := newProgress(stderr)
+	defer p.Close()
+	errw := p.output(stderr)
+
+	// Plan and build.
+	p.Stage("loading "+cfg.pkg, nil, "")
+	ctx, endStage := in.stage()
+	plan, err := makePlan(ctx, record.PlanOptions{Dir: dir, Pattern: cfg.pkg, MaxD: cfg.maxd})
+	if ctx.Err() != nil {
+		endStage()
+		p.Close()
+		fmt.Fprintf(stderr, "avcheck run: interrupted while loading %s; nothing was recorded\n", cfg.pkg)
+		return exitError
+	}
+	p.Stage("building "+cfg.pkg, nil, "")
 	if err != nil {
 		// A package that does not compile is shown by the compiler's own
 		// messages, as go test shows it.
 		_, cleanup, berr := record.Build(ctx, dir, cfg.pkg, false)
 		cleanup()
+		interrupted := ctx.Err() != nil
+		endStage()
+		p.Close()
+		if interrupted {
+			fmt.Fprintf(stderr, "avcheck run: interrupted while building %s; nothing was recorded\n", cfg.pkg)
+			return exitError
+		}
 		printBuildError(stderr, berr, err)
 		return exitError
 	}
 	program := plan.Main && !plan.HasTests
 	bin, cleanup, err := record.Build(ctx, dir, cfg.pkg, program)
 	defer cleanup()
+	interrupted := ctx.Err() != nil
+	endStage()
+	if interrupted || err != nil {
+		p.Close()
+	}
+	if interrupted {
+		fmt.Fprintf(stderr, "avcheck run: interrupted while building %s; nothing was recorded\n", cfg.pkg)
+		return exitError
+	}
 	if err != nil {
 		printBuildError(stderr, err, err)
 		return exitError
 	}
+
+	// Record.
 	progArgs := cfg.args
 	if !program {
 		progArgs = append([]string{"-test.run=" + cfg.run, "-test.timeout=0"}, cfg.args...)
@@ -187,44 +281,81 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			progArgs = progArgs[1:]
 		}
 	}
-	opts := record.Options{Binary: bin, Args: progArgs, Dir: packageDir(dir, cfg.pkg), Output: stderr, Timeout: cfg.timeout}
-	if isTerminal(stderr) {
-		start := time.Now()
-		opts.Progress = func(n int) {
-			fmt.Fprintf(stderr, "\ravcheck run: %d events, %.0f/s ", n, float64(n)/time.Since(start).Seconds())
-		}
+	ctx, endStage = in.stage()
+	if p != nil {
+		// What will run, since it may be many tests, for long.
+		fmt.Fprintf(errw, "avcheck run: %s\n", whatRuns(ctx, bin, program, cfg))
 	}
+	var events atomic.Int64
+	opts := record.Options{Binary: bin, Args: progArgs, Dir: packageDir(dir, cfg.pkg), Output: errw, Timeout: cfg.timeout}
+	opts.Progress = func(n int) { events.Store(int64(n)) }
+	p.Stage("recording", func() string { return plural(int(events.Load()), "event") }, "Ctrl-C: stop it and predict")
 	start := time.Now()
 	t, oc, err := record.Record(ctx, plan, opts)
-	if opts.Progress != nil {
-		fmt.Fprintln(stderr)
-	}
+	endStage()
 	if err != nil {
+		p.Close()
 		fmt.Fprintf(stderr, "avcheck run: %v\n", err)
 		return exitError
 	}
-	fmt.Fprintf(stderr, "avcheck run: %s; %d events recorded\n", oc.Message, len(t.Events))
+	fmt.Fprintf(errw, "avcheck run: %s; %d events recorded\n", oc.Message, len(t.Events))
 	if oc.Invalid != "" {
-		fmt.Fprintf(stderr, "avcheck run: the trace stops before an impossible event: %s\n", oc.Invalid)
+		fmt.Fprintf(errw, "avcheck run: the trace stops before an impossible event: %s\n", oc.Invalid)
 	}
+
+	// Keep the trace.
 	if cfg.out != "" {
-		if err := saveTrace(cfg.out, cfg.format, t); err != nil {
+		p.Stage("writing "+cfg.out, nil, "")
+		ctx, endStage = in.stage()
+		err := saveTrace(ctx, cfg.out, cfg.format, t)
+		interrupted := ctx.Err() != nil
+		endStage()
+		if interrupted || err != nil {
+			p.Close()
+		}
+		if interrupted {
+			fmt.Fprintf(stderr, "avcheck run: interrupted while writing %s, which was not written; nothing was predicted\n", cfg.out)
+			return exitError
+		}
+		if err != nil {
 			fmt.Fprintf(stderr, "avcheck run: writing %s: %v\n", cfg.out, err)
 			return exitError
 		}
 	}
-	popts := predict.Options{All: cfg.all}
+
+	// Predict, and prove.
+	var decided, candidates atomic.Int64
+	p.Stage("predicting", func() string {
+		if n := candidates.Load(); n > 0 {
+			return fmt.Sprintf("%d of %s decided", decided.Load(), plural(int(n), "possible violation"))
+		}
+		return ""
+	}, "Ctrl-C: stop")
+	ctx, endStage = in.stage()
+	popts := predict.Options{All: cfg.all, Context: ctx}
+	if p != nil {
+		popts.Progress = func(d, n int) {
+			decided.Store(int64(d))
+			candidates.Store(int64(n))
+		}
+	}
 	cfg.precise.apply(&popts)
 	res := predict.Predict(t, popts)
+	endStage()
+	p.Close()
 	warnPrecise(stderr, "avcheck run", res.Precise)
 	st := report.Stats{Events: len(t.Events), Goroutines: res.Goroutines, Variables: res.Variables, Seconds: time.Since(start).Seconds()}
+
+	// Write the report. An interrupted prediction's findings are only
+	// some: they are shown, but the report that go vet reads keeps the
+	// last whole run's.
 	var reportHash string
 	reportPath := cfg.report
 	root := avreport.ModuleRoot(dir)
 	if reportPath == "" && root != "" {
 		reportPath = filepath.Join(root, avreport.DefaultReport)
 	}
-	if reportPath != "" {
+	if reportPath != "" && !res.Stopped {
 		if root == "" {
 			root = dir
 		}
@@ -245,6 +376,17 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "avcheck run: %v\n", err)
 		return exitError
 	}
+	if res.Stopped {
+		switch {
+		case res.Candidates == 0:
+			fmt.Fprintln(stderr, "avcheck run: interrupted while searching the trace for violations, before any was decided; the report was not written")
+		case res.Decided == 0:
+			fmt.Fprintf(stderr, "avcheck run: interrupted while predicting, before any of the %d possible violations was decided; the report was not written\n", res.Candidates)
+		default:
+			fmt.Fprintf(stderr, "avcheck run: interrupted while predicting: the findings shown are those of the %d of %d possible violations decided; the report was not written\n", res.Decided, res.Candidates)
+		}
+		return exitError
+	}
 	if len(res.Reported()) > 0 {
 		if reportHash != "" {
 			fmt.Fprintf(stderr, "avcheck run: to see the findings as diagnostics: %s\n", vetCommand(cfg.pkg, cfg.report, reportHash))
@@ -254,16 +396,113 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return exitClean
 }
 
+// whatRuns says what avcheck run records: the program, or the tests that
+// -run selects, as the test binary lists them (-test.list).
+func whatRuns(ctx context.Context, bin string, program bool, cfg *runConfig) string {
+	if program {
+		return "recording the program " + cfg.pkg
+	}
+	re := cfg.run
+	if re == "" {
+		re = "."
+	}
+	cmd := exec.CommandContext(ctx, bin, "-test.list", re)
+	cmd.Dir = packageDir(workDir(), cfg.pkg)
+	out, err := cmd.Output()
+	if err != nil {
+		return "recording the tests of " + cfg.pkg
+	}
+	var tests []string
+	for name := range strings.FieldsSeq(string(out)) {
+		if strings.HasPrefix(name, "Test") || strings.HasPrefix(name, "Example") || strings.HasPrefix(name, "Fuzz") {
+			tests = append(tests, name)
+		}
+	}
+	switch {
+	case len(tests) == 0 && cfg.run != "":
+		return fmt.Sprintf("no test of %s matches -run %s: recording the program's start alone", cfg.pkg, shellQuote(cfg.run))
+	case len(tests) == 0:
+		return fmt.Sprintf("%s has no tests: recording the program's start alone", cfg.pkg)
+	}
+	list := strings.Join(tests, ", ")
+	if len(tests) > 8 {
+		list = strings.Join(tests[:8], ", ") + fmt.Sprintf(" and %d more", len(tests)-8)
+	}
+	if len(tests) == 1 && cfg.run == "" {
+		return fmt.Sprintf("recording the only test of %s: %s", cfg.pkg, list)
+	}
+	if cfg.run == "" {
+		return fmt.Sprintf("recording all %d tests of %s, one after another, which can take long (choose one with -run): %s", len(tests), cfg.pkg, list)
+	}
+	return fmt.Sprintf("recording %s of %s: %s", plural(len(tests), "test"), cfg.pkg, list)
+}
+
+// plural is "1 event", "2 events".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// makePlan is record.MakePlan, given up when ctx is done: the go command
+// that loads the packages stops with ctx, but the analysis after it does
+// not look at ctx, and is left to end with the process.
+func makePlan(ctx context.Context, opts record.PlanOptions) (*record.Plan, error) {
+	opts.Context = ctx
+	type planned struct {
+		plan *record.Plan
+		err  error
+	}
+	c := make(chan planned, 1)
+	go func() {
+		p, err := record.MakePlan(opts)
+		c <- planned{p, err}
+	}()
+	select {
+	case r := <-c:
+		return r.plan, r.err
+	case <-ctx.Done():
+		// Give the go command the moment it takes to stop, so that it
+		// is not left behind when avcheck exits.
+		select {
+		case <-c:
+		case <-time.After(200 * time.Millisecond):
+		}
+		return nil, ctx.Err()
+	}
+}
+
 // printBuildError prints the compiler's messages when berr, the error of
 // building the package, holds them, as go test shows them; otherwise it
 // prints err.
 func printBuildError(stderr io.Writer, berr, err error) {
 	var be *record.BuildError
 	if errors.As(berr, &be) {
-		fmt.Fprintln(stderr, be.Error())
+		msg := be.Error()
+		if !compilerMessage.MatchString(msg) {
+			// The go command's own complaint, such as a package no
+			// module provides.
+			msg = "avcheck run: " + msg
+		}
+		fmt.Fprintln(stderr, msg)
 		return
 	}
 	fmt.Fprintf(stderr, "avcheck run: %v\n", err)
+}
+
+// compilerMessage matches a message that starts with a source position,
+// as the compiler's do.
+var compilerMessage = regexp.MustCompile(`^\S+\.(go|s|c):\d+`)
+
+// manyPackages reports whether a package pattern can match more than one
+// package: a "..." wildcard, or one of the go command's pattern words.
+func manyPackages(pattern string) bool {
+	switch pattern {
+	case "all", "std", "cmd", "tool", "work":
+		return true
+	}
+	return strings.Contains(pattern, "...")
 }
 
 // packageDir is where the program runs: the package's directory for a
@@ -278,16 +517,39 @@ func packageDir(dir, pkg string) string {
 	return dir
 }
 
-func saveTrace(path string, f trace.Format, t *trace.Trace) error {
+// saveTrace writes t to path, through a temporary file that appears
+// under path only when it is whole; when ctx is done first, it removes
+// the temporary file and returns ctx's error.
+func saveTrace(ctx context.Context, path string, f trace.Format, t *trace.Trace) error {
 	w, err := trace.Create(path, f)
 	if err != nil {
 		return err
 	}
-	if err := trace.WriteTrace(w, t); err != nil {
+	if err := trace.WriteTrace(stoppableWriter{w, ctx}, t); err != nil {
+		w.Abort()
+		return err
+	}
+	if err := ctx.Err(); err != nil {
 		w.Abort()
 		return err
 	}
 	return w.Close()
+}
+
+// stoppableWriter is a trace writer that fails once its context is done,
+// looked at every 4096 events.
+type stoppableWriter struct {
+	trace.Writer
+	ctx context.Context
+}
+
+func (w stoppableWriter) Write(e trace.Event) error {
+	if e.Seq%4096 == 0 {
+		if err := w.ctx.Err(); err != nil {
+			return err
+		}
+	}
+	return w.Writer.Write(e)
 }
 
 // saveReport writes the JSON report, with the hashes of the source files
@@ -320,13 +582,4 @@ func saveReport(path, root string, t *trace.Trace, fs []predict.Finding, st repo
 		return "", err
 	}
 	return report.Hash(buf.Bytes()), nil
-}
-
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }

@@ -250,11 +250,41 @@ func TestRunUsage(t *testing.T) {
 		{[]string{"-format=std", "."}, exitUsage, `-format "std": want native or text`},
 		{[]string{"-solver=yices", "."}, exitUsage, `unknown solver "yices" (want gini, z3 or cvc5)`},
 		{[]string{"-window=-1", "."}, exitUsage, "-window -1: want a positive number of events"},
+		{[]string{"./..."}, exitUsage, "avcheck run: ./... can name many packages, and avcheck run records the tests of one: name one package (avcheck run ./pkg -run TestX)\n"},
+		{[]string{"-run", "TestX", "std"}, exitUsage, "avcheck run: std can name many packages"},
 	} {
 		var stdout, stderr bytes.Buffer
 		code := runMain(context.Background(), tc.args, &stdout, &stderr)
 		if code != tc.code || !strings.Contains(stdout.String()+stderr.String(), tc.says) {
 			t.Errorf("avcheck run %v: exit %d, output:\n%s%s\nwant exit %d and %q", tc.args, code, stdout.String(), stderr.String(), tc.code, tc.says)
+		}
+	}
+}
+
+// What goes wrong before the recording starts is one line that says what
+// happened, with avcheck run's prefix unless it is the compiler's.
+func TestRunMessages(t *testing.T) {
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(root) // so that the packages are named as a user names them
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, tc := range []struct {
+		ctx  context.Context
+		args []string
+		want string
+	}{
+		{context.Background(), []string{"./testdata/record/nosuch"}, "avcheck run: ./testdata/record/nosuch: no such directory\n"},
+		{context.Background(), []string{"./README.md"}, "avcheck run: ./README.md is a file: name the package's directory\n"},
+		{context.Background(), []string{"example.com/nosuch"}, "avcheck run: no required module provides package example.com/nosuch; to add it:\n\tgo get example.com/nosuch\n"},
+		{cancelled, []string{"./testdata/record/counter"}, "avcheck run: interrupted while loading ./testdata/record/counter; nothing was recorded\n"},
+	} {
+		var stdout, stderr bytes.Buffer
+		code := runMain(tc.ctx, tc.args, &stdout, &stderr)
+		if code != exitError || stdout.Len() != 0 || stderr.String() != tc.want {
+			t.Errorf("avcheck run %v: exit %d, stdout %q, stderr %q; want exit %d and %q", tc.args, code, stdout.String(), stderr.String(), exitError, tc.want)
 		}
 	}
 }

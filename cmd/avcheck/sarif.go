@@ -3,30 +3,9 @@ package main
 import (
 	"os"
 	"path/filepath"
-	"runtime/debug"
 
 	"github.com/avcheck/avcheck/dynamic/report"
 )
-
-// version is avcheck's version as the build recorded it: the module
-// version for "go install ...@version", otherwise "(devel)" with the VCS
-// revision when there is one.
-func version() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return ""
-	}
-	v := bi.Main.Version
-	if v != "" && v != "(devel)" {
-		return v
-	}
-	for _, s := range bi.Settings {
-		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
-			return "devel+" + s.Value[:12]
-		}
-	}
-	return "devel"
-}
 
 // sourceRoot is the directory SARIF's %SRCROOT% stands for: the top of
 // the Git checkout that holds dir, where GitHub code scanning expects

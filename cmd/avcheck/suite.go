@@ -10,10 +10,12 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
 
+	"github.com/avcheck/avcheck/dynamic/report"
 	"github.com/avcheck/avcheck/internal/suite"
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/analysis/multichecker"
@@ -27,7 +29,8 @@ func analyzers() []*analysis.Analyzer { return suite.Analyzers() }
 const childEnv = "AVCHECK_SUITE_CHILD"
 
 // runSuite runs the static suite and does not return. As go vet's
-// -vettool (the unitchecker .cfg protocol, -V=full, -flags) the checker
+// -vettool (the unitchecker .cfg protocol, -flags; -V=full is
+// versionMain's) the checker
 // runs in this process. Standalone, it runs in a child whose standard
 // error is filtered: when a package does not build, the compiler's errors
 // are shown as they are, without one line per analyzer saying that it
@@ -82,7 +85,7 @@ func checkSuiteArgs(args []string, stderr io.Writer) (int, bool) {
 // vetProtocol reports whether go vet is the caller.
 func vetProtocol(args []string) bool {
 	for _, a := range args {
-		if a == "-V=full" || a == "-flags" || strings.HasSuffix(a, ".cfg") {
+		if a == "-flags" || strings.HasSuffix(a, ".cfg") {
 			return true
 		}
 	}
@@ -135,6 +138,7 @@ func runFiltered(args []string) int {
 		return exitError
 	}
 	usage := false
+	wd := workDir()
 	sc := bufio.NewScanner(stderr)
 	sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
 	for first := true; sc.Scan(); first = false {
@@ -163,7 +167,7 @@ func runFiltered(args []string) int {
 		if rest, ok := strings.CutPrefix(line, "-: "); ok {
 			line = "avcheck: " + rest
 		}
-		fmt.Fprintln(os.Stderr, line)
+		fmt.Fprintln(os.Stderr, shortPosition(line, wd))
 	}
 	err = cmd.Wait()
 	code := 0
@@ -192,6 +196,21 @@ func runFiltered(args []string) int {
 		return c
 	}
 	return code
+}
+
+// filePosition matches the position that starts a diagnostic or a
+// compiler's error: "FILE.go:LINE".
+var filePosition = regexp.MustCompile(`^(.+?\.go):\d`)
+
+// shortPosition shows the file name that starts line as go vet does:
+// relative to dir, the current directory, where that is shorter. The
+// driver prints absolute names.
+func shortPosition(line, dir string) string {
+	m := filePosition.FindStringSubmatch(line)
+	if m == nil || !filepath.IsAbs(m[1]) {
+		return line
+	}
+	return report.ShortPath(dir, m[1]) + line[len(m[1]):]
 }
 
 // firstPattern returns the first argument after the flags and their

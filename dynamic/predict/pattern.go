@@ -494,7 +494,10 @@ func (c *patCand) offer(rep []uint32) {
 // patSearch collects candidates keyed by their site combination. One
 // patSearch is used by one goroutine; the index it reads is shared.
 type patSearch struct {
-	ix          *patIndex
+	ix *patIndex
+	// stop, when closed, ends run early (Options.Context); the workers
+	// look at it between variables and chunks.
+	stop        <-chan struct{}
 	cands       map[string]*patCand
 	order       []string
 	key         []byte
@@ -594,7 +597,7 @@ func (s *patSearch) run() []*patCand {
 			w := newSearch(ix)
 			for {
 				v := int(nextVar.Add(1) - 1)
-				if v >= len(ix.vars) {
+				if v >= len(ix.vars) || v%16 == 0 && stopped(s.stop) {
 					break
 				}
 				groups := w.groupVar(ix.byVar[v])
@@ -606,7 +609,7 @@ func (s *patSearch) run() []*patCand {
 			chunksOnce.Do(func() { perChunk = make([][]*patCand, (len(asv.outer)+chunk-1)/chunk) })
 			for {
 				c := int(nextChunk.Add(1) - 1)
-				if c >= len(perChunk) {
+				if c >= len(perChunk) || stopped(s.stop) {
 					return
 				}
 				for i := c * chunk; i < min((c+1)*chunk, len(asv.outer)); i++ {
@@ -617,6 +620,9 @@ func (s *patSearch) run() []*patCand {
 		}()
 	}
 	wg.Wait()
+	if stopped(s.stop) {
+		return nil
+	}
 	for _, cs := range append(perVar, perChunk...) {
 		for _, c := range cs {
 			s.merge(c)
@@ -629,6 +635,16 @@ func (s *patSearch) run() []*patCand {
 		out = append(out, c)
 	}
 	return out
+}
+
+// stopped reports whether stop is closed.
+func stopped(stop <-chan struct{}) bool {
+	select {
+	case <-stop:
+		return true
+	default:
+		return false
+	}
 }
 
 // merge adds a worker's candidate to s: one site combination can be found

@@ -2,6 +2,7 @@ package predict
 
 import (
 	"cmp"
+	"context"
 	"runtime"
 	"slices"
 	"sync"
@@ -43,6 +44,16 @@ type Options struct {
 	// Budget bounds each check of the precise stage (DefaultPreciseTime
 	// if zero).
 	Budget solve.Budget
+	// Context, if not nil, ends the prediction early when it is done (an
+	// interrupt): PredictIndexed then returns the findings of the
+	// candidates decided by then, and Result.Stopped says so. It is
+	// looked at between variables of the search, between candidates,
+	// and within the precise stage's checks (solve.Budget.Stop).
+	Context context.Context
+	// Progress, if not nil, is called each time a candidate is decided,
+	// with how many are and how many there are, from the goroutines that
+	// decide them.
+	Progress func(decided, candidates int)
 	// newSolver replaces Solver in tests.
 	newSolver solverFactory
 }
@@ -55,6 +66,11 @@ type Result struct {
 	Variables  int
 	// Precise is what the precise stage did, nil if it did not run.
 	Precise *PreciseStats
+	// Stopped says that Options.Context ended the prediction early:
+	// Findings are those of the Decided candidates of the Candidates the
+	// search found (none, if it stopped the search).
+	Stopped             bool
+	Candidates, Decided int
 }
 
 // Reported returns the findings that are not dropped.
@@ -76,6 +92,10 @@ func Predict(t *trace.Trace, opts Options) *Result { return PredictIndexed(t, ni
 func PredictIndexed(t *trace.Trace, p *Prepass, opts Options) *Result {
 	// The meta-analysis is independent of the pattern search and about as
 	// costly, so it runs alongside it.
+	var stop <-chan struct{}
+	if opts.Context != nil {
+		stop = opts.Context.Done()
+	}
 	var meta chan []Finding
 	if !opts.NoMeta {
 		meta = make(chan []Finding, 1)
@@ -93,11 +113,28 @@ func PredictIndexed(t *trace.Trace, p *Prepass, opts Options) *Result {
 	// leaves idle between its phases.
 	syncDone := make(chan *syncMeta, 1)
 	go func() { syncDone <- newSyncMeta(t) }()
-	cands := newSearch(ix).run()
+	search := newSearch(ix)
+	search.stop = stop
+	cands := search.run()
 	if meta != nil {
-		cands = addMeta(t, cands, <-meta)
+		select {
+		case fs := <-meta:
+			cands = addMeta(t, cands, fs)
+		case <-stop:
+		}
 	}
-	m := <-syncDone
+	var m *syncMeta
+	select {
+	case m = <-syncDone:
+	case <-stop:
+	}
+	if stopped(stop) {
+		// The goroutines of the meta-analysis and of syncMeta are left
+		// to end by themselves.
+		res.Stopped = true
+		return res
+	}
+	res.Candidates = len(cands)
 	// Witness windows are replayed from a shared prefix state, so visit the
 	// candidates in trace order of their closest instance.
 	slices.SortFunc(cands, func(a, b *patCand) int { return cmp.Compare(slices.Min(a.reps[0]), slices.Min(b.reps[0])) })
@@ -107,12 +144,13 @@ func PredictIndexed(t *trace.Trace, p *Prepass, opts Options) *Result {
 	// outcomes, and what the precise stage counted for each, are put
 	// together in candidate order, so they do not depend on the schedule.
 	type outcome struct {
-		f     Finding
-		keep  bool
-		stats *PreciseStats
+		f       Finding
+		keep    bool
+		stats   *PreciseStats
+		decided bool
 	}
 	outs := make([]outcome, len(cands))
-	var next atomic.Int64
+	var next, decided atomic.Int64
 	var wg sync.WaitGroup
 	var vals valueTableOnce
 	for range max(1, min(runtime.GOMAXPROCS(0), len(cands))) {
@@ -126,31 +164,46 @@ func PredictIndexed(t *trace.Trace, p *Prepass, opts Options) *Result {
 			if opts.Precise {
 				ps = newPreciseStage(t, m, pb, &opts)
 				ps.valsOnce = &vals
+				ps.budget.Stop = stop
 			}
 			for {
 				i := int(next.Add(1) - 1)
-				if i >= len(cands) {
+				if i >= len(cands) || stopped(stop) {
 					return
 				}
 				if ps != nil {
 					ps.stats, ps.errs = &PreciseStats{}, map[string]bool{}
+				}
+				f, keep := decideCandidate(t, m, pb, av, ps, &opts, ix, cands[i])
+				if stopped(stop) {
+					return // perhaps cut short: not decided
+				}
+				outs[i].f, outs[i].keep, outs[i].decided = f, keep, true
+				if ps != nil {
 					outs[i].stats = ps.stats
 				}
-				outs[i].f, outs[i].keep = decideCandidate(t, m, pb, av, ps, &opts, ix, cands[i])
+				n := int(decided.Add(1))
+				if opts.Progress != nil {
+					opts.Progress(n, len(cands))
+				}
 			}
 		})
 	}
 	wg.Wait()
+	res.Decided = int(decided.Load())
+	res.Stopped = res.Decided < res.Candidates
 	if opts.Precise {
 		res.Precise = &PreciseStats{}
 		seen := map[string]bool{}
 		for _, o := range outs {
-			res.Precise.add(o.stats, seen)
+			if o.decided {
+				res.Precise.add(o.stats, seen)
+			}
 		}
 	}
 	var out []Finding
 	for _, o := range outs {
-		if o.keep {
+		if o.decided && o.keep {
 			out = append(out, o.f)
 		}
 	}

@@ -237,6 +237,9 @@ func (ps *preciseStage) decide(f *Finding, reps [][]uint32) preciseVerdict {
 		}
 		repInfeasible := true
 		for _, targets := range orders {
+			if stopped(ps.budget.Stop) {
+				return verdictUnknown // the caller drops the finding undecided
+			}
 			ps.stats.Checks++
 			res := ps.check(targets, race)
 			switch res.status {

@@ -1,6 +1,7 @@
 package predict
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -683,5 +684,49 @@ func TestPreciseClosesOversizedEncoding(t *testing.T) {
 	res := ps.check([]uint32{3, 10, 6}, false)
 	if res.status != solve.Unknown || res.err != errTooLarge.Error() || opened == 0 || closed != opened {
 		t.Errorf("got %s (%s); opened %d solvers, closed %d", res.status, res.err, opened, closed)
+	}
+}
+
+// stallSolver answers no check until its budget's Stop is closed: a check
+// that would outlast any patience.
+type stallSolver struct {
+	solve.Solver
+	stop <-chan struct{}
+}
+
+func (s stallSolver) Check(...solve.Lit) solve.Status {
+	<-s.stop
+	return solve.Unknown
+}
+
+// TestPredictStops: a cancelled Options.Context ends the prediction
+// within a second, whatever stage it is in, and the result says so; a
+// candidate whose decision was cut short is not reported.
+func TestPredictStops(t *testing.T) {
+	tr := readFixtureTrace(t, "counter", []byte(counterTrace))
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	res := Predict(tr, Options{Precise: true, Context: cancelled})
+	if !res.Stopped || res.Candidates != 0 || res.Decided != 0 || len(res.Findings) != 0 {
+		t.Errorf("cancelled before it starts: stopped %v, %d of %d decided, %d findings; want stopped and nothing", res.Stopped, res.Decided, res.Candidates, len(res.Findings))
+	}
+
+	stall := func(n int, b solve.Budget) (solve.Solver, error) { return stallSolver{newBruteSolver(n), b.Stop}, nil }
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	time.AfterFunc(200*time.Millisecond, cancel)
+	start := time.Now()
+	res = Predict(tr, Options{Precise: true, Budget: solve.Budget{Time: time.Hour}, Context: ctx, newSolver: stall})
+	if took := time.Since(start); took > time.Second {
+		t.Errorf("stopped in the precise stage after 200ms, returned after %v", took.Round(time.Millisecond))
+	}
+	if !res.Stopped || res.Candidates != 1 || res.Decided != 0 || len(res.Findings) != 0 {
+		t.Errorf("stopped in the precise stage: stopped %v, %d of %d decided, %d findings; want stopped, 0 of 1", res.Stopped, res.Decided, res.Candidates, len(res.Findings))
+	}
+
+	var calls []int
+	res = Predict(tr, Options{Precise: true, Context: context.Background(), Progress: func(decided, n int) { calls = append(calls, decided, n) }})
+	if res.Stopped || res.Candidates != 1 || res.Decided != 1 || len(res.Findings) != 1 || !slices.Equal(calls, []int{1, 1}) {
+		t.Errorf("not stopped: stopped %v, %d of %d decided, %d findings, progress %v; want 1 of 1, progress [1 1]", res.Stopped, res.Decided, res.Candidates, len(res.Findings), calls)
 	}
 }

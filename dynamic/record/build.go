@@ -47,27 +47,42 @@ func Build(ctx context.Context, dir, pkg string, isMain bool) (bin string, clean
 		return "", func() {}, err
 	}
 	cleanup = func() { _ = os.RemoveAll(tmp) }
-	bin = filepath.Join(tmp, "prog")
-	args := []string{"test", "-c", "-gcflags=all=-N -l", "-o", bin, pkg}
+	// Into a directory, the go command names the binary as it does in
+	// the current one: PKG.test for a test, the command's name for a
+	// program, which is how the program's output and a process list
+	// name it. Its own work directory is in tmp too (GOTMPDIR): an
+	// interrupted go command leaves it behind, and cleanup removes it.
+	binDir, workDir := filepath.Join(tmp, "bin"), filepath.Join(tmp, "work")
+	for _, d := range []string{binDir, workDir} {
+		if err := os.Mkdir(d, 0o700); err != nil {
+			cleanup()
+			return "", func() {}, err
+		}
+	}
+	out := binDir + string(filepath.Separator)
+	args := []string{"test", "-c", "-gcflags=all=-N -l", "-o", out, pkg}
 	if isMain {
-		args = []string{"build", "-gcflags=all=-N -l", "-o", bin, pkg}
+		args = []string{"build", "-gcflags=all=-N -l", "-o", out, pkg}
 	}
 	cmd := exec.CommandContext(ctx, "go", args...)
+	interruptible(cmd)
+	cmd.Env = append(os.Environ(), "GOTMPDIR="+workDir)
 	cmd.Dir = dir
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
+	var output bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &output, &output
 	if err := cmd.Run(); err != nil {
 		cleanup()
 		var ee *exec.ExitError
 		if errors.As(err, &ee) {
-			return "", func() {}, &BuildError{Output: out.String()}
+			return "", func() {}, &BuildError{Output: output.String()}
 		}
 		return "", func() {}, fmt.Errorf("go %s: %w", args[0], err)
 	}
-	if _, err := os.Stat(bin); err != nil {
+	entries, err := os.ReadDir(binDir)
+	if err != nil || len(entries) != 1 {
 		// go test -c writes nothing for a package without test files.
 		cleanup()
 		return "", func() {}, fmt.Errorf("%s has no test files to run", pkg)
 	}
-	return bin, cleanup, nil
+	return filepath.Join(binDir, entries[0].Name()), cleanup, nil
 }

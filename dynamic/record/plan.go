@@ -1,6 +1,7 @@
 package record
 
 import (
+	"context"
 	"fmt"
 	"go/ast"
 	"go/parser"
@@ -135,6 +136,9 @@ type PlanOptions struct {
 	Dir     string // the directory to resolve Pattern in, like go test's
 	Pattern string // one package
 	MaxD    int    // the regions analyzer's -maxd; 0 means its default
+	// Context, if not nil, stops the loading of the packages (the go
+	// command it runs) when it is done; MakePlan then returns its error.
+	Context context.Context
 }
 
 // MakePlan loads the package with its tests, runs the regions analyzer on
@@ -144,8 +148,11 @@ func MakePlan(opts PlanOptions) (*Plan, error) {
 	recording.RLock()
 	defer recording.RUnlock()
 	pattern := opts.Pattern
-	cfg := &packages.Config{Mode: packages.LoadAllSyntax | packages.NeedModule, Dir: opts.Dir, Tests: true}
+	cfg := &packages.Config{Mode: packages.LoadAllSyntax | packages.NeedModule, Dir: opts.Dir, Tests: true, Context: opts.Context}
 	pkgs, err := packages.Load(cfg, pattern)
+	if err == nil && opts.Context != nil {
+		err = opts.Context.Err()
+	}
 	if err != nil {
 		return nil, fmt.Errorf("loading %s: %w", pattern, err)
 	}

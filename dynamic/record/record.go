@@ -196,6 +196,15 @@ func Record(ctx context.Context, plan *Plan, opts Options) (*trace.Trace, Outcom
 			r.finish()
 			return r.t, Outcome{Message: "recording stopped: " + oneLine(err), PID: pid, Stops: oc.Stops}, nil
 		}
+		if ctx.Err() != nil {
+			// The stop RequestManualStop asked for is no probe's: a
+			// thread may stand at a probe's address without having hit
+			// it, or after its hit was recorded, and taking it as a hit
+			// recorded events that did not happen (a release of a lock
+			// not held, after an interrupt). The trace ends at the last
+			// real stop, a valid prefix.
+			break
+		}
 		oc.Stops++
 		r.stop()
 		if r.invalid != "" {

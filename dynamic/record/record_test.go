@@ -63,24 +63,30 @@ func gone(pid int) bool {
 }
 
 // A program that never ends is stopped when the context is cancelled (as
-// Ctrl-C does), the child is killed, and the trace so far is valid.
+// Ctrl-C does), the child is killed, and the trace so far is valid and
+// ends at the last event the program made: the stop the interruption
+// asks for records nothing (taken as a probe's, it now and then recorded
+// a release of a lock not held, or an acquire of one held). Interrupted
+// at a few moments, the program busy with its lock each time.
 func TestRecordInterrupted(t *testing.T) {
 	plan, bin := prepare(t, "forever", true)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	time.AfterFunc(time.Second, cancel)
-	tr, oc := record(t, ctx, plan, Options{Binary: bin})
-	if oc.Complete || !strings.HasPrefix(oc.Message, "interrupted") {
-		t.Errorf("outcome %+v, want an interruption", oc)
-	}
-	if len(tr.Events) == 0 {
-		t.Errorf("no events recorded")
-	}
-	if err := trace.Validate(tr); err != nil {
-		t.Errorf("trace: %v", err)
-	}
-	if !gone(oc.PID) {
-		t.Errorf("process %d is still there", oc.PID)
+	for i, after := range []time.Duration{600, 800, 1000, 1200, 1400} {
+		ctx, cancel := context.WithCancel(context.Background())
+		time.AfterFunc(after*time.Millisecond, cancel)
+		tr, oc := record(t, ctx, plan, Options{Binary: bin})
+		cancel()
+		if oc.Complete || !strings.HasPrefix(oc.Message, "interrupted") || oc.Invalid != "" {
+			t.Errorf("run %d: outcome %+v, want an interruption and no invalid event", i, oc)
+		}
+		if len(tr.Events) == 0 {
+			t.Errorf("run %d: no events recorded", i)
+		}
+		if err := trace.Validate(tr); err != nil {
+			t.Errorf("run %d: trace: %v", i, err)
+		}
+		if !gone(oc.PID) {
+			t.Errorf("run %d: process %d is still there", i, oc.PID)
+		}
 	}
 }
 
@@ -185,4 +191,34 @@ func benchRecord(b *testing.B, name, arg string) {
 	b.ReportMetric(float64(events)/recording.Seconds(), "events/s")
 	b.ReportMetric(float64(events)/float64(stops), "events/stop")
 	b.ReportMetric(recording.Seconds()/running.Seconds(), "slowdown")
+}
+
+// The binary is named as the go command names it: PKG.test for a test,
+// the command's name for a program; the temporary directory holding it is
+// gone after cleanup.
+func TestBuildName(t *testing.T) {
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		pkg    string
+		isMain bool
+		want   string
+	}{
+		{"./testdata/record/counter", false, "counter.test"},
+		{"./testdata/record/loop", true, "loop"},
+	} {
+		bin, cleanup, err := Build(context.Background(), root, tc.pkg, tc.isMain)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := filepath.Base(bin); got != tc.want {
+			t.Errorf("%s: binary %s, want %s", tc.pkg, got, tc.want)
+		}
+		cleanup()
+		if _, err := os.Stat(filepath.Dir(bin)); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s: %s is still there after cleanup (%v)", tc.pkg, filepath.Dir(bin), err)
+		}
+	}
 }

@@ -8,9 +8,11 @@
 package report
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/avcheck/avcheck/dynamic/predict"
 	"github.com/avcheck/avcheck/dynamic/trace"
@@ -141,14 +143,41 @@ func IntentText(t *trace.Trace, f *predict.Finding, dir string) string {
 	return intent.Describe(in.Evidence, at(in.From), at(in.To), "")
 }
 
-// relPath shortens a file name relative to dir when it lies inside it, as
-// compilers print positions.
+// relPath shortens a site's file name as ShortPath does.
 func relPath(dir string, s trace.Site) trace.Site {
-	if dir == "" || !filepath.IsAbs(s.File) {
-		return s
-	}
-	if r, err := filepath.Rel(dir, s.File); err == nil && !strings.HasPrefix(r, "..") {
-		s.File = r
-	}
+	s.File = ShortPath(dir, s.File)
 	return s
+}
+
+// ShortPath returns the absolute file name path relative to dir when that
+// is shorter and names the same file, and otherwise path: the form in
+// which the go command, go vet included, prints file names, relative to
+// the current directory where possible ("../x.go" too). A relative path,
+// or an empty dir, leaves path as it is.
+func ShortPath(dir, path string) string {
+	if dir == "" || !filepath.IsAbs(path) {
+		return path
+	}
+	rel, err := filepath.Rel(dir, path)
+	if err != nil || len(rel) >= len(path) {
+		return path
+	}
+	// Rel works on the names alone; through a symbolic link in dir,
+	// "../x.go" can name another file than path does. (Joined without
+	// cleaning, so that ".." is resolved by the system.)
+	if !sameFile(dir+string(filepath.Separator)+rel, path) {
+		return path
+	}
+	return rel
+}
+
+// sameFile reports whether a and b name the same file, or both name none
+// (a trace recorded on another machine).
+func sameFile(a, b string) bool {
+	fa, errA := os.Stat(a)
+	fb, errB := os.Stat(b)
+	if errA != nil || errB != nil {
+		return errors.Is(errA, fs.ErrNotExist) && errors.Is(errB, fs.ErrNotExist)
+	}
+	return os.SameFile(fa, fb)
 }

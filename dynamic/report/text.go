@@ -11,7 +11,8 @@ import (
 
 // TextOptions configures Text.
 type TextOptions struct {
-	// Dir, when set, makes absolute file names inside it relative.
+	// Dir, when set, is the directory file names are shown relative to,
+	// where that is shorter (ShortPath): the current directory.
 	Dir string
 	// MaxWitness bounds the witness steps printed per finding; the rest
 	// are summarised in one line. Zero means 40.
@@ -28,6 +29,7 @@ func Text(w io.Writer, t *trace.Trace, fs []predict.Finding, opts TextOptions) e
 		maxW = 40
 	}
 	bySeq := seqIndex(t)
+	begins := regionBegins(t)
 	for i := range fs {
 		f := &fs[i]
 		if len(f.Accesses) == 0 {
@@ -67,7 +69,7 @@ func Text(w io.Writer, t *trace.Trace, fs []predict.Finding, opts TextOptions) e
 					fmt.Fprintf(bw, "\t\t#%d\n", seq)
 					continue
 				}
-				fmt.Fprintf(bw, "\t\t%s\n", step(t, e, opts.Dir))
+				fmt.Fprintf(bw, "\t\t%s\n", step(t, e, opts.Dir, begins))
 			}
 		}
 	}
@@ -75,8 +77,15 @@ func Text(w io.Writer, t *trace.Trace, fs []predict.Finding, opts TextOptions) e
 }
 
 // step renders one witness step: goroutine, site, operation and object.
-func step(t *trace.Trace, e *trace.Event, dir string) string {
-	s := fmt.Sprintf("g%d %s %s", e.G, position(relPath(dir, t.Site(e.Site))), e.Kind)
+// A region's finish, which has no site of its own, shows its begin's, so
+// that the two steps of one region show the same position and the
+// finishes of two regions are told apart.
+func step(t *trace.Trace, e *trace.Event, dir string, begins func(*trace.Event) trace.SiteID) string {
+	site := e.Site
+	if e.Kind == trace.KindRegionEnd && site == 0 {
+		site = begins(e)
+	}
+	s := fmt.Sprintf("g%d %s %s", e.G, position(relPath(dir, t.Site(site))), e.Kind)
 	switch {
 	case e.Kind == trace.KindFork:
 		s += fmt.Sprintf(" g%d", e.Arg)
@@ -95,6 +104,28 @@ func hasObject(k trace.Kind) bool {
 		return false
 	}
 	return true
+}
+
+// regionBegins returns a lookup from a region's end to its begin's site,
+// 0 if there is none; it reads the trace once, at its first use.
+func regionBegins(t *trace.Trace) func(*trace.Event) trace.SiteID {
+	type instance struct {
+		g    trace.GoID
+		r    trace.RegionID
+		inst uint64
+	}
+	var sites map[instance]trace.SiteID
+	return func(e *trace.Event) trace.SiteID {
+		if sites == nil {
+			sites = make(map[instance]trace.SiteID)
+			for i := range t.Events {
+				if b := &t.Events[i]; b.Kind == trace.KindRegionBegin {
+					sites[instance{b.G, b.Region, b.Inst}] = b.Site
+				}
+			}
+		}
+		return sites[instance{e.G, e.Region, e.Inst}]
+	}
 }
 
 // seqIndex returns a lookup from event Seq to the event.

@@ -111,7 +111,7 @@ func NewExternal(solver string, n int, b Budget) (Solver, error) {
 // Err returns the failure that made s answer Unknown, if any; running out
 // of time is not one.
 func (s *external) Err() error {
-	if errors.Is(s.err, errClosed) || errors.Is(s.err, errTimedOut) {
+	if errors.Is(s.err, errClosed) || errors.Is(s.err, errTimedOut) || errors.Is(s.err, errStopped) {
 		return nil
 	}
 	return s.err
@@ -246,8 +246,9 @@ func (s *external) Assert(l Lit) {
 
 // flush writes out what is buffered (constraints are buffered until a
 // check, so that a solver that stops reading cannot block building them).
-// It returns errTimedOut when the deadline (if not nil) passes first, having
-// killed the process, which ends the write.
+// It returns errTimedOut when the deadline (if not nil) passes first, or
+// errStopped when the budget's Stop is closed, having killed the process,
+// which ends the write.
 func (s *external) flush(deadline *time.Timer) error {
 	if s.err != nil {
 		return s.err
@@ -257,11 +258,15 @@ func (s *external) flush(deadline *time.Timer) error {
 		s.in.Reset()
 		return err
 	}
-	if deadline == nil {
+	if deadline == nil && s.budget.Stop == nil {
 		if err := write(); err != nil {
 			return fmt.Errorf("solver %s: writing: %w", s.name, err)
 		}
 		return nil
+	}
+	var expired <-chan time.Time
+	if deadline != nil {
+		expired = deadline.C
 	}
 	var err error
 	done := make(chan struct{})
@@ -272,15 +277,20 @@ func (s *external) flush(deadline *time.Timer) error {
 			return fmt.Errorf("solver %s: writing: %w", s.name, err)
 		}
 		return nil
-	case <-deadline.C:
+	case <-expired:
 		s.kill()
 		<-done // the write ends with the process
 		return errTimedOut
+	case <-s.budget.Stop:
+		s.kill()
+		<-done
+		return errStopped
 	}
 }
 
 // next returns the next line of output; errTimedOut when the deadline
-// (if not nil) has passed, another error when the process has ended.
+// (if not nil) has passed, errStopped when the budget's Stop is closed
+// (having killed the process), another error when the process has ended.
 func (s *external) next(deadline *time.Timer) (string, error) {
 	var expired <-chan time.Time
 	if deadline != nil {
@@ -294,13 +304,16 @@ func (s *external) next(deadline *time.Timer) (string, error) {
 		return l, nil
 	case <-expired:
 		return "", errTimedOut
+	case <-s.budget.Stop:
+		s.kill()
+		return "", errStopped
 	}
 }
 
 func (s *external) Check(assumptions ...Lit) Status {
 	start := time.Now()
 	s.order = nil
-	if s.err != nil {
+	if s.err != nil || stopped(s.budget.Stop) {
 		return Unknown
 	}
 	var sb strings.Builder
@@ -479,7 +492,7 @@ func (s *external) Close() error {
 	}
 	err := s.err
 	s.err = errClosed
-	if errors.Is(err, errClosed) || errors.Is(err, errTimedOut) {
+	if errors.Is(err, errClosed) || errors.Is(err, errTimedOut) || errors.Is(err, errStopped) {
 		return nil
 	}
 	return err
@@ -488,4 +501,5 @@ func (s *external) Close() error {
 var (
 	errClosed   = errors.New("solver closed")
 	errTimedOut = errors.New("out of time; the process was stopped")
+	errStopped  = errors.New("stopped (Budget.Stop); the process was stopped")
 )

@@ -181,3 +181,34 @@ func TestParseValues(t *testing.T) {
 		}
 	}
 }
+
+// A closed Budget.Stop ends a check of an external solver that does not
+// answer at once, with Unknown, killing the process; that is no failure.
+func TestExternalStopKills(t *testing.T) {
+	if _, err := os.Stat("/bin/sh"); err != nil {
+		t.Skip("no /bin/sh to run a fake solver")
+	}
+	fakeSolver(t, "exec sleep 600")
+	stop := make(chan struct{})
+	s, err := NewExternal("z3", 3, Budget{Time: time.Minute, Stop: stop})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid := s.(*external).cmd.Process.Pid
+	s.Edge(0, 1)
+	time.AfterFunc(200*time.Millisecond, func() { close(stop) })
+	start := time.Now()
+	got := s.Check()
+	if took := time.Since(start); got != Unknown || took > time.Second {
+		t.Errorf("Check stopped after 200ms = %v after %v, want unknown within a second", got, took.Round(time.Millisecond))
+	}
+	if !gone(pid) {
+		t.Errorf("process %d still exists after the stop", pid)
+	}
+	if err := Err(s); err != nil {
+		t.Errorf("Err after a stop = %v, want nil", err)
+	}
+	if err := s.Close(); err != nil {
+		t.Errorf("Close after a stop = %v, want nil", err)
+	}
+}

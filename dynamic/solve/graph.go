@@ -208,7 +208,7 @@ func (f *cycleFinder) find(s *lazy, chosen []z.Lit, deadline time.Time) (order [
 		if len(ins) == 0 {
 			continue
 		}
-		if !deadline.IsZero() && time.Now().After(deadline) {
+		if !deadline.IsZero() && time.Now().After(deadline) || stopped(s.budget.Stop) {
 			return nil, clauses, true
 		}
 		f.search(int32(v))

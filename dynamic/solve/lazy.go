@@ -302,19 +302,15 @@ func (s *lazy) Check(assumptions ...Lit) Status {
 		if s.budget.Rounds > 0 && s.rounds >= s.budget.Rounds {
 			return Unknown
 		}
-		// gini's Solve keeps the deadline of an earlier Try, so every
-		// call is a Try; "no bound" is a bound nothing reaches.
-		left := time.Duration(1<<62 - 1)
-		if s.budget.Time > 0 {
-			left = s.budget.Time - time.Since(start)
-			if left <= 0 {
-				return Unknown
-			}
+		if s.budget.Time > 0 && time.Since(start) >= s.budget.Time {
+			return Unknown
 		}
 		s.rounds++
-		s.sat.Assume(as...)
-		s.sat.Assume(soft...)
-		switch s.sat.Try(left) {
+		res, ok := s.try(start, as, soft)
+		if !ok {
+			return Unknown
+		}
+		switch res {
 		case -1:
 			if len(soft) == 0 {
 				return Unsat
@@ -339,6 +335,43 @@ func (s *lazy) Check(assumptions ...Lit) Status {
 		s.learnt += len(cycles)
 		if expired {
 			return Unknown
+		}
+	}
+}
+
+// stopSlice is the longest the SAT solver runs, when the budget has a
+// Stop channel, before the check looks at it.
+const stopSlice = 250 * time.Millisecond
+
+// try runs the SAT solver under the assumptions as and soft, within the
+// time left of the check that started at start, and returns its answer
+// (1 sat, -1 unsat, 0 out of time); ok is false when the check's time is
+// up or its Stop channel is closed. gini's Try can be cut short only by
+// its own deadline: with a Stop channel, the solver runs in slices of
+// stopSlice, each a new Try under the same assumptions that keeps what
+// the earlier ones learnt, with Stop looked at between them.
+func (s *lazy) try(start time.Time, as, soft []z.Lit) (res int, ok bool) {
+	for {
+		if stopped(s.budget.Stop) {
+			return 0, false
+		}
+		// gini's Solve keeps the deadline of an earlier Try, so every
+		// call is a Try; "no bound" is a bound nothing reaches.
+		left := time.Duration(1<<62 - 1)
+		if s.budget.Time > 0 {
+			left = s.budget.Time - time.Since(start)
+			if left <= 0 {
+				return 0, false
+			}
+		}
+		slice := left
+		if s.budget.Stop != nil {
+			slice = min(left, stopSlice)
+		}
+		s.sat.Assume(as...)
+		s.sat.Assume(soft...)
+		if res := s.sat.Try(slice); res != 0 || slice == left {
+			return res, true
 		}
 	}
 }

@@ -64,6 +64,21 @@ func (s Status) String() string {
 type Budget struct {
 	Rounds int           // refinement rounds (lazy engines) before Unknown
 	Time   time.Duration // wall-clock time before Unknown
+	// Stop, when closed, ends a Check early with Unknown, within a
+	// fraction of a second (an interrupt): the built-in engine gives the
+	// SAT solver slices of time and looks at Stop between them, an
+	// external solver's process is killed.
+	Stop <-chan struct{}
+}
+
+// stopped reports whether stop is closed.
+func stopped(stop <-chan struct{}) bool {
+	select {
+	case <-stop:
+		return true
+	default:
+		return false
+	}
 }
 
 // Solver holds the constraints over the events of one window.

@@ -386,3 +386,35 @@ func TestVar(t *testing.T) {
 		})
 	}
 }
+
+// A closed Budget.Stop ends a check that would run long (the pigeonhole
+// principle for 13 pigeons and 12 holes, beyond any CDCL solver's reach)
+// with Unknown, within a fraction of a second.
+func TestStopGivesUnknown(t *testing.T) {
+	stop := make(chan struct{})
+	s := New(2, Budget{Time: time.Minute, Stop: stop})
+	const holes = 12
+	var p [holes + 1][holes]Lit
+	for i := range p {
+		for j := range p[i] {
+			p[i][j] = s.Var()
+		}
+		s.Assert(s.Or(p[i][:]...))
+	}
+	for j := range holes {
+		for i := range p {
+			for k := i + 1; k < len(p); k++ {
+				s.Assert(s.Or(p[i][j].Not(), p[k][j].Not()))
+			}
+		}
+	}
+	time.AfterFunc(200*time.Millisecond, func() { close(stop) })
+	start := time.Now()
+	got := s.Check()
+	if took := time.Since(start); got != Unknown || took > time.Second {
+		t.Errorf("Check stopped after 200ms = %v after %v, want unknown within a second", got, took.Round(time.Millisecond))
+	}
+	if got := s.Check(); got != Unknown {
+		t.Errorf("Check with Stop closed = %v, want unknown", got)
+	}
+}

@@ -82,8 +82,16 @@ func ParseFormat(s string) (Format, error) {
 // magic, the text header, or otherwise RAPID's STD, whose lines carry no
 // header.
 func Detect(prefix []byte) Format {
+	f, _ := detect(prefix)
+	return f
+}
+
+// detect is Detect, also reporting whether the prefix decides the
+// format: it does not when it holds only blank and comment lines, after
+// which the text header may still come.
+func detect(prefix []byte) (Format, bool) {
 	if bytes.HasPrefix(prefix, []byte(binaryMagic)) {
-		return FormatNative
+		return FormatNative, true
 	}
 	// Skip comments and blank lines: the text header may follow them.
 	rest := prefix
@@ -94,16 +102,56 @@ func Detect(prefix []byte) Format {
 		} else {
 			rest = nil
 		}
-		line = bytes.TrimSpace(line)
-		if len(line) == 0 || line[0] == '#' {
-			continue
+		if f, ok := detectLine(line); ok {
+			return f, true
 		}
-		if bytes.HasPrefix(line, []byte(textMagic)) {
-			return FormatText
-		}
-		break
 	}
-	return FormatSTD
+	return FormatSTD, false
+}
+
+// detectLine decides the format from one line of a text file: the text
+// header, or a line of STD; a blank or comment line decides nothing.
+func detectLine(line []byte) (Format, bool) {
+	line = bytes.TrimSpace(line)
+	switch {
+	case len(line) == 0 || line[0] == '#':
+		return FormatSTD, false
+	case bytes.HasPrefix(line, []byte(textMagic)):
+		return FormatText, true
+	}
+	return FormatSTD, true
+}
+
+// detectFile detects the format of the file br reads from its start:
+// from br's buffer, and when that holds only comments, by reading the
+// file on from its start, to the first line that is not one. A file of
+// nothing but blank and comment lines is an empty trace, an error.
+func detectFile(br *bufio.Reader, f *os.File, size int64, name string) (Format, error) {
+	prefix, err := br.Peek(br.Size())
+	if err != nil && !errors.Is(err, io.EOF) {
+		return FormatAuto, err // a directory, say
+	}
+	if format, ok := detect(prefix); ok {
+		return format, nil
+	}
+	if len(prefix) == br.Size() && size > int64(len(prefix)) {
+		// A regular file with more than a buffer of comments first.
+		lr := bufio.NewReader(io.NewSectionReader(f, 0, size))
+		for {
+			line, err := lr.ReadBytes('\n')
+			if format, ok := detectLine(line); ok {
+				return format, nil
+			}
+			if err != nil {
+				break
+			}
+		}
+	} else if len(prefix) == br.Size() {
+		// A pipe with more than a buffer of comments first: STD, which
+		// has no header, as before.
+		return FormatSTD, nil
+	}
+	return FormatAuto, &FormatError{File: name, Line: 1, Msg: "empty trace: no header and no events"}
 }
 
 // File is a Reader over an opened trace file. Close releases the file.
@@ -153,8 +201,10 @@ func Open(path string, format Format) (*File, error) {
 	}
 	br := bufio.NewReaderSize(cr, 1<<16)
 	if format == FormatAuto {
-		prefix, _ := br.Peek(4096)
-		format = Detect(prefix)
+		if format, err = detectFile(br, f, size, name); err != nil {
+			f.Close()
+			return nil, err
+		}
 	}
 	var r Reader
 	switch format {

@@ -295,6 +295,47 @@ g2 rel c.mu @3
 	}
 }
 
+// Detection reads past any number of comment lines to the header; a file
+// of nothing else is an empty trace, in no format.
+func TestOpenDetectPastComments(t *testing.T) {
+	dir := t.TempDir()
+	comments := strings.Repeat("# "+strings.Repeat("x", 77)+"\n", 1000) // 80 KB, more than a buffer
+	for _, tc := range []struct {
+		content string
+		want    Format
+		err     string
+	}{
+		{comments + "avtrace 1\ng1 rd x\n", FormatText, ""},
+		{comments + "T0|r(V1)|1\n", FormatSTD, ""},
+		{"# " + strings.Repeat("y", 100000) + "\navtrace 1\ng1 rd x\n", FormatText, ""},
+		{"", 0, "t.trace:1: empty trace: no header and no events"},
+		{comments, 0, "t.trace:1: empty trace: no header and no events"},
+	} {
+		path := filepath.Join(dir, "t.trace")
+		if err := os.WriteFile(path, []byte(tc.content), 0o666); err != nil {
+			t.Fatal(err)
+		}
+		file, err := Open(path, FormatAuto)
+		if tc.err != "" {
+			if err == nil || err.Error() != tc.err {
+				t.Errorf("%.20q...: got %v, want %s", tc.content, err, tc.err)
+			}
+			if err == nil {
+				file.Close()
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr, err := ReadAll(file)
+		file.Close()
+		if file.Format != tc.want || err != nil || len(tr.Events) != 1 {
+			t.Errorf("%.20q...: format %v, %v, %d events; want %v and one event", tc.content, file.Format, err, len(tr.Events), tc.want)
+		}
+	}
+}
+
 func TestParseFormat(t *testing.T) {
 	for _, f := range []Format{FormatAuto, FormatNative, FormatText, FormatSTD} {
 		if g, err := ParseFormat(f.String()); err != nil || g != f {
@@ -317,6 +358,7 @@ func TestDetect(t *testing.T) {
 		{"T0|r(V1)|1\n", FormatSTD},
 		{"# comment\nT0|r(V1)|1\n", FormatSTD},
 		{"", FormatSTD},
+		{"\n# only comments\n", FormatSTD},
 	}
 	for _, tt := range tests {
 		if got := Detect([]byte(tt.in)); got != tt.want {

@@ -1,0 +1,232 @@
+//go:build linux
+
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/avcheck/avcheck/dynamic/trace"
+)
+
+// fakeZ3 answers avcheck's trivial check of the solver (two events), and
+// at the first real check marks the file $AVCHECK_TEST_MARK and sleeps:
+// a precise stage that would take ten minutes.
+const fakeZ3 = `#!/bin/sh
+n=0
+while IFS= read -r line; do
+	case "$line" in
+	"(declare-const O_"*) n=$((n+1)) ;;
+	"(check-sat"*) if [ "$n" -le 2 ]; then echo sat; else : >"$AVCHECK_TEST_MARK"; exec sleep 600; fi ;;
+	"(get-value"*) echo "((O_0 0) (O_1 1))" ;;
+	"(exit)"*) exit 0 ;;
+	esac
+done
+`
+
+// Ctrl-C at each stage of avcheck run: it stops within a second, says
+// what it had done, and leaves no temporary file (avcheck's, the go
+// command's) and no process (the go command, the compilers, the recorded
+// program, a solver) behind. An interrupted recording is predicted on, as
+// before; an interrupted prediction shows what it decided and exits 1.
+// (The search for candidates and the writing of the trace are too short
+// on a recorded run to be caught in the act: TestPredictStops in
+// dynamic/predict and TestSaveTraceInterrupted cover them.)
+func TestRunInterrupted(t *testing.T) {
+	bin := buildAvcheck(t, t.TempDir())
+	fake := t.TempDir()
+	if err := os.WriteFile(filepath.Join(fake, "z3"), []byte(fakeZ3), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		stage string
+		args  []string
+		// ready reports that the stage has begun.
+		ready    func(run runState) bool
+		code     int
+		lastLine string
+	}{
+		// Loading parses and type-checks the package and its
+		// dependencies, seconds.
+		{"load", []string{"./testdata/record/counter"}, func(r runState) bool { return time.Since(r.start) > 300*time.Millisecond },
+			exitError, "avcheck run: interrupted while loading ./testdata/record/counter; nothing was recorded"},
+		{"build", []string{"./testdata/record/counter"}, func(r runState) bool { return exists(filepath.Join(r.tmp, "avcheck-run-*", "work")) },
+			exitError, "avcheck run: interrupted while building ./testdata/record/counter; nothing was recorded"},
+		{"record", []string{"./testdata/record/forever"}, func(r runState) bool { return running(r.tmp) },
+			exitFindings, "proven"},
+		{"precise", []string{"-solver=z3", "./testdata/record/counter"}, func(r runState) bool { return exists(r.mark) },
+			exitError, "avcheck run: interrupted while predicting, before any of the 1 possible violations was decided; the report was not written"},
+	} {
+		t.Run(tc.stage, func(t *testing.T) {
+			root, err := filepath.Abs("../..")
+			if err != nil {
+				t.Fatal(err)
+			}
+			tmp, mark := t.TempDir(), filepath.Join(t.TempDir(), "mark")
+			args := append([]string{"run", "-json", "-report", filepath.Join(t.TempDir(), "report.json")}, tc.args...)
+			cmd := exec.Command(bin, args...)
+			cmd.Dir = root
+			cmd.Env = append(os.Environ(), "TMPDIR="+tmp, "AVCHECK_TEST_MARK="+mark, "PATH="+fake+string(os.PathListSeparator)+os.Getenv("PATH"))
+			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // a terminal's process group
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			start := time.Now()
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			pgid := cmd.Process.Pid
+			defer func() { _ = syscall.Kill(-pgid, syscall.SIGKILL) }()
+			exited := make(chan struct{})
+			go func() {
+				_ = cmd.Wait()
+				close(exited)
+			}()
+			deadline := time.Now().Add(2 * time.Minute)
+			for !tc.ready(runState{tmp, mark, start}) {
+				select {
+				case <-exited:
+					t.Fatalf("avcheck run ended before the %s stage:\n%s", tc.stage, stderr.String())
+				case <-time.After(5 * time.Millisecond):
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("the %s stage did not begin within 2 minutes:\n%s", tc.stage, stderr.String())
+				}
+			}
+			if tc.stage == "record" {
+				time.Sleep(500 * time.Millisecond) // some events
+			}
+			// Ctrl-C: SIGINT to the terminal's process group.
+			if err := syscall.Kill(-pgid, syscall.SIGINT); err != nil {
+				t.Fatal(err)
+			}
+			sent := time.Now()
+			// After an interrupted recording, the prediction follows.
+			limit := time.Second
+			if tc.stage == "record" {
+				limit = time.Minute
+			}
+			select {
+			case <-exited:
+			case <-time.After(limit):
+				t.Fatalf("avcheck run still running %v after the interrupt in the %s stage:\n%s", limit, tc.stage, stderr.String())
+			}
+			took := time.Since(sent)
+			if strings.Contains(stderr.String(), "does not permit ptrace") {
+				t.Skip("ptrace is not permitted here")
+			}
+			code := cmd.ProcessState.ExitCode()
+			lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
+			last := lines[len(lines)-1]
+			if tc.stage == "record" {
+				// The run is predicted on: its finding is in the JSON.
+				last = ""
+				if strings.Contains(stdout.String(), `"level": "proven"`) && strings.Contains(stderr.String(), "avcheck run: interrupted: the program was killed;") {
+					last = "proven"
+				}
+			}
+			if code != tc.code || last != tc.lastLine {
+				t.Errorf("exit %d, last line %q; want exit %d and %q\nstderr:\n%s", code, last, tc.code, tc.lastLine, stderr.String())
+			}
+			if tc.stage != "record" && took > time.Second {
+				t.Errorf("stopped %v after the interrupt, want within a second", took.Round(time.Millisecond))
+			}
+			time.Sleep(200 * time.Millisecond) // for the kernel to reap what was killed
+			if left := groupProcesses(pgid); len(left) > 0 {
+				t.Errorf("processes left behind: %s", strings.Join(left, "; "))
+			}
+			if running(tmp) {
+				t.Errorf("the recorded program is still running")
+			}
+			if entries, _ := os.ReadDir(tmp); len(entries) > 0 {
+				var names []string
+				for _, e := range entries {
+					names = append(names, e.Name())
+				}
+				t.Errorf("temporary files left behind in TMPDIR: %s", strings.Join(names, " "))
+			}
+		})
+	}
+}
+
+// runState is what tells that a stage of avcheck run has begun.
+type runState struct {
+	tmp   string // avcheck's TMPDIR
+	mark  string // the file the fake solver creates at a real check
+	start time.Time
+}
+
+// exists reports whether a file matches the pattern.
+func exists(pattern string) bool {
+	m, _ := filepath.Glob(pattern)
+	return len(m) > 0
+}
+
+// running reports whether a program built under dir is running.
+func running(dir string) bool {
+	procs, _ := filepath.Glob("/proc/[0-9]*/exe")
+	for _, p := range procs {
+		if exe, err := os.Readlink(p); err == nil && strings.HasPrefix(exe, dir+string(filepath.Separator)) {
+			return true
+		}
+	}
+	return false
+}
+
+// groupProcesses lists the processes of the process group, as "pid
+// command line", zombies included.
+func groupProcesses(pgid int) []string {
+	var out []string
+	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
+	for _, p := range stats {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		s := string(data)
+		i := strings.LastIndexByte(s, ')')
+		if i < 0 {
+			continue
+		}
+		// After the command: state, ppid, pgrp.
+		f := strings.Fields(s[i+1:])
+		if len(f) < 3 || f[2] != strconv.Itoa(pgid) {
+			continue
+		}
+		cmdline, _ := os.ReadFile(filepath.Join(filepath.Dir(p), "cmdline"))
+		out = append(out, filepath.Base(filepath.Dir(p))+" "+strings.ReplaceAll(strings.TrimRight(string(cmdline), "\x00"), "\x00", " ")+" ("+f[0]+")")
+	}
+	return out
+}
+
+// Writing the trace that -o keeps stops when it is interrupted, leaving
+// neither the file nor its temporary.
+func TestSaveTraceInterrupted(t *testing.T) {
+	tr := &trace.Trace{}
+	for i := range 10000 {
+		tr.Events = append(tr.Events, trace.Event{Seq: uint64(i), G: 1, Kind: trace.KindRegionBegin})
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "run.avt")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := saveTrace(ctx, path, trace.FormatNative, tr); err == nil {
+		t.Errorf("saveTrace with its context done succeeded")
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("left in the directory: %v", entries)
+	}
+	if err := saveTrace(context.Background(), path, trace.FormatNative, tr); err != nil {
+		t.Fatal(err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("after a whole write, the directory holds %v, want the trace alone", entries)
+	}
+}

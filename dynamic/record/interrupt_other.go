@@ -1,0 +1,9 @@
+//go:build !unix
+
+package record
+
+import "os/exec"
+
+// interruptible leaves cmd as it is: it is killed when its context is
+// done.
+func interruptible(*exec.Cmd) {}

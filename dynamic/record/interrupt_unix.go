@@ -1,0 +1,19 @@
+//go:build unix
+
+package record
+
+import (
+	"os/exec"
+	"syscall"
+	"time"
+)
+
+// interruptible has the go command that cmd runs stopped, when its
+// context is done, as Ctrl-C stops it: by SIGINT to it and the compilers
+// it runs, in a process group of their own. Killing it, exec's default,
+// would leave the compilers running.
+func interruptible(cmd *exec.Cmd) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGINT) }
+	cmd.WaitDelay = 5 * time.Second // then killed
+}
