@@ -176,15 +176,12 @@ func lockName(lock *types.Var) string {
 // guardsOf returns the locks held at a, or on entry to its function,
 // that can guard what it accesses: a sibling of the field in the same
 // struct value, or a package-level mutex for a package-level variable.
-func guardsOf(a *regions.Access, entry []regions.Path) map[string]bool {
+func guardsOf(a *regions.Access, entry []regions.Held) map[string]bool {
 	target := a.Path
 	for len(target.Fields) > 0 && target.Fields[len(target.Fields)-1] == "[]" {
 		target.Fields = target.Fields[:len(target.Fields)-1]
 	}
-	held := slices.Clone(a.Held)
-	for _, l := range entry {
-		held = append(held, regions.Held{Lock: l})
-	}
+	held := slices.Concat(a.Held, entry)
 	out := map[string]bool{}
 	for _, h := range held {
 		l := h.Lock

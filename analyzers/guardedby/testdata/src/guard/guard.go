@@ -207,3 +207,64 @@ func Postpone() {
 		handlers[1] = 2 // want `handlers\[1\] is accessed without handlersMu`
 	})
 }
+
+// Mux is read through a helper that its only caller runs with the read
+// lock held.
+type Mux struct {
+	mu sync.RWMutex
+	m  map[string]int
+	es []int
+}
+
+func (x *Mux) Handle(k string, v int) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.m[k] = v
+	x.es = append(x.es, v)
+}
+
+func (x *Mux) Delete(k string) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	delete(x.m, k)
+}
+
+func (x *Mux) Has(k string) bool {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	_, ok := x.m[k]
+	return ok
+}
+
+func (x *Mux) Handler(k string) int {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	return x.match(k)
+}
+
+// match assumes x.mu is held, for reading at least.
+func (x *Mux) match(k string) int {
+	if v, ok := x.m[k]; ok {
+		return v
+	}
+	for _, e := range x.es {
+		return e
+	}
+	return 0
+}
+
+func (x *Mux) Reset() {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	x.clear()
+}
+
+// clear runs with only the read lock held, too little for a write.
+func (x *Mux) clear() {
+	x.es = nil // want `x.es is written with only the read lock of x.mu held`
+}
+
+// Len has no caller here: nothing is assumed held.
+func (x *Mux) Len() int {
+	return len(x.m) // want `x.m is accessed without x.mu, which guards it \(held at 5 of its 6 accesses\)`
+}
