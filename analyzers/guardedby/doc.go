@@ -8,9 +8,15 @@
 // The guard of a struct field is the sibling sync.Mutex or sync.RWMutex
 // field named by a //avcheck:guardedby annotation on the field, or else
 // the one held at most of the field's accesses in its package: at least
-// -threshold of them (0.65 by default) and at least two. An access is a
-// source position: c.n++ counts once. Likewise for a
-// package-level variable and a package-level mutex.
+// -threshold of them (0.65 by default), at least two, and at least one of
+// its writes. An access is a source position: c.n++ counts once.
+// Likewise for a package-level variable and a package-level mutex.
+//
+// A field that is never written with the lock held gets no inferred
+// guard, however many of its reads hold it: configuration set before
+// the value is shared (an option func(*T) that sets t.Timeout), or a
+// field set only where its value is built. Its readers take the lock for
+// other state, and the lock orders none of its writes.
 //
 //	type Cache struct {
 //		mu sync.Mutex
@@ -21,8 +27,11 @@
 //
 // Each access without the guard is reported, and so is a write made with
 // only the read lock of an RWMutex guard held. Accesses to a value that is
-// still being built in the function that allocated it are not counted or
-// reported, nor are those in init functions. A function runs with the
+// still being built in the function that allocated it (through the
+// pointer that new, &T{} or make gave it) are not counted or reported,
+// nor are those in init functions. The value is not followed further:
+// accesses in that function after it shares the value are not counted
+// either. A function runs with the
 // guard held when its name ends in "Locked" or "locked", or when it is
 // unexported, not used as a value, and every call of it in its package
 // holds the guard (the "assumes c.mu is held" contract), directly or

@@ -200,15 +200,25 @@ func guardsOf(a *regions.Access, entry []regions.Held) map[string]bool {
 
 // infer returns the lock held at the largest share of the accesses, if
 // that share reaches the threshold and at least two accesses hold it.
+// The lock must also be held at one of the writes at least: a field that
+// is written only where its value is built, or only without the lock
+// (configuration set before the value is shared), is read under the lock
+// because its readers take the lock for other state, and the lock orders
+// none of its writes.
 func infer(accs []access, threshold float64) (Guard, bool) {
 	count := map[string]int{}
+	written := map[string]bool{}
 	for _, a := range accs {
 		for l := range a.guards {
 			count[l]++
+			written[l] = written[l] || a.a.Kind == regions.Write
 		}
 	}
 	var best Guard
 	for l, n := range count {
+		if !written[l] {
+			continue
+		}
 		if n > best.Held || n == best.Held && l < best.Lock {
 			best = Guard{Lock: l, Held: n, Total: len(accs)}
 		}

@@ -268,3 +268,66 @@ func (x *Mux) clear() {
 func (x *Mux) Len() int {
 	return len(x.m) // want `x.m is accessed without x.mu, which guards it \(held at 5 of its 6 accesses\)`
 }
+
+// Client's Timeout is configuration, set before the value is shared, and
+// its name is set only where the value is built: reads under c.mu are
+// common, but no write holds it, so c.mu does not guard them.
+type Client struct {
+	mu      sync.Mutex
+	idle    []int
+	Timeout int
+	name    string
+}
+
+func NewClient(name string) *Client { return &Client{name: name} }
+
+// WithTimeout is an option applied to a Client before it is used.
+func WithTimeout(d int) func(*Client) {
+	return func(c *Client) { c.Timeout = d }
+}
+
+func (c *Client) Put(x int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.idle) < c.Timeout {
+		c.idle = append(c.idle, x)
+	}
+	println(c.name)
+}
+
+func (c *Client) Get() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.idle) == 0 || c.Timeout == 0 {
+		return 0
+	}
+	x := c.idle[0]
+	c.idle = c.idle[1:]
+	println(c.name)
+	return x
+}
+
+func (c *Client) Expire() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.Timeout < 0 {
+		c.idle = nil
+	}
+	println(c.name)
+}
+
+func (c *Client) Limit() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.Timeout
+}
+
+// Clone copies the configuration without the lock.
+func (c *Client) Clone() *Client {
+	return &Client{Timeout: c.Timeout, name: c.name}
+}
+
+// Peek reads what the lock does guard.
+func (c *Client) Peek() int {
+	return len(c.idle) // want `c.idle is accessed without c.mu, which guards it \(held at 8 of its 9 accesses\)`
+}
