@@ -64,9 +64,11 @@ func checkThenAct(pass *analysis.Pass, ann *annotation.Set, f *regions.Func) {
 		if l.Atomic != "Load" || l.Via != "" {
 			continue
 		}
+		alone := regions.Alone(f, l) // nothing else runs yet
 		for _, w := range f.Accesses {
 			if w.Atomic == "" || w.Atomic == "Load" || w.Atomic == "CompareAndSwap" || w.Via != "" ||
-				w.Path.Key() != l.Path.Key() || w.Rechecked || regions.SameCS(l, w) || casDecides(f, w) {
+				w.Path.Key() != l.Path.Key() || w.Rechecked || regions.SameCS(l, w) || casDecides(f, w) ||
+				alone && regions.Alone(f, w) {
 				continue
 			}
 			data, control := f.Feeds(l, w)
@@ -127,6 +129,9 @@ func mixed(pass *analysis.Pass, ann *annotation.Set, res *regions.Result) {
 		for _, a := range f.Accesses {
 			if a.Atomic != "" || a.Var == nil || a.Via != "" || a.Sync || atomicType(a.Var.Type()) {
 				continue
+			}
+			if regions.Alone(f, a) {
+				continue // no atomic access can run at the same time yet
 			}
 			if a.Kind == regions.Read && len(a.Held) > 0 {
 				continue // writers are assumed to hold the lock too

@@ -22,7 +22,11 @@
 // is accessed through sync/atomic functions in one place and plainly in
 // another: the plain access races with the atomic ones. A plain read made
 // with a lock held is not reported, nor are accesses to a value that is
-// still being built in the function that allocated it. Prefer the types of
+// still being built in the function that allocated it.
+//
+// Neither kind is reported where nothing can interleave yet: in an init
+// function, or in a function given TestMain's *testing.M before it calls
+// m.Run, and before that function starts a goroutine. Prefer the types of
 // sync/atomic (atomic.Int64, atomic.Pointer), which cannot be accessed
 // plainly.
 package atomicact

@@ -49,11 +49,17 @@ func check(pass *analysis.Pass, ann *annotation.Set, f *regions.Func) {
 		if updatedWith(f, r) {
 			continue
 		}
+		// In a package initialiser or before m.Run, nothing can run
+		// between two accesses that both precede the first goroutine.
+		alone := regions.Alone(f, r)
 		var related []diag.Related
 		var lock string
 		anyData := false
 		for _, w := range f.Accesses {
 			if w.Kind != regions.Write || w.Atomic != "" || w.Rechecked || w.Path.Key() != key || w.Instr == r.Instr {
+				continue
+			}
+			if alone && regions.Alone(f, w) {
 				continue
 			}
 			l, ok := splitBy(r, w)

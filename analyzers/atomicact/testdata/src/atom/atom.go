@@ -155,3 +155,26 @@ func (h *Holder) Walk() int {
 	}
 	return n
 }
+
+var ready int32 // want ready:`atomic\(atomic.Load at atom.go:\d+\)`
+
+// init runs before any goroutine that could interleave exists.
+func init() {
+	ready = 1
+	if atomic.LoadInt32(&ready) == 1 {
+		atomic.StoreInt32(&ready, 2)
+	}
+}
+
+func Ready() bool { return atomic.LoadInt32(&ready) == 2 }
+
+func Unready() {
+	ready = 0 // want `ready is written plainly here but accessed atomically elsewhere`
+}
+
+// Again, once ready has been set, is an ordinary function.
+func Again() {
+	if atomic.LoadInt32(&ready) == 0 { // want `the atomic load of ready decides a later atomic Store of it`
+		atomic.StoreInt32(&ready, 1)
+	}
+}
