@@ -13,6 +13,7 @@ import (
 	"github.com/avcheck/avcheck/internal/analyzerdoc"
 	"github.com/avcheck/avcheck/internal/diag"
 	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/ssa"
 )
 
 //go:embed doc.go
@@ -72,7 +73,7 @@ func checkThenAct(pass *analysis.Pass, ann *annotation.Set, f *regions.Func) {
 				continue
 			}
 			data, control := f.Feeds(l, w)
-			if !data && !control {
+			if !data && (!control || onlyAsserts(f, l, w)) {
 				continue
 			}
 			how := "decides"
@@ -86,6 +87,40 @@ func checkThenAct(pass *analysis.Pass, ann *annotation.Set, f *regions.Func) {
 			break
 		}
 	}
+}
+
+// onlyAsserts reports whether every branch through which the load l
+// decides w has a side that panics: the load checks for misuse ("if
+// s.state.Load() != want { panic(...) }"), and the write is made on the
+// side where the check found nothing wrong. The check is best effort,
+// and whether the write happens does not otherwise depend on the load.
+func onlyAsserts(f *regions.Func, l, w *regions.Access) bool {
+	brs := f.Deciders(l, w)
+	for _, br := range brs {
+		if !panics(br.Block().Succs[0]) && !panics(br.Block().Succs[1]) {
+			return false
+		}
+	}
+	return len(brs) > 0
+}
+
+// panics reports whether a block, with the blocks it jumps to
+// unconditionally, ends in a panic.
+func panics(b *ssa.BasicBlock) bool {
+	for range 8 {
+		if len(b.Instrs) == 0 {
+			return false
+		}
+		switch b.Instrs[len(b.Instrs)-1].(type) {
+		case *ssa.Panic:
+			return true
+		case *ssa.Jump:
+			b = b.Succs[0]
+		default:
+			return false
+		}
+	}
+	return false
 }
 
 // casDecides reports whether a CompareAndSwap of the same variable

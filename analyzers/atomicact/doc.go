@@ -16,7 +16,10 @@
 // The fix is one CompareAndSwap (if !s.state.CompareAndSwap(idle, running)
 // { return }), or a CompareAndSwap loop for a computed update. A write that
 // a load in the same critical section of a mutex re-checks is not reported
-// (the double-checked fast path of sync.Once).
+// (the double-checked fast path of sync.Once), nor one that a load decides
+// only by panicking when it finds the state changed: a best-effort misuse
+// check (if s.state.Load() != want { panic("misuse") }) asserts, it does
+// not decide the write.
 //
 // The analyzer also reports a struct field or package-level variable that
 // is accessed through sync/atomic functions in one place and plainly in
