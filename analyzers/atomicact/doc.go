@@ -23,7 +23,10 @@
 //
 // The analyzer also reports a struct field or package-level variable that
 // is accessed through sync/atomic functions in one place and plainly in
-// another: the plain access races with the atomic ones. A plain read made
+// another: the plain access races with the atomic ones. A function
+// without a body that //go:linkname links to sync/atomic, or to the
+// runtime's atomics (internal/runtime/atomic.LoadAcquintptr), is an
+// atomic operation too. A plain read made
 // with a lock held is not reported, nor are accesses to a value that is
 // still being built in the function that allocated it.
 //
