@@ -6,6 +6,7 @@ import (
 	"go/token"
 	"go/types"
 	"path/filepath"
+	"slices"
 	"sort"
 
 	"github.com/avcheck/avcheck/analyzers/annotation"
@@ -160,6 +161,7 @@ func mixed(pass *analysis.Pass, ann *annotation.Set, res *regions.Result) {
 			pass.ExportObjectFact(v, &AtomicVar{Where: where(pass.Fset, a)})
 		}
 	}
+	released := releases(res)
 	for _, f := range res.Funcs {
 		for _, a := range f.Accesses {
 			if a.Atomic != "" || a.Var == nil || a.Via != "" || a.Sync || atomicType(a.Var.Type()) {
@@ -167,6 +169,9 @@ func mixed(pass *analysis.Pass, ann *annotation.Set, res *regions.Result) {
 			}
 			if regions.Alone(f, a) {
 				continue // no atomic access can run at the same time yet
+			}
+			if acquired(f, a, released) {
+				continue
 			}
 			if a.Kind == regions.Read && len(a.Held) > 0 {
 				continue // writers are assumed to hold the lock too
@@ -192,6 +197,102 @@ func mixed(pass *analysis.Pass, ann *annotation.Set, res *regions.Result) {
 				a.Expr, verb, elsewhere)
 		}
 	}
+}
+
+// release is a pair of fields of one struct: some function of the
+// package stores the first atomically, then the second: it publishes the
+// first through the second (message passing).
+type release struct{ stored, flag *types.Var }
+
+// releases returns the package's pairs of fields that a function stores
+// atomically one after the other on the same value.
+func releases(res *regions.Result) map[release]bool {
+	out := map[release]bool{}
+	for _, f := range res.Funcs {
+		for _, s := range f.Accesses {
+			if !atomicWrite(s) || !s.Var.IsField() {
+				continue
+			}
+			for _, r := range f.Accesses {
+				if r != s && atomicWrite(r) && r.Var.IsField() && r.Var != s.Var &&
+					siblings(s.Path, r.Path) && reaches(s.Instr, r.Instr) {
+					out[release{s.Var, r.Var}] = true
+				}
+			}
+		}
+	}
+	return out
+}
+
+func atomicWrite(a *regions.Access) bool {
+	return a.Atomic != "" && a.Atomic != "Load" && a.Via == "" && a.Var != nil && a.Instr != nil
+}
+
+// acquired reports whether the plain read a comes after an atomic load,
+// in its own function, of a field through which the package publishes
+// a's field: the load-acquire orders the read after the store it
+// publishes. A later store can still run with the read, and code that
+// reads so (a load-consume after a load-acquire) is written to accept
+// either value: the read is not reported.
+func acquired(f *regions.Func, a *regions.Access, released map[release]bool) bool {
+	if a.Kind != regions.Read || !a.Var.IsField() || a.Instr == nil {
+		return false
+	}
+	for _, l := range f.Accesses {
+		if l.Atomic == "Load" && l.Via == "" && l.Var != nil && l.Instr != nil && released[release{a.Var, l.Var}] &&
+			siblings(a.Path, l.Path) && dominates(l.Instr, a.Instr) {
+			return true
+		}
+	}
+	return false
+}
+
+// siblings reports whether two paths name fields of the same value.
+func siblings(a, b regions.Path) bool {
+	if len(a.Fields) == 0 || len(a.Fields) != len(b.Fields) {
+		return false
+	}
+	pa, pb := a, b
+	pa.Fields, pb.Fields = a.Fields[:len(a.Fields)-1], b.Fields[:len(b.Fields)-1]
+	return pa.Key() == pb.Key()
+}
+
+// dominates reports whether x runs before y on every path to y.
+func dominates(x, y ssa.Instruction) bool {
+	if x.Block() != y.Block() {
+		return x.Block().Dominates(y.Block())
+	}
+	for _, instr := range x.Block().Instrs {
+		switch instr {
+		case x:
+			return true
+		case y:
+			return false
+		}
+	}
+	return false
+}
+
+// reaches reports whether y can run after x in one call of their
+// function.
+func reaches(x, y ssa.Instruction) bool {
+	if x.Block() == y.Block() && dominates(x, y) {
+		return true
+	}
+	seen := map[*ssa.BasicBlock]bool{}
+	work := slices.Clone(x.Block().Succs)
+	for len(work) > 0 {
+		b := work[len(work)-1]
+		work = work[:len(work)-1]
+		if b == y.Block() {
+			return true
+		}
+		if !seen[b] {
+			seen[b] = true
+			work = append(work, b.Succs...)
+		}
+	}
+	return false
 }
 
 // where describes an atomic access for a message: "atomic.Add at s.go:12".

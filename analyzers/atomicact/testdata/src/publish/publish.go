@@ -1,5 +1,5 @@
-// Package publish accesses fields atomically through functions linked
-// to the runtime's atomics.
+// Package publish reads, after a load-acquire, what a store-release
+// published.
 package publish
 
 import (
@@ -29,7 +29,17 @@ func (t *Table) grow(n int) {
 	storeRelease(&t.size, uintptr(n))
 }
 
-// Peek reads the pointer plainly.
+// Get loads the size with acquire, then the pointer published before it.
+func (t *Table) Get(i int) int {
+	s := loadAcquire(&t.size)
+	l := t.local
+	if uintptr(i) < s {
+		return *(*int)(unsafe.Add(l, i*8))
+	}
+	return 0
+}
+
+// Peek reads the pointer with no acquire before it.
 func (t *Table) Peek() unsafe.Pointer {
 	return t.local // want `t.local is read plainly here but accessed atomically elsewhere \(atomic.Store at publish.go:\d+\)`
 }
@@ -37,4 +47,47 @@ func (t *Table) Peek() unsafe.Pointer {
 // Size reads the size plainly, which the linked functions access atomically.
 func (t *Table) Size() uintptr {
 	return t.size // want `t.size is read plainly here but accessed atomically elsewhere \(atomic.Store at publish.go:\d+\)`
+}
+
+// Box publishes data by setting ready after it.
+type Box struct {
+	ready uint32         // want ready:`atomic\(atomic.Store at publish.go:\d+\)`
+	data  unsafe.Pointer // want data:`atomic\(atomic.Store at publish.go:\d+\)`
+}
+
+func (b *Box) Set(p unsafe.Pointer) {
+	atomic.StorePointer(&b.data, p)
+	atomic.StoreUint32(&b.ready, 1)
+}
+
+func (b *Box) Get() unsafe.Pointer {
+	if atomic.LoadUint32(&b.ready) == 0 {
+		return nil
+	}
+	return b.data
+}
+
+// Flag is set before its data is stored: loading the flag orders nothing.
+type Flag struct {
+	ready uint32         // want ready:`atomic\(atomic.Store at publish.go:\d+\)`
+	data  unsafe.Pointer // want data:`atomic\(atomic.Store at publish.go:\d+\)`
+}
+
+func (f *Flag) Set(p unsafe.Pointer) {
+	atomic.StoreUint32(&f.ready, 1)
+	atomic.StorePointer(&f.data, p)
+}
+
+func (f *Flag) Get() unsafe.Pointer {
+	if atomic.LoadUint32(&f.ready) == 0 {
+		return nil
+	}
+	return f.data // want `f.data is read plainly here but accessed atomically elsewhere`
+}
+
+// Reset writes plainly after the acquire: a write is never ordered so.
+func (b *Box) Reset() {
+	if atomic.LoadUint32(&b.ready) != 0 {
+		b.data = nil // want `b.data is written plainly here but accessed atomically elsewhere`
+	}
 }
