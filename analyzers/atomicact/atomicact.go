@@ -60,17 +60,18 @@ func run(pass *analysis.Pass) (any, error) {
 }
 
 func checkThenAct(pass *analysis.Pass, ann *annotation.Set, f *regions.Func) {
+	startup := regions.StartupOf(f)
 	for _, l := range f.Accesses {
 		// The function's own operations: a callee's atomics are its own
 		// protocol, checked where it is written.
 		if l.Atomic != "Load" || l.Via != "" {
 			continue
 		}
-		alone := regions.Alone(f, l) // nothing else runs yet
+		alone := startup.Alone(l) // nothing else runs yet
 		for _, w := range f.Accesses {
 			if w.Atomic == "" || w.Atomic == "Load" || w.Atomic == "CompareAndSwap" || w.Via != "" ||
 				w.Path.Key() != l.Path.Key() || w.Rechecked || regions.SameCS(l, w) || casDecides(f, w) ||
-				alone && regions.Alone(f, w) {
+				alone && startup.Alone(w) {
 				continue
 			}
 			data, control := f.Feeds(l, w)
@@ -163,11 +164,12 @@ func mixed(pass *analysis.Pass, ann *annotation.Set, res *regions.Result) {
 	}
 	released := releases(res)
 	for _, f := range res.Funcs {
+		startup := regions.StartupOf(f)
 		for _, a := range f.Accesses {
 			if a.Atomic != "" || a.Var == nil || a.Via != "" || a.Sync || atomicType(a.Var.Type()) {
 				continue
 			}
-			if regions.Alone(f, a) {
+			if startup.Alone(a) {
 				continue // no atomic access can run at the same time yet
 			}
 			if acquired(f, a, released) {

@@ -41,6 +41,7 @@ const maxRelated = 3
 
 func check(pass *analysis.Pass, ann *annotation.Set, f *regions.Func) {
 	reported := map[token.Pos]bool{}
+	startup := regions.StartupOf(f)
 	for _, r := range f.Accesses {
 		if r.Kind != regions.Read || r.Atomic != "" || r.Sync || len(r.Held) == 0 || reported[r.Pos] {
 			continue
@@ -51,7 +52,7 @@ func check(pass *analysis.Pass, ann *annotation.Set, f *regions.Func) {
 		}
 		// In a package initialiser or before m.Run, nothing can run
 		// between two accesses that both precede the first goroutine.
-		alone := regions.Alone(f, r)
+		alone := startup.Alone(r)
 		var related []diag.Related
 		var lock string
 		anyData := false
@@ -59,7 +60,7 @@ func check(pass *analysis.Pass, ann *annotation.Set, f *regions.Func) {
 			if w.Kind != regions.Write || w.Atomic != "" || w.Rechecked || w.Path.Key() != key || w.Instr == r.Instr {
 				continue
 			}
-			if alone && regions.Alone(f, w) {
+			if alone && startup.Alone(w) {
 				continue
 			}
 			l, ok := splitBy(r, w)
