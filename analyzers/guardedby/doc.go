@@ -8,15 +8,19 @@
 // The guard of a struct field is the sibling sync.Mutex or sync.RWMutex
 // field named by a //avcheck:guardedby annotation on the field, or else
 // the one held at most of the field's accesses in its package: at least
-// -threshold of them (0.65 by default), at least two, and at least one of
-// its writes. An access is a source position: c.n++ counts once.
-// Likewise for a package-level variable and a package-level mutex.
+// -threshold of them (0.65 by default) and at least two. An access is a
+// source position: c.n++ counts once. Likewise for a package-level
+// variable and a package-level mutex.
 //
-// A field that is never written with the lock held gets no inferred
-// guard, however many of its reads hold it: configuration set before
-// the value is shared (an option func(*T) that sets t.Timeout), or a
-// field set only where its value is built. Its readers take the lock for
-// other state, and the lock orders none of its writes.
+// A lock held at none of a field's writes is not inferred as its guard,
+// however many of its reads hold it, when the field is written nowhere
+// but where its value is built (once shared, it is only read), or when
+// the field is exported and the lock is not: the package's users, who
+// cannot take the lock, set such a field before they share the value
+// (configuration, such as an option func(*T) that sets t.Timeout). The
+// readers hold the lock for other state. An unexported field that its
+// package writes without the lock its readers take is still reported at
+// those writes.
 //
 //	type Cache struct {
 //		mu sync.Mutex

@@ -131,7 +131,7 @@ func run(pass *analysis.Pass, cfg *Config) (any, error) {
 		if _, ok := guards[v]; ok || v.Pkg() != pass.Pkg {
 			continue
 		}
-		if g, ok := infer(byVar[v], cfg.Threshold); ok {
+		if g, ok := infer(v, byVar[v], cfg.Threshold); ok {
 			guards[v] = g
 		}
 	}
@@ -198,17 +198,20 @@ func guardsOf(a *regions.Access, entry []regions.Held) map[string]bool {
 	return out
 }
 
-// infer returns the lock held at the largest share of the accesses, if
-// that share reaches the threshold and at least two accesses hold it.
-// The lock must also be held at one of the writes at least: a field that
-// is written only where its value is built, or only without the lock
-// (configuration set before the value is shared), is read under the lock
-// because its readers take the lock for other state, and the lock orders
-// none of its writes.
-func infer(accs []access, threshold float64) (Guard, bool) {
+// infer returns the lock held at the largest share of the accesses to
+// v, if that share reaches the threshold and at least two accesses hold
+// it. A lock held at none of v's writes guards v only if v is the
+// package's own state written without it: a field written nowhere but
+// where its value is built is only read once the value is shared, and an
+// exported field that its package's users set without a lock they cannot
+// take (an unexported mutex) is configuration, set before the value is
+// shared. Their readers hold the lock for other state.
+func infer(v *types.Var, accs []access, threshold float64) (Guard, bool) {
 	count := map[string]int{}
 	written := map[string]bool{}
+	writes := false
 	for _, a := range accs {
+		writes = writes || a.a.Kind == regions.Write
 		for l := range a.guards {
 			count[l]++
 			written[l] = written[l] || a.a.Kind == regions.Write
@@ -216,7 +219,7 @@ func infer(accs []access, threshold float64) (Guard, bool) {
 	}
 	var best Guard
 	for l, n := range count {
-		if !written[l] {
+		if !written[l] && (!writes || configuration(v, l)) {
 			continue
 		}
 		if n > best.Held || n == best.Held && l < best.Lock {
@@ -227,6 +230,15 @@ func infer(accs []access, threshold float64) (Guard, bool) {
 		return Guard{}, false
 	}
 	return best, true
+}
+
+// configuration reports whether the package's users can set v but not
+// take the lock: v is exported and the lock is not.
+func configuration(v *types.Var, lock string) bool {
+	if i := strings.LastIndex(lock, "."); i >= 0 {
+		lock = lock[i+1:]
+	}
+	return v.Exported() && !token.IsExported(lock)
 }
 
 func report(pass *analysis.Pass, ann *annotation.Set, accs []access, g Guard) {
