@@ -6,6 +6,7 @@ import (
 	"go/token"
 	"go/types"
 	"path/filepath"
+	"slices"
 	"sort"
 
 	"github.com/avcheck/avcheck/analyzers/annotation"
@@ -13,6 +14,7 @@ import (
 	"github.com/avcheck/avcheck/internal/analyzerdoc"
 	"github.com/avcheck/avcheck/internal/diag"
 	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/ssa"
 )
 
 //go:embed doc.go
@@ -58,19 +60,22 @@ func run(pass *analysis.Pass) (any, error) {
 }
 
 func checkThenAct(pass *analysis.Pass, ann *annotation.Set, f *regions.Func) {
+	startup := regions.StartupOf(f)
 	for _, l := range f.Accesses {
 		// The function's own operations: a callee's atomics are its own
 		// protocol, checked where it is written.
 		if l.Atomic != "Load" || l.Via != "" {
 			continue
 		}
+		alone := startup.Alone(l) // nothing else runs yet
 		for _, w := range f.Accesses {
 			if w.Atomic == "" || w.Atomic == "Load" || w.Atomic == "CompareAndSwap" || w.Via != "" ||
-				w.Path.Key() != l.Path.Key() || w.Rechecked || regions.SameCS(l, w) || casDecides(f, w) {
+				w.Path.Key() != l.Path.Key() || w.Rechecked || regions.SameCS(l, w) || casDecides(f, w) ||
+				alone && startup.Alone(w) {
 				continue
 			}
 			data, control := f.Feeds(l, w)
-			if !data && !control {
+			if !data && (!control || onlyAsserts(f, l, w)) {
 				continue
 			}
 			how := "decides"
@@ -84,6 +89,40 @@ func checkThenAct(pass *analysis.Pass, ann *annotation.Set, f *regions.Func) {
 			break
 		}
 	}
+}
+
+// onlyAsserts reports whether every branch through which the load l
+// decides w has a side that panics: the load checks for misuse ("if
+// s.state.Load() != want { panic(...) }"), and the write is made on the
+// side where the check found nothing wrong. The check is best effort,
+// and whether the write happens does not otherwise depend on the load.
+func onlyAsserts(f *regions.Func, l, w *regions.Access) bool {
+	brs := f.Deciders(l, w)
+	for _, br := range brs {
+		if !panics(br.Block().Succs[0]) && !panics(br.Block().Succs[1]) {
+			return false
+		}
+	}
+	return len(brs) > 0
+}
+
+// panics reports whether a block, with the blocks it jumps to
+// unconditionally, ends in a panic.
+func panics(b *ssa.BasicBlock) bool {
+	for range 8 {
+		if len(b.Instrs) == 0 {
+			return false
+		}
+		switch b.Instrs[len(b.Instrs)-1].(type) {
+		case *ssa.Panic:
+			return true
+		case *ssa.Jump:
+			b = b.Succs[0]
+		default:
+			return false
+		}
+	}
+	return false
 }
 
 // casDecides reports whether a CompareAndSwap of the same variable
@@ -123,9 +162,17 @@ func mixed(pass *analysis.Pass, ann *annotation.Set, res *regions.Result) {
 			pass.ExportObjectFact(v, &AtomicVar{Where: where(pass.Fset, a)})
 		}
 	}
+	released := releases(res)
 	for _, f := range res.Funcs {
+		startup := regions.StartupOf(f)
 		for _, a := range f.Accesses {
 			if a.Atomic != "" || a.Var == nil || a.Via != "" || a.Sync || atomicType(a.Var.Type()) {
+				continue
+			}
+			if startup.Alone(a) {
+				continue // no atomic access can run at the same time yet
+			}
+			if acquired(f, a, released) {
 				continue
 			}
 			if a.Kind == regions.Read && len(a.Held) > 0 {
@@ -152,6 +199,102 @@ func mixed(pass *analysis.Pass, ann *annotation.Set, res *regions.Result) {
 				a.Expr, verb, elsewhere)
 		}
 	}
+}
+
+// release is a pair of fields of one struct: some function of the
+// package stores the first atomically, then the second: it publishes the
+// first through the second (message passing).
+type release struct{ stored, flag *types.Var }
+
+// releases returns the package's pairs of fields that a function stores
+// atomically one after the other on the same value.
+func releases(res *regions.Result) map[release]bool {
+	out := map[release]bool{}
+	for _, f := range res.Funcs {
+		for _, s := range f.Accesses {
+			if !atomicWrite(s) || !s.Var.IsField() {
+				continue
+			}
+			for _, r := range f.Accesses {
+				if r != s && atomicWrite(r) && r.Var.IsField() && r.Var != s.Var &&
+					siblings(s.Path, r.Path) && reaches(s.Instr, r.Instr) {
+					out[release{s.Var, r.Var}] = true
+				}
+			}
+		}
+	}
+	return out
+}
+
+func atomicWrite(a *regions.Access) bool {
+	return a.Atomic != "" && a.Atomic != "Load" && a.Via == "" && a.Var != nil && a.Instr != nil
+}
+
+// acquired reports whether the plain read a comes after an atomic load,
+// in its own function, of a field through which the package publishes
+// a's field: the load-acquire orders the read after the store it
+// publishes. A later store can still run with the read, and code that
+// reads so (a load-consume after a load-acquire) is written to accept
+// either value: the read is not reported.
+func acquired(f *regions.Func, a *regions.Access, released map[release]bool) bool {
+	if a.Kind != regions.Read || !a.Var.IsField() || a.Instr == nil {
+		return false
+	}
+	for _, l := range f.Accesses {
+		if l.Atomic == "Load" && l.Via == "" && l.Var != nil && l.Instr != nil && released[release{a.Var, l.Var}] &&
+			siblings(a.Path, l.Path) && dominates(l.Instr, a.Instr) {
+			return true
+		}
+	}
+	return false
+}
+
+// siblings reports whether two paths name fields of the same value.
+func siblings(a, b regions.Path) bool {
+	if len(a.Fields) == 0 || len(a.Fields) != len(b.Fields) {
+		return false
+	}
+	pa, pb := a, b
+	pa.Fields, pb.Fields = a.Fields[:len(a.Fields)-1], b.Fields[:len(b.Fields)-1]
+	return pa.Key() == pb.Key()
+}
+
+// dominates reports whether x runs before y on every path to y.
+func dominates(x, y ssa.Instruction) bool {
+	if x.Block() != y.Block() {
+		return x.Block().Dominates(y.Block())
+	}
+	for _, instr := range x.Block().Instrs {
+		switch instr {
+		case x:
+			return true
+		case y:
+			return false
+		}
+	}
+	return false
+}
+
+// reaches reports whether y can run after x in one call of their
+// function.
+func reaches(x, y ssa.Instruction) bool {
+	if x.Block() == y.Block() && dominates(x, y) {
+		return true
+	}
+	seen := map[*ssa.BasicBlock]bool{}
+	work := slices.Clone(x.Block().Succs)
+	for len(work) > 0 {
+		b := work[len(work)-1]
+		work = work[:len(work)-1]
+		if b == y.Block() {
+			return true
+		}
+		if !seen[b] {
+			seen[b] = true
+			work = append(work, b.Succs...)
+		}
+	}
+	return false
 }
 
 // where describes an atomic access for a message: "atomic.Add at s.go:12".

@@ -16,13 +16,38 @@
 // The fix is one CompareAndSwap (if !s.state.CompareAndSwap(idle, running)
 // { return }), or a CompareAndSwap loop for a computed update. A write that
 // a load in the same critical section of a mutex re-checks is not reported
-// (the double-checked fast path of sync.Once).
+// (the double-checked fast path of sync.Once), nor one that a load decides
+// only by panicking when it finds the state changed: a best-effort misuse
+// check (if s.state.Load() != want { panic("misuse") }) asserts, it does
+// not decide the write.
 //
 // The analyzer also reports a struct field or package-level variable that
 // is accessed through sync/atomic functions in one place and plainly in
-// another: the plain access races with the atomic ones. A plain read made
-// with a lock held is not reported, nor are accesses to a value that is
-// still being built in the function that allocated it. Prefer the types of
-// sync/atomic (atomic.Int64, atomic.Pointer), which cannot be accessed
-// plainly.
+// another: the plain access races with the atomic ones. Prefer the types
+// of sync/atomic (atomic.Int64, atomic.Pointer), which cannot be accessed
+// plainly. A function without a body that //go:linkname links to
+// sync/atomic, or to the runtime's atomics
+// (internal/runtime/atomic.LoadAcquintptr), is an atomic operation too. A
+// plain read made with a lock held is not reported, nor are accesses to a
+// value that is still being built in the function that allocated it.
+//
+// Nor is a plain read that follows, on every path through its function,
+// an atomic load of a sibling field of the same value, when some function
+// of the package stores the read field atomically and then stores that
+// sibling atomically: the writer publishes the field through the sibling
+// (message passing), and the load-acquire orders the read after the
+// store it publishes.
+//
+//	atomic.StorePointer(&t.local, p) // publish the array,
+//	atomic.StoreUintptr(&t.size, n)  // then its size
+//	...
+//	n := atomic.LoadUintptr(&t.size) // acquire the size,
+//	l := t.local                     // then read the array: not reported
+//
+// A store made later can still run with such a read; code written so (a
+// load-consume after a load-acquire) accepts the newer value.
+//
+// Neither kind is reported where nothing can interleave yet: in an init
+// function, or in a function given TestMain's *testing.M before it calls
+// m.Run, and before that function starts a goroutine.
 package atomicact

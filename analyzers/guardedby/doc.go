@@ -9,8 +9,18 @@
 // field named by a //avcheck:guardedby annotation on the field, or else
 // the one held at most of the field's accesses in its package: at least
 // -threshold of them (0.65 by default) and at least two. An access is a
-// source position: c.n++ counts once. Likewise for a
-// package-level variable and a package-level mutex.
+// source position: c.n++ counts once. Likewise for a package-level
+// variable and a package-level mutex.
+//
+// A lock held at none of a field's writes is not inferred as its guard,
+// however many of its reads hold it, when the field is written nowhere
+// but where its value is built (once shared, it is only read), or when
+// the field is exported and the lock is not: the package's users, who
+// cannot take the lock, set such a field before they share the value
+// (configuration, such as an option func(*T) that sets t.Timeout). The
+// readers hold the lock for other state. An unexported field that its
+// package writes without the lock its readers take is still reported at
+// those writes.
 //
 //	type Cache struct {
 //		mu sync.Mutex
@@ -21,11 +31,17 @@
 //
 // Each access without the guard is reported, and so is a write made with
 // only the read lock of an RWMutex guard held. Accesses to a value that is
-// still being built in the function that allocated it are not counted or
-// reported, nor are those in init functions. A function runs with the
+// still being built in the function that allocated it (through the
+// pointer that new, &T{} or make gave it) are not counted or reported,
+// nor are those in init functions. The value is not followed further:
+// accesses in that function after it shares the value are not counted
+// either. A function runs with the
 // guard held when its name ends in "Locked" or "locked", or when it is
 // unexported, not used as a value, and every call of it in its package
 // holds the guard (the "assumes c.mu is held" contract), directly or
-// through such a caller. The guards of exported fields travel as Facts, so other
+// through such a caller. Where some of those calls hold only the read
+// lock of an RWMutex, the function runs with the read lock: its reads
+// are guarded, and a write it makes is reported as made with only the
+// read lock. The guards of exported fields travel as Facts, so other
 // packages' accesses are checked too.
 package guardedby

@@ -18,9 +18,13 @@ type caller struct {
 // runs with: those held at every one of its in-package call sites,
 // rewritten as paths of its own parameters or package-level mutexes.
 // This is the "assumes c.mu is locked" contract that comments state. A
+// lock that some call site holds only with RLock is entered read-held:
+// a helper of readers may read what the lock guards, not write it. A
 // function used as a value, or never called here, gets none. It iterates
 // so that a helper called only from such a function inherits its locks.
-func entryLocks(res *regions.Result) map[*ssa.Function][]regions.Path {
+// The entries' CS is zero: the callee's accesses share no critical
+// section id with its own.
+func entryLocks(res *regions.Result) map[*ssa.Function][]regions.Held {
 	callers := map[*ssa.Function][]caller{}
 	taken := map[*ssa.Function]bool{}
 	calls := map[*ssa.Call]regions.Call{}
@@ -44,7 +48,7 @@ func entryLocks(res *regions.Result) map[*ssa.Function][]regions.Path {
 			}
 		}
 	}
-	entry := map[*ssa.Function][]regions.Path{}
+	entry := map[*ssa.Function][]regions.Held{}
 	for range 4 {
 		changed := false
 		for _, f := range res.Funcs {
@@ -52,7 +56,7 @@ func entryLocks(res *regions.Result) map[*ssa.Function][]regions.Path {
 			if fn.Parent() == nil && token.IsExported(fn.Name()) || taken[fn] || len(callers[fn]) == 0 {
 				continue
 			}
-			var common []regions.Path
+			var common []regions.Held
 			for i, c := range callers[fn] {
 				held := atCall(c, entry[c.from.Fn], fn)
 				if i == 0 {
@@ -61,7 +65,7 @@ func entryLocks(res *regions.Result) map[*ssa.Function][]regions.Path {
 					common = intersect(common, held)
 				}
 			}
-			if !samePaths(entry[fn], common) {
+			if !sameHeld(entry[fn], common) {
 				entry[fn] = common
 				changed = true
 			}
@@ -131,21 +135,19 @@ func onlyCalled(mc *ssa.MakeClosure, calls map[*ssa.Call]regions.Call) bool {
 }
 
 // atCall returns the locks held at a call, those the caller holds itself
-// and those it runs with, as paths of the callee.
-func atCall(c caller, callerEntry []regions.Path, callee *ssa.Function) []regions.Path {
-	var out []regions.Path
-	add := func(l regions.Path) {
-		if p, ok := toCallee(l, c.call, callee); ok {
-			out = append(out, p)
+// and those it runs with, as locks of the callee.
+func atCall(c caller, callerEntry []regions.Held, callee *ssa.Function) []regions.Held {
+	var out []regions.Held
+	add := func(h regions.Held) {
+		if p, ok := toCallee(h.Lock, c.call, callee); ok {
+			out = append(out, regions.Held{Lock: p, Read: h.Read})
 		}
 	}
 	for _, h := range c.call.Held {
-		if !h.Read {
-			add(h.Lock)
-		}
+		add(h)
 	}
-	for _, l := range callerEntry {
-		add(l)
+	for _, h := range callerEntry {
+		add(h)
 	}
 	return out
 }
@@ -186,16 +188,27 @@ func toCallee(l regions.Path, call regions.Call, callee *ssa.Function) (regions.
 	})
 }
 
-func intersect(a, b []regions.Path) []regions.Path {
-	var out []regions.Path
+// intersect returns the locks held in both a and b, read-held where
+// either holds it only for reading.
+func intersect(a, b []regions.Held) []regions.Held {
+	var out []regions.Held
 	for _, x := range a {
-		if slices.ContainsFunc(b, func(y regions.Path) bool { return y.Key() == x.Key() }) {
-			out = append(out, x)
+		i := slices.IndexFunc(b, func(y regions.Held) bool { return y.Lock.Key() == x.Lock.Key() })
+		if i >= 0 {
+			out = append(out, regions.Held{Lock: x.Lock, Read: x.Read || b[i].Read})
 		}
 	}
 	return out
 }
 
-func samePaths(a, b []regions.Path) bool {
-	return len(a) == len(b) && len(intersect(a, b)) == len(a)
+func sameHeld(a, b []regions.Held) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for _, x := range a {
+		if !slices.ContainsFunc(b, func(y regions.Held) bool { return y.Lock.Key() == x.Lock.Key() && y.Read == x.Read }) {
+			return false
+		}
+	}
+	return true
 }

@@ -131,7 +131,7 @@ func run(pass *analysis.Pass, cfg *Config) (any, error) {
 		if _, ok := guards[v]; ok || v.Pkg() != pass.Pkg {
 			continue
 		}
-		if g, ok := infer(byVar[v], cfg.Threshold); ok {
+		if g, ok := infer(v, byVar[v], cfg.Threshold); ok {
 			guards[v] = g
 		}
 	}
@@ -176,15 +176,12 @@ func lockName(lock *types.Var) string {
 // guardsOf returns the locks held at a, or on entry to its function,
 // that can guard what it accesses: a sibling of the field in the same
 // struct value, or a package-level mutex for a package-level variable.
-func guardsOf(a *regions.Access, entry []regions.Path) map[string]bool {
+func guardsOf(a *regions.Access, entry []regions.Held) map[string]bool {
 	target := a.Path
 	for len(target.Fields) > 0 && target.Fields[len(target.Fields)-1] == "[]" {
 		target.Fields = target.Fields[:len(target.Fields)-1]
 	}
-	held := slices.Clone(a.Held)
-	for _, l := range entry {
-		held = append(held, regions.Held{Lock: l})
-	}
+	held := slices.Concat(a.Held, entry)
 	out := map[string]bool{}
 	for _, h := range held {
 		l := h.Lock
@@ -201,17 +198,30 @@ func guardsOf(a *regions.Access, entry []regions.Path) map[string]bool {
 	return out
 }
 
-// infer returns the lock held at the largest share of the accesses, if
-// that share reaches the threshold and at least two accesses hold it.
-func infer(accs []access, threshold float64) (Guard, bool) {
+// infer returns the lock held at the largest share of the accesses to
+// v, if that share reaches the threshold and at least two accesses hold
+// it. A lock held at none of v's writes guards v only if v is the
+// package's own state written without it: a field written nowhere but
+// where its value is built is only read once the value is shared, and an
+// exported field that its package's users set without a lock they cannot
+// take (an unexported mutex) is configuration, set before the value is
+// shared. Their readers hold the lock for other state.
+func infer(v *types.Var, accs []access, threshold float64) (Guard, bool) {
 	count := map[string]int{}
+	written := map[string]bool{}
+	writes := false
 	for _, a := range accs {
+		writes = writes || a.a.Kind == regions.Write
 		for l := range a.guards {
 			count[l]++
+			written[l] = written[l] || a.a.Kind == regions.Write
 		}
 	}
 	var best Guard
 	for l, n := range count {
+		if !written[l] && (!writes || configuration(v, l)) {
+			continue
+		}
 		if n > best.Held || n == best.Held && l < best.Lock {
 			best = Guard{Lock: l, Held: n, Total: len(accs)}
 		}
@@ -220,6 +230,15 @@ func infer(accs []access, threshold float64) (Guard, bool) {
 		return Guard{}, false
 	}
 	return best, true
+}
+
+// configuration reports whether the package's users can set v but not
+// take the lock: v is exported and the lock is not.
+func configuration(v *types.Var, lock string) bool {
+	if i := strings.LastIndex(lock, "."); i >= 0 {
+		lock = lock[i+1:]
+	}
+	return v.Exported() && !token.IsExported(lock)
 }
 
 func report(pass *analysis.Pass, ann *annotation.Set, accs []access, g Guard) {

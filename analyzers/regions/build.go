@@ -20,6 +20,9 @@ type passState struct {
 	ann   *annotation.Set
 	funcs map[*ssa.Function]*Func
 	exprs map[token.Pos]ast.Expr
+	// linked maps the package's functions that //go:linkname links
+	// elsewhere to their targets.
+	linked map[string]string
 }
 
 // funcAnalysis is the state of analysing one function.
@@ -301,6 +304,11 @@ func (fa *funcAnalysis) syncOp(pos token.Pos, what string) {
 func (fa *funcAnalysis) collectCall(call *ssa.Call) {
 	c := call.Common()
 	o, atomicOp := classify(c)
+	if o == opOther {
+		if name := fa.ps.linkedAtomic(c); name != "" {
+			o, atomicOp = opAtomic, name
+		}
+	}
 	if name := syncOpName(o); name != "" {
 		fa.syncOp(call.Pos(), name)
 	}

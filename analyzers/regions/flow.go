@@ -230,6 +230,24 @@ func (f *Func) Feeds(from, to *Access) (data, control bool) {
 	return f.flowOf(from).feeds(to)
 }
 
+// Deciders returns the branches whose condition carries the value read
+// by from and that decide whether the access to runs, the nearest first:
+// the branches through which Feeds finds control. Both accesses must be
+// of f.
+func (f *Func) Deciders(from, to *Access) []*ssa.If {
+	if to.Instr == nil || to.Instr.Block() == nil {
+		return nil
+	}
+	fl := f.flowOf(from)
+	var out []*ssa.If
+	for _, br := range fl.fa.deciders(to.Instr.Block()) {
+		if fl.conds[br] {
+			out = append(out, br)
+		}
+	}
+	return out
+}
+
 type flowCache struct {
 	fa     *funcAnalysis
 	byRead map[*Access]*flow

@@ -56,6 +56,7 @@ func run(pass *analysis.Pass, cfg *Config) (any, error) {
 		funcs: map[*ssa.Function]*Func{},
 		exprs: exprIndex(pass.Files),
 	}
+	ps.linked = linknames(pass.Files)
 	res := &Result{ByFunc: map[*ssa.Function]*Func{}}
 	for _, fn := range ssaInfo.SrcFuncs {
 		f := ps.analyze(fn)

@@ -28,7 +28,10 @@
 // q.PopFront()).
 //
 // A write whose own critical section re-reads the state and decides on
-// it (double-checked locking) is not reported. The fix is to hold the
+// it (double-checked locking) is not reported, nor is a read and write
+// that both run while nothing can interleave them yet: in an init
+// function, or in a function given TestMain's *testing.M before it calls
+// m.Run, and before that function starts a goroutine. The fix is to hold the
 // lock across the read and the write, or to re-check under the second
 // critical section, or to offer one method that does both.
 package splitlock

@@ -42,6 +42,7 @@ const maxRelated = 3
 
 func check(pass *analysis.Pass, ann *annotation.Set, f *regions.Func) {
 	reported := map[token.Pos]bool{}
+	startup := regions.StartupOf(f)
 	for _, r := range f.Accesses {
 		if r.Kind != regions.Read || r.Atomic != "" || r.Sync || len(r.Held) == 0 || reported[r.Pos] {
 			continue
@@ -50,11 +51,17 @@ func check(pass *analysis.Pass, ann *annotation.Set, f *regions.Func) {
 		if updatedWith(f, r) {
 			continue
 		}
+		// In a package initialiser or before m.Run, nothing can run
+		// between two accesses that both precede the first goroutine.
+		alone := startup.Alone(r)
 		var related []diag.Related
 		var lock string
 		anyData := false
 		for _, w := range f.Accesses {
 			if w.Kind != regions.Write || w.Atomic != "" || w.Rechecked || w.Path.Key() != key || w.Instr == r.Instr {
+				continue
+			}
+			if alone && startup.Alone(w) {
 				continue
 			}
 			l, ok := splitBy(r, w)

@@ -155,3 +155,55 @@ func (h *Holder) Walk() int {
 	}
 	return n
 }
+
+var ready int32 // want ready:`atomic\(atomic.Load at atom.go:\d+\)`
+
+// init runs before any goroutine that could interleave exists.
+func init() {
+	ready = 1
+	if atomic.LoadInt32(&ready) == 1 {
+		atomic.StoreInt32(&ready, 2)
+	}
+}
+
+func Ready() bool { return atomic.LoadInt32(&ready) == 2 }
+
+func Unready() {
+	ready = 0 // want `ready is written plainly here but accessed atomically elsewhere`
+}
+
+// Again, once ready has been set, is an ordinary function.
+func Again() {
+	if atomic.LoadInt32(&ready) == 0 { // want `the atomic load of ready decides a later atomic Store of it`
+		atomic.StoreInt32(&ready, 1)
+	}
+}
+
+type Group struct {
+	state atomic.Uint64
+}
+
+// Done resets the state after a sanity check that panics on misuse: the
+// store does not depend on the load but on the Add before it.
+func (g *Group) Done() {
+	state := g.state.Add(^uint64(0))
+	if state != 0 {
+		return
+	}
+	if g.state.Load() != state {
+		panic("misuse: Done called concurrently with Add")
+	}
+	g.state.Store(0)
+}
+
+// Reset acts on what it loaded: the other side of the check panics only
+// sometimes, so the check is a decision, not an assertion.
+func (g *Group) Reset(strict bool) {
+	if g.state.Load() == 0 { // want `the atomic load of g.state decides a later atomic Store of it`
+		if strict {
+			panic("already reset")
+		}
+		return
+	}
+	g.state.Store(0)
+}

@@ -207,3 +207,162 @@ func Postpone() {
 		handlers[1] = 2 // want `handlers\[1\] is accessed without handlersMu`
 	})
 }
+
+// Mux is read through a helper that its only caller runs with the read
+// lock held.
+type Mux struct {
+	mu sync.RWMutex
+	m  map[string]int
+	es []int
+}
+
+func (x *Mux) Handle(k string, v int) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.m[k] = v
+	x.es = append(x.es, v)
+}
+
+func (x *Mux) Delete(k string) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	delete(x.m, k)
+}
+
+func (x *Mux) Has(k string) bool {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	_, ok := x.m[k]
+	return ok
+}
+
+func (x *Mux) Handler(k string) int {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	return x.match(k)
+}
+
+// match assumes x.mu is held, for reading at least.
+func (x *Mux) match(k string) int {
+	if v, ok := x.m[k]; ok {
+		return v
+	}
+	for _, e := range x.es {
+		return e
+	}
+	return 0
+}
+
+func (x *Mux) Reset() {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	x.clear()
+}
+
+// clear runs with only the read lock held, too little for a write.
+func (x *Mux) clear() {
+	x.es = nil // want `x.es is written with only the read lock of x.mu held`
+}
+
+// Len has no caller here: nothing is assumed held.
+func (x *Mux) Len() int {
+	return len(x.m) // want `x.m is accessed without x.mu, which guards it \(held at 5 of its 6 accesses\)`
+}
+
+// Client's Timeout is configuration, set before the value is shared, and
+// its name is set only where the value is built: reads under c.mu are
+// common, but no write holds it, so c.mu does not guard them.
+type Client struct {
+	mu      sync.Mutex
+	idle    []int
+	Timeout int
+	name    string
+}
+
+func NewClient(name string) *Client { return &Client{name: name} }
+
+// WithTimeout is an option applied to a Client before it is used.
+func WithTimeout(d int) func(*Client) {
+	return func(c *Client) { c.Timeout = d }
+}
+
+func (c *Client) Put(x int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.idle) < c.Timeout {
+		c.idle = append(c.idle, x)
+	}
+	println(c.name)
+}
+
+func (c *Client) Get() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.idle) == 0 || c.Timeout == 0 {
+		return 0
+	}
+	x := c.idle[0]
+	c.idle = c.idle[1:]
+	println(c.name)
+	return x
+}
+
+func (c *Client) Expire() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.Timeout < 0 {
+		c.idle = nil
+	}
+	println(c.name)
+}
+
+func (c *Client) Limit() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.Timeout
+}
+
+// Clone copies the configuration without the lock.
+func (c *Client) Clone() *Client {
+	return &Client{Timeout: c.Timeout, name: c.name}
+}
+
+// Peek reads what the lock does guard.
+func (c *Client) Peek() int {
+	return len(c.idle) // want `c.idle is accessed without c.mu, which guards it \(held at 8 of its 9 accesses\)`
+}
+
+// Run's done flag is the package's own state, set without the lock that
+// its readers take: the write is reported.
+type Run struct {
+	mu   sync.Mutex
+	done bool
+	logs []string
+}
+
+func (r *Run) Log(s string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.done {
+		panic("log after the run")
+	}
+	r.logs = append(r.logs, s)
+}
+
+func (r *Run) Done() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.done
+}
+
+func (r *Run) Flush() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.done {
+		r.logs = nil
+	}
+}
+
+func (r *Run) finish() {
+	r.done = true // want `r.done is accessed without r.mu, which guards it \(held at 3 of its 4 accesses\)`
+}
