@@ -4,6 +4,7 @@ import (
 	"go/token"
 	"go/types"
 	"sort"
+	"strings"
 
 	"github.com/avcheck/avcheck/internal/intent"
 	"golang.org/x/tools/go/ssa"
@@ -48,8 +49,11 @@ func (f *Func) Evidence(from, to *Access) intent.Evidence {
 		}
 		return intent.None
 	}
-	same := from.Path.Key() == to.Path.Key()
-	if same && (to.Kind == Write && to.Rechecked || to.Kind == Read) {
+	if isClaim(from) {
+		return intent.None
+	}
+	same := sameState(from, to)
+	if same && (to.Kind == Write && to.Rechecked || to.Kind == Read) || f.revalidated(from, to) {
 		// The later access checks the state again in its own critical
 		// section (double-checked locking), or is itself a read of what
 		// was checked: what it does rests on that, not on the first
@@ -66,6 +70,49 @@ func (f *Func) Evidence(from, to *Access) intent.Evidence {
 		return intent.ReadPair
 	}
 	return intent.None
+}
+
+// sameState reports whether a and b access the same state, or one of
+// them a container (a map, a slice) and the other its elements: a lookup
+// c.m[k] reads the field c.m and the element c.m[], and a check of
+// either is a check of the entry.
+func sameState(a, b *Access) bool {
+	ka, kb := a.Path.Key(), b.Path.Key()
+	if len(ka) > len(kb) {
+		ka, kb = kb, ka
+	}
+	return ka == kb || strings.HasPrefix(kb, ka+".[]")
+}
+
+// isClaim reports whether a is an atomic read-modify-write (Add, Swap,
+// CompareAndSwap, And, Or): what it returns is a value it claimed in one
+// indivisible step, such as a fresh id, which no other goroutine gets,
+// so where that value goes later shows no intent.
+func isClaim(a *Access) bool {
+	switch a.Atomic {
+	case "Add", "Swap", "CompareAndSwap", "And", "Or":
+		return true
+	}
+	return false
+}
+
+// revalidated reports whether, in to's own critical section and before
+// to, a read of the state from read decides whether to runs: the check
+// made again under the lock (if le.leaseMap[id] == nil { return }) is
+// what to rests on.
+func (f *Func) revalidated(from, to *Access) bool {
+	if len(to.Held) == 0 {
+		return false
+	}
+	for _, r := range f.Accesses {
+		if r == from || r == to || r.Kind != Read || !sameState(r, from) || !SameCS(r, to) {
+			continue
+		}
+		if _, control := f.Feeds(r, to); control {
+			return true
+		}
+	}
+	return false
 }
 
 // readsFunc reports whether a reads a function value (cc.dial, then
@@ -138,6 +185,18 @@ func (f *Func) usedTogether(a, b *Access) bool {
 	fa, fb := f.flowOf(a), f.flowOf(b)
 	if len(fa.vals) == 0 || len(fb.vals) == 0 {
 		return false
+	}
+	// A read through a pointer the other read (l := m[id]; l.TTL) is one
+	// value followed further, not a pair.
+	for _, v := range b.seeds {
+		if fa.vals[v] {
+			return false
+		}
+	}
+	for _, v := range a.seeds {
+		if fb.vals[v] {
+			return false
+		}
 	}
 	for v := range fb.vals {
 		refs := v.Referrers()
