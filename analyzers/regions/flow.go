@@ -251,6 +251,10 @@ func (f *Func) Deciders(from, to *Access) []*ssa.If {
 type flowCache struct {
 	fa     *funcAnalysis
 	byRead map[*Access]*flow
+	// What the rule of intent (intent.go) asks of single accesses, kept
+	// so that a long function costs linear time per pair it checks.
+	selfUpdate, used map[*Access]bool
+	csAccesses       map[int][]*Access // per critical section, its accesses
 }
 
 func (f *Func) flowOf(a *Access) *flow {

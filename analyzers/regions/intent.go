@@ -44,7 +44,7 @@ func (f *Func) Evidence(from, to *Access) intent.Evidence {
 		return intent.None
 	}
 	if from.Kind == Write {
-		if to.Kind == Read && from.Path.Key() == to.Path.Key() && f.before(from, to) && f.updatesItself(from) && f.used(to) {
+		if to.Kind == Read && from.stateKey() == to.stateKey() && f.before(from, to) && f.updatesItself(from) && f.used(to) {
 			return intent.ReadBack
 		}
 		return intent.None
@@ -77,7 +77,7 @@ func (f *Func) Evidence(from, to *Access) intent.Evidence {
 // c.m[k] reads the field c.m and the element c.m[], and a check of
 // either is a check of the entry.
 func sameState(a, b *Access) bool {
-	ka, kb := a.Path.Key(), b.Path.Key()
+	ka, kb := a.stateKey(), b.stateKey()
 	if len(ka) > len(kb) {
 		ka, kb = kb, ka
 	}
@@ -104,15 +104,31 @@ func (f *Func) revalidated(from, to *Access) bool {
 	if len(to.Held) == 0 {
 		return false
 	}
-	for _, r := range f.Accesses {
-		if r == from || r == to || r.Kind != Read || !sameState(r, from) || !SameCS(r, to) {
-			continue
-		}
-		if _, control := f.Feeds(r, to); control {
-			return true
+	for _, h := range to.Held {
+		for _, r := range f.inCS(h.CS) {
+			if r == from || r == to || r.Kind != Read || !sameState(r, from) {
+				continue
+			}
+			if _, control := f.Feeds(r, to); control {
+				return true
+			}
 		}
 	}
 	return false
+}
+
+// inCS returns the accesses of f made in critical section cs.
+func (f *Func) inCS(cs int) []*Access {
+	c := f.flows
+	if c.csAccesses == nil {
+		c.csAccesses = map[int][]*Access{}
+		for _, a := range f.Accesses {
+			for _, h := range a.Held {
+				c.csAccesses[h.CS] = append(c.csAccesses[h.CS], a)
+			}
+		}
+	}
+	return c.csAccesses[cs]
 }
 
 // readsFunc reports whether a reads a function value (cc.dial, then
@@ -149,31 +165,48 @@ func (f *Func) before(a, b *Access) bool {
 // updatesItself reports whether the write w stores a value made from a
 // read of the same state in f (c.n--, c.n = c.n + d).
 func (f *Func) updatesItself(w *Access) bool {
+	c := f.flows
+	if v, ok := c.selfUpdate[w]; ok {
+		return v
+	}
+	if c.selfUpdate == nil {
+		c.selfUpdate = map[*Access]bool{}
+	}
+	c.selfUpdate[w] = false
+	key := w.stateKey()
 	for _, r := range f.Accesses {
-		if r.Kind == Read && r.Path.Key() == w.Path.Key() && r.Instr != w.Instr {
+		if r.Kind == Read && r.stateKey() == key && r.Instr != w.Instr {
 			if data, _ := f.Feeds(r, w); data {
-				return true
+				c.selfUpdate[w] = true
+				break
 			}
 		}
 	}
-	return false
+	return c.selfUpdate[w]
 }
 
 // used reports whether the value the read r sees decides a branch, is
 // returned, or is written to state f accesses.
 func (f *Func) used(r *Access) bool {
-	fl := f.flowOf(r)
-	if len(fl.conds) > 0 || len(fl.results) > 0 {
-		return true
+	c := f.flows
+	if v, ok := c.used[r]; ok {
+		return v
 	}
+	if c.used == nil {
+		c.used = map[*Access]bool{}
+	}
+	fl := f.flowOf(r)
+	u := len(fl.conds) > 0 || len(fl.results) > 0
 	for _, w := range f.Accesses {
+		if u {
+			break
+		}
 		if w.Kind == Write && w.Instr != r.Instr {
-			if data, _ := fl.feeds(w); data {
-				return true
-			}
+			u, _ = fl.feeds(w)
 		}
 	}
-	return false
+	c.used[r] = u
+	return u
 }
 
 // usedTogether reports whether the values a and b read meet in one

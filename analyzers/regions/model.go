@@ -149,8 +149,17 @@ type Access struct {
 	// Instr is the SSA instruction of the access or of the call.
 	Instr ssa.Instruction
 
+	key   string      // Path.Key(), once asked (stateKey)
 	seeds []ssa.Value // for a read: the values that carry what it read
 	srcs  []ssa.Value // for a write: the values that make what it writes
+}
+
+// stateKey returns a.Path.Key(), computed once.
+func (a *Access) stateKey() string {
+	if a.key == "" {
+		a.key = a.Path.Key()
+	}
+	return a.key
 }
 
 // HeldLock returns the entry of a.Held for the lock with the given key.
