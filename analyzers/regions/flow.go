@@ -169,13 +169,40 @@ func (fa *funcAnalysis) deciders(b *ssa.BasicBlock) []*ssa.If {
 			continue
 		}
 		ds = append(ds, br)
-		if hasEffects(p) {
+		if hasEffects(p) && !guard(p, d) {
 			break
 		}
 		d = p
 	}
 	fa.decidersOf[b] = ds
 	return ds
+}
+
+// guard reports whether the branch ending block p, which reaches d on
+// its false edge, is an early exit (if err != nil { return err }): its
+// true edge leaves the function, so what follows runs only if it did
+// not, and the branches above it still decide d. A branch whose true
+// edge leads to the act (if err != nil { c.err = err }) is the act's own
+// condition, and the walk stops there.
+func guard(p, d *ssa.BasicBlock) bool {
+	if len(p.Succs) != 2 || p.Succs[1] != d {
+		return false
+	}
+	b := p.Succs[0]
+	for range 8 {
+		switch b.Instrs[len(b.Instrs)-1].(type) {
+		case *ssa.Return, *ssa.Panic:
+			return true
+		case *ssa.Jump:
+			if len(b.Succs) != 1 || len(b.Succs[0].Preds) != 1 {
+				return false
+			}
+			b = b.Succs[0]
+		default:
+			return false
+		}
+	}
+	return false
 }
 
 // loopHeader reports whether b is the header of a loop: one of its

@@ -60,6 +60,9 @@ func (f *Func) Evidence(from, to *Access) intent.Evidence {
 		// read, which may go stale harmlessly.
 		return intent.None
 	}
+	if storesResult(from, to) || !same && storesCall(to) {
+		return intent.None
+	}
 	data, control := f.Feeds(from, to)
 	switch {
 	case data:
@@ -131,7 +134,47 @@ func (f *Func) inCS(cs int) []*Access {
 	return c.csAccesses[cs]
 }
 
+// storesResult reports whether to stores the very result of the call
+// that from is made through (got, _ = idx.GetOrCreate(k)): the caller
+// keeps what the callee returned, and how the callee got it is the
+// callee's own regions' business.
+func storesResult(from, to *Access) bool {
+	call, ok := from.Instr.(*ssa.Call)
+	if !ok || from.Via == "" || to.Kind != Write {
+		return false
+	}
+	for _, v := range to.srcs {
+		if ex, ok := v.(*ssa.Extract); ok {
+			v = ex.Tuple
+		}
+		if v == call {
+			return true
+		}
+	}
+	return false
+}
+
+// storesCall reports whether to stores what a call returned: a value
+// read elsewhere reaches it only through the call, which avcheck assumes
+// returns what it is given (idx.GetOrCreate(k) is given idx), so that
+// only a write back to the same state counts as evidence then.
+func storesCall(to *Access) bool {
+	if to.Kind != Write {
+		return false
+	}
+	for _, v := range to.srcs {
+		if ex, ok := v.(*ssa.Extract); ok {
+			v = ex.Tuple
+		}
+		if _, ok := v.(*ssa.Call); ok {
+			return true
+		}
+	}
+	return false
+}
+
 // readsFunc reports whether a reads a function value (cc.dial, then
+// called) or an interface with methods (ls.driver, whose Remove is then
 // called): a handle the code calls, not data it checks or updates, so
 // neither what the call returns nor whether the read runs shows intent.
 func readsFunc(a *Access) bool {
@@ -139,7 +182,13 @@ func readsFunc(a *Access) bool {
 		return false
 	}
 	for _, s := range a.seeds {
-		if _, ok := s.Type().Underlying().(*types.Signature); !ok {
+		switch t := s.Type().Underlying().(type) {
+		case *types.Signature:
+		case *types.Interface:
+			if t.NumMethods() == 0 {
+				return false // any: a value, not a handle
+			}
+		default:
 			return false
 		}
 	}
