@@ -191,6 +191,30 @@ func readsFunc(a *Access) bool {
 		default:
 			return false
 		}
+		if !onlyCalled(s) {
+			return false // compared (ctx == nil) or passed on: data
+		}
+	}
+	return true
+}
+
+// onlyCalled reports whether every use of v calls it, or calls a method
+// of it.
+func onlyCalled(v ssa.Value) bool {
+	refs := v.Referrers()
+	if refs == nil {
+		return false
+	}
+	for _, r := range *refs {
+		switch r := r.(type) {
+		case *ssa.Call:
+			if r.Call.Value != v {
+				return false
+			}
+		case *ssa.DebugRef:
+		default:
+			return false
+		}
 	}
 	return true
 }
