@@ -3,6 +3,7 @@ package regions
 import (
 	"go/token"
 	"go/types"
+	"slices"
 	"sort"
 	"strings"
 
@@ -140,18 +141,7 @@ func (f *Func) inCS(cs int) []*Access {
 // callee's own regions' business.
 func storesResult(from, to *Access) bool {
 	call, ok := from.Instr.(*ssa.Call)
-	if !ok || from.Via == "" || to.Kind != Write {
-		return false
-	}
-	for _, v := range to.srcs {
-		if ex, ok := v.(*ssa.Extract); ok {
-			v = ex.Tuple
-		}
-		if v == call {
-			return true
-		}
-	}
-	return false
+	return ok && from.Via != "" && to.Kind == Write && slices.ContainsFunc(to.srcs, func(v ssa.Value) bool { return callOf(v) == call })
 }
 
 // storesCall reports whether to stores what a call returned: a value
@@ -159,18 +149,17 @@ func storesResult(from, to *Access) bool {
 // returns what it is given (idx.GetOrCreate(k) is given idx), so that
 // only a write back to the same state counts as evidence then.
 func storesCall(to *Access) bool {
-	if to.Kind != Write {
-		return false
+	return to.Kind == Write && slices.ContainsFunc(to.srcs, func(v ssa.Value) bool { return callOf(v) != nil })
+}
+
+// callOf returns the call whose result, or one of whose results, v is;
+// nil if v is none.
+func callOf(v ssa.Value) *ssa.Call {
+	if ex, ok := v.(*ssa.Extract); ok {
+		v = ex.Tuple
 	}
-	for _, v := range to.srcs {
-		if ex, ok := v.(*ssa.Extract); ok {
-			v = ex.Tuple
-		}
-		if _, ok := v.(*ssa.Call); ok {
-			return true
-		}
-	}
-	return false
+	call, _ := v.(*ssa.Call)
+	return call
 }
 
 // readsFunc reports whether a reads a function value (cc.dial, then
