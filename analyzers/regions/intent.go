@@ -23,7 +23,7 @@ import (
 
 // Intent is the evidence that a region is meant to be atomic, with the
 // two accesses it links for the kinds that follow a value (WriteBack,
-// Branch, ReadPair).
+// Branch, ReadPair, ReadBack).
 type Intent struct {
 	Evidence intent.Evidence
 	From, To *Access
@@ -105,9 +105,6 @@ func isClaim(a *Access) bool {
 // made again under the lock (if le.leaseMap[id] == nil { return }) is
 // what to rests on.
 func (f *Func) revalidated(from, to *Access) bool {
-	if len(to.Held) == 0 {
-		return false
-	}
 	for _, h := range to.Held {
 		for _, r := range f.inCS(h.CS) {
 			if r == from || r == to || r.Kind != Read || !sameState(r, from) {
@@ -351,7 +348,7 @@ func (fa *funcAnalysis) confirmed(seg []*Access) []*Region {
 			}
 		}
 	}
-	sort.SliceStable(spans, func(i, j int) bool { return spans[i].pos < spans[j].pos })
+	// spans are in the order of their first access, seg's order.
 	var out []*Region
 	for _, s := range spans {
 		if n := len(out); n > 0 && s.pos <= out[n-1].End {
@@ -396,7 +393,7 @@ func nestProposals(rs []*Region) []*Region {
 			}
 		}
 	}
-	out := rs[:0]
+	var out []*Region
 	for _, p := range rs {
 		if p.Intent.Confirmed() || !coveredByConfirmed(p, rs) {
 			out = append(out, p)
