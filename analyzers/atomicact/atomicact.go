@@ -6,7 +6,6 @@ import (
 	"go/token"
 	"go/types"
 	"path/filepath"
-	"slices"
 	"sort"
 
 	"github.com/avcheck/avcheck/analyzers/annotation"
@@ -164,6 +163,13 @@ func mixed(pass *analysis.Pass, ann *annotation.Set, res *regions.Result) {
 	}
 	released := releases(res)
 	for _, f := range res.Funcs {
+		if f.Linked {
+			// Called by name from another package, typically the
+			// runtime, in a context not shown here (with the world
+			// stopped, say): that the atomic accesses can run at the
+			// same time is not known.
+			continue
+		}
 		startup := regions.StartupOf(f)
 		for _, a := range f.Accesses {
 			if a.Atomic != "" || a.Var == nil || a.Via != "" || a.Sync || atomicType(a.Var.Type()) {
@@ -217,7 +223,7 @@ func releases(res *regions.Result) map[release]bool {
 			}
 			for _, r := range f.Accesses {
 				if r != s && atomicWrite(r) && r.Var.IsField() && r.Var != s.Var &&
-					siblings(s.Path, r.Path) && reaches(s.Instr, r.Instr) {
+					siblings(s.Path, r.Path) && regions.Reaches(s.Instr, r.Instr) {
 					out[release{s.Var, r.Var}] = true
 				}
 			}
@@ -270,28 +276,6 @@ func dominates(x, y ssa.Instruction) bool {
 			return true
 		case y:
 			return false
-		}
-	}
-	return false
-}
-
-// reaches reports whether y can run after x in one call of their
-// function.
-func reaches(x, y ssa.Instruction) bool {
-	if x.Block() == y.Block() && dominates(x, y) {
-		return true
-	}
-	seen := map[*ssa.BasicBlock]bool{}
-	work := slices.Clone(x.Block().Succs)
-	for len(work) > 0 {
-		b := work[len(work)-1]
-		work = work[:len(work)-1]
-		if b == y.Block() {
-			return true
-		}
-		if !seen[b] {
-			seen[b] = true
-			work = append(work, b.Succs...)
 		}
 	}
 	return false

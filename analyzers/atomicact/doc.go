@@ -49,5 +49,9 @@
 //
 // Neither kind is reported where nothing can interleave yet: in an init
 // function, or in a function given TestMain's *testing.M before it calls
-// m.Run, and before that function starts a goroutine.
+// m.Run, and before that function starts a goroutine. Nor is a plain
+// access in a function that a //go:linkname directive names: another
+// package, in practice the runtime, calls it by name in a context its
+// package does not show (sync.Pool's cleanup runs with the world
+// stopped).
 package atomicact

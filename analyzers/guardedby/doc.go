@@ -44,4 +44,14 @@
 // are guarded, and a write it makes is reported as made with only the
 // read lock. The guards of exported fields travel as Facts, so other
 // packages' accesses are checked too.
+//
+// A goroutine can hand state to another over a channel instead of a
+// lock: it writes a field, then sends on a channel field or closes it,
+// and the receiver reads the field without the lock. An access without
+// the guard is not reported when its function receives from a channel
+// field that a function of the package signals on after writing the
+// accessed field; which of the function's accesses the receive orders is
+// not worked out. A test file's accesses without a lock are neither
+// counted nor reported: a test looks at state where it knows it is quiet
+// (after Close, after wg.Wait).
 package guardedby

@@ -66,7 +66,7 @@ func (fa *funcAnalysis) flowFrom(seeds []ssa.Value, values bool) *flow {
 			return
 		}
 		loadsFrom(root, 0, func(load *ssa.UnOp) {
-			if fa.reaches(store, load) {
+			if Reaches(store, load) {
 				add(load)
 			}
 		})
@@ -302,9 +302,9 @@ func pureBuiltin(name string) bool {
 	return false
 }
 
-// reaches reports whether instruction to can run after instruction from
-// in one execution of the function.
-func (fa *funcAnalysis) reaches(from, to ssa.Instruction) bool {
+// Reaches reports whether instruction to can run after instruction from
+// in one execution of their function.
+func Reaches(from, to ssa.Instruction) bool {
 	fb, tb := from.Block(), to.Block()
 	if fb == tb {
 		for _, instr := range fb.Instrs {

@@ -210,7 +210,7 @@ func onlyCalled(v ssa.Value) bool {
 // reads before it writes, though the call to SetLo comes first in the
 // source).
 func (f *Func) before(a, b *Access) bool {
-	if !f.flows.fa.reaches(a.Instr, b.Instr) {
+	if !Reaches(a.Instr, b.Instr) {
 		return false
 	}
 	if b.Kind == Read {

@@ -8,21 +8,35 @@ import (
 )
 
 // linknames maps the functions of a package that a //go:linkname
-// directive links to another package's function, by name, to that
-// function ("internal/runtime/atomic.LoadAcquintptr").
+// directive names, by name, to the other package's function it links
+// them to ("internal/runtime/atomic.LoadAcquintptr"), or to "" when the
+// directive gives only the name (//go:linkname poolCleanup: another
+// package refers to this function by its name).
 func linknames(files []*ast.File) map[string]string {
 	out := map[string]string{}
 	for _, f := range files {
 		for _, cg := range f.Comments {
 			for _, c := range cg.List {
 				fields := strings.Fields(c.Text)
-				if len(fields) == 3 && fields[0] == "//go:linkname" {
-					out[fields[1]] = fields[2]
+				if len(fields) >= 2 && len(fields) <= 3 && fields[0] == "//go:linkname" {
+					out[fields[1]] = strings.Join(fields[2:], "")
 				}
 			}
 		}
 	}
 	return out
+}
+
+// linkedFrom reports whether fn, a function with a body, is one that a
+// //go:linkname directive names: another package (in practice the
+// runtime) calls it by name, from a context its own package does not
+// show (sync.Pool's cleanup runs with the world stopped).
+func (ps *passState) linkedFrom(fn *ssa.Function) bool {
+	if len(fn.Blocks) == 0 || fn.Parent() != nil || fn.Signature.Recv() != nil {
+		return false
+	}
+	_, ok := ps.linked[fn.Name()]
+	return ok
 }
 
 // linkedAtomic returns the sync/atomic operation that a call performs
@@ -36,8 +50,8 @@ func (ps *passState) linkedAtomic(c *ssa.CallCommon) string {
 		callee.Pkg == nil || callee.Pkg.Pkg != ps.pass.Pkg {
 		return ""
 	}
-	target, ok := ps.linked[callee.Name()]
-	if !ok {
+	target := ps.linked[callee.Name()]
+	if target == "" {
 		return ""
 	}
 	pkg, name := splitGlobal(target)

@@ -248,6 +248,10 @@ type Func struct {
 	SyncOps  []SyncOp
 	Regions  []*Region
 	Summary  *Summary
+	// Linked says a //go:linkname directive names the function: another
+	// package calls it by name, in a context its own package does not
+	// show, so what can run at the same time as it is not known.
+	Linked bool
 
 	flows *flowCache
 }

@@ -60,6 +60,7 @@ func run(pass *analysis.Pass, cfg *Config) (any, error) {
 	res := &Result{ByFunc: map[*ssa.Function]*Func{}}
 	for _, fn := range ssaInfo.SrcFuncs {
 		f := ps.analyze(fn)
+		f.Linked = ps.linkedFrom(fn)
 		res.Funcs = append(res.Funcs, f)
 		res.ByFunc[fn] = f
 		if obj := funcObject(fn); obj != nil && fn.Parent() == nil && obj.Pkg() == pass.Pkg && !f.Summary.empty() {
