@@ -51,7 +51,17 @@
 // the guard is not reported when its function receives from a channel
 // field that a function of the package signals on after writing the
 // accessed field; which of the function's accesses the receive orders is
-// not worked out. A test file's accesses without a lock are neither
+// not worked out.
+//
+// A read without the guard is not reported either when it holds another
+// lock that every write of the field holds (a field written under both mu
+// and wmu can be read under either), or when the read and every write of
+// the field run in one goroutine that owns them: a function that one go
+// statement starts outside any loop and that nothing else refers to, and
+// the functions that only such a goroutine calls (a connection's read
+// loop writes a field under the lock for other goroutines and reads it
+// itself without). One go statement is taken to start one goroutine per
+// object it is given. A test file's accesses without a lock are neither
 // counted nor reported: a test looks at state where it knows it is quiet
 // (after Close, after wg.Wait).
 package guardedby

@@ -15,6 +15,7 @@ import (
 	"github.com/avcheck/avcheck/internal/analyzerdoc"
 	"github.com/avcheck/avcheck/internal/diag"
 	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/ssa"
 )
 
 //go:embed doc.go
@@ -86,6 +87,7 @@ type access struct {
 	// writer of the field signals after writing it: the value is handed
 	// from goroutine to goroutine, and the channel orders the accesses.
 	handedOff bool
+	fn        *ssa.Function // a's function
 }
 
 func run(pass *analysis.Pass, cfg *Config) (any, error) {
@@ -102,6 +104,7 @@ func run(pass *analysis.Pass, cfg *Config) (any, error) {
 	index := map[varPos]int{}
 	entry := entryLocks(res)
 	signalled := handoffs(res)
+	owner := owners(res)
 	for _, f := range res.Funcs {
 		if exempt(f) {
 			continue
@@ -112,7 +115,7 @@ func run(pass *analysis.Pass, cfg *Config) (any, error) {
 			if a.Var == nil || a.Via != "" || a.Atomic != "" || a.Sync || annotation.IsMutex(a.Var.Type()) {
 				continue
 			}
-			acc := access{a: a, guards: guardsOf(a, held), handedOff: handedOff(signalled[a.Var], recv)}
+			acc := access{a: a, guards: guardsOf(a, held), handedOff: handedOff(signalled[a.Var], recv), fn: f.Fn}
 			if len(acc.guards) == 0 && inTest(pass, a) {
 				continue // see inTest
 			}
@@ -159,7 +162,7 @@ func run(pass *analysis.Pass, cfg *Config) (any, error) {
 			}
 			g = fact
 		}
-		report(pass, ann, byVar[v], g)
+		report(pass, ann, byVar[v], g, owner)
 	}
 	return guards, nil
 }
@@ -251,7 +254,7 @@ func configuration(v *types.Var, lock string) bool {
 	return v.Exported() && !token.IsExported(lock)
 }
 
-func report(pass *analysis.Pass, ann *annotation.Set, accs []access, g Guard) {
+func report(pass *analysis.Pass, ann *annotation.Set, accs []access, g Guard, owner map[*ssa.Function]*ssa.Function) {
 	var example token.Pos
 	for _, a := range accs {
 		if _, ok := a.guards[g.Lock]; ok {
@@ -278,9 +281,10 @@ func report(pass *analysis.Pass, ann *annotation.Set, accs []access, g Guard) {
 	if !g.Annotated {
 		why = fmt.Sprintf("(held at %d of its %d accesses)", g.Held, g.Total)
 	}
+	atWrites := heldAtEveryWrite(accs)
 	for _, a := range accs {
 		forWrite, held := a.guards[g.Lock]
-		if !held && (a.handedOff || inTest(pass, a.a)) {
+		if !held && (a.handedOff || inTest(pass, a.a) || a.a.Kind == regions.Read && holdsAny(a.guards, atWrites) || ownRead(a, accs, owner)) {
 			continue
 		}
 		var related []diag.Related
@@ -296,6 +300,42 @@ func report(pass *analysis.Pass, ann *annotation.Set, accs []access, g Guard) {
 				"%s is written with only the read lock of %s held", a.a.Expr, lock(a.a))
 		}
 	}
+}
+
+// heldAtEveryWrite returns the locks held for writing at every write of
+// a field. A field written under two locks (mu and wmu) can be read with
+// either: each excludes every writer.
+func heldAtEveryWrite(accs []access) map[string]bool {
+	var out map[string]bool
+	for _, a := range accs {
+		if a.a.Kind != regions.Write {
+			continue
+		}
+		if out == nil {
+			out = map[string]bool{}
+			for l, forWrite := range a.guards {
+				if forWrite {
+					out[l] = true
+				}
+			}
+			continue
+		}
+		for l := range out {
+			if !a.guards[l] {
+				delete(out, l)
+			}
+		}
+	}
+	return out
+}
+
+func holdsAny(guards, locks map[string]bool) bool {
+	for l := range guards {
+		if locks[l] {
+			return true
+		}
+	}
+	return false
 }
 
 // inTest reports whether a is in a test file. A test looks at its

@@ -163,7 +163,7 @@ func (fa *funcAnalysis) mapPath(c *ssa.CallCommon, callee *ssa.Function, p Path)
 		if !ok || p.Root.Index >= len(mc.Bindings) {
 			return Path{}, false
 		}
-		b, ok := fa.pathOf(mc.Bindings[p.Root.Index])
+		b, ok := fa.bindingPath(mc.Bindings[p.Root.Index])
 		if !ok {
 			return Path{}, false
 		}
@@ -424,7 +424,7 @@ func (fa *funcAnalysis) collectCallee(call *ssa.Call) {
 		}
 		pos, expr := fa.locate(p, call.Pos())
 		a := &Access{Path: p, Kind: sa.Kind, Atomic: sa.Atomic, Sync: sa.Sync, Pos: pos, Expr: expr,
-			Via: via, Held: hs, Rechecked: sa.Rechecked, Refreshed: sa.Refreshed, Instr: call}
+			Via: via, Held: hs, Rechecked: sa.Rechecked, Refreshed: sa.Refreshed, Claimed: sa.Claimed, Instr: call}
 		for _, pi := range sa.Params {
 			if pi < len(c.Args) {
 				a.srcs = append(a.srcs, c.Args[pi])
@@ -463,7 +463,10 @@ func (fa *funcAnalysis) collectCallee(call *ssa.Call) {
 // markRechecked marks the writes that a read of the same state in the
 // same critical section decides (Rechecked: the write re-validates what
 // it depends on, as double-checked locking does) or precedes (Refreshed:
-// c.n += d cannot lose an earlier update).
+// c.n += d cannot lose an earlier update). A write is Claimed when its
+// critical section tests and sets a flag that decides it (if w.done {
+// return }; w.ctx = nil; w.done = true): one such write ever passes,
+// whatever a stale check before the section saw.
 func (fa *funcAnalysis) markRechecked() {
 	f := fa.info
 	for _, w := range f.Accesses {
@@ -472,7 +475,11 @@ func (fa *funcAnalysis) markRechecked() {
 		}
 		key := w.Path.Key()
 		for _, r := range f.Accesses {
-			if r.Kind != Read || r.Path.Key() != key || !SameCS(r, w) {
+			if r.Kind != Read || !SameCS(r, w) {
+				continue
+			}
+			if r.Path.Key() != key {
+				w.Claimed = w.Claimed || fa.testAndSet(r, w)
 				continue
 			}
 			// Any read of the state in the write's own critical section
@@ -483,6 +490,23 @@ func (fa *funcAnalysis) markRechecked() {
 			w.Refreshed = true
 		}
 	}
+}
+
+// testAndSet reports whether the read r decides the write w, and r's
+// critical section also writes what r read on w's path (before or after
+// w, not on another branch): the section claims a flag.
+func (fa *funcAnalysis) testAndSet(r, w *Access) bool {
+	f := fa.info
+	if _, control := f.Feeds(r, w); !control {
+		return false
+	}
+	for _, s := range f.Accesses {
+		if s.Kind == Write && s != w && s.Path.Key() == r.Path.Key() && SameCS(r, s) &&
+			(Reaches(s.Instr, w.Instr) || Reaches(w.Instr, s.Instr)) {
+			return true
+		}
+	}
+	return false
 }
 
 // SameCS reports whether a and b share a critical section.
@@ -499,9 +523,22 @@ func SameCS(a, b *Access) bool {
 func (fa *funcAnalysis) bindingPaths(mc *ssa.MakeClosure) []*Path {
 	out := make([]*Path, len(mc.Bindings))
 	for i, b := range mc.Bindings {
-		if p, ok := fa.pathOf(b); ok {
+		if p, ok := fa.bindingPath(b); ok {
 			out[i] = &p
 		}
 	}
 	return out
+}
+
+// bindingPath returns the path of what a closure's free variable stands
+// for: the captured variable, or, for a variable that only ever holds
+// one reference (a captured parameter), what that reference refers to,
+// as pathOf names the variable's loads.
+func (fa *funcAnalysis) bindingPath(b ssa.Value) (Path, bool) {
+	if a, ok := b.(*ssa.Alloc); ok {
+		if s := onlyStored(a); s != nil {
+			return fa.pathOf(s)
+		}
+	}
+	return fa.pathOf(b)
 }

@@ -38,6 +38,7 @@ type SummaryAccess struct {
 	Locks     []SummaryLock
 	Rechecked bool
 	Refreshed bool
+	Claimed   bool
 	// Params lists, for a write, the parameters whose values flow into
 	// the written value.
 	Params []int

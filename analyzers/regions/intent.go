@@ -54,11 +54,12 @@ func (f *Func) Evidence(from, to *Access) intent.Evidence {
 		return intent.None
 	}
 	same := sameState(from, to)
-	if same && (to.Kind == Write && to.Rechecked || to.Kind == Read) || f.revalidated(from, to) {
+	if same && (to.Kind == Write && to.Rechecked || to.Kind == Read) || f.revalidated(from, to) || f.owned(from, to) {
 		// The later access checks the state again in its own critical
 		// section (double-checked locking), or is itself a read of what
 		// was checked: what it does rests on that, not on the first
-		// read, which may go stale harmlessly.
+		// read, which may go stale harmlessly. Or the code between the
+		// two sections holds a flag that keeps other runs of it out.
 		return intent.None
 	}
 	if storesResult(from, to) || !same && storesCall(to) {
@@ -68,6 +69,10 @@ func (f *Func) Evidence(from, to *Access) intent.Evidence {
 	switch {
 	case data:
 		return intent.WriteBack
+	case control && to.Kind == Write && to.Claimed:
+		// The act's own section claims a flag: however stale the check,
+		// one act ever passes.
+		return intent.None
 	case control:
 		return intent.Branch
 	case to.Kind == Read && f.usedTogether(from, to):
@@ -111,6 +116,45 @@ func (f *Func) revalidated(from, to *Access) bool {
 				continue
 			}
 			if _, control := f.Feeds(r, to); control {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// owned reports whether from's critical section takes a flag that to's
+// critical section of the same lock gives back: a read of the flag there
+// decides a write of it (if cr.inRead { panic(...) }; cr.inRead = true),
+// and to's section writes it again (cr.inRead = false). Between the two
+// sections the flag keeps every other run of that code out, as a lock
+// would, so what from checked is still what to acts on.
+func (f *Func) owned(from, to *Access) bool {
+	for _, h := range from.Held {
+		th, ok := to.HeldLock(h.Lock.Key())
+		if !ok || th.CS == h.CS {
+			continue
+		}
+		for _, r := range f.inCS(h.CS) {
+			if r.Kind != Read || r == from || sameState(r, from) || !f.claims(r, h.CS) {
+				continue
+			}
+			for _, w := range f.inCS(th.CS) {
+				if w.Kind == Write && sameState(w, r) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// claims reports whether the read r decides a write of the same state in
+// critical section cs.
+func (f *Func) claims(r *Access, cs int) bool {
+	for _, w := range f.inCS(cs) {
+		if w.Kind == Write && sameState(w, r) {
+			if _, control := f.Feeds(r, w); control {
 				return true
 			}
 		}

@@ -143,6 +143,11 @@ type Access struct {
 	// state (c.n += d): the write cannot lose an update made before its
 	// critical section.
 	Refreshed bool
+	// Claimed says that the write's own critical section tests and sets a
+	// flag that decides whether it happens (if w.done { return }; ...;
+	// w.done = true): however stale a check made before the section, one
+	// such write ever passes.
+	Claimed bool
 	// Var is the struct field or package-level variable accessed, for a
 	// direct access to one; nil for elements and accesses through calls.
 	Var *types.Var

@@ -90,6 +90,14 @@ func (fi *funcAnalysis) pathOfDepth(v ssa.Value, depth int) (Path, bool) {
 		// A reference loaded from an address refers to what the address
 		// holds: c.cfg.Limit is reached through the load of c.cfg.
 		if v.Op.String() == "*" {
+			if a, ok := v.X.(*ssa.Alloc); ok {
+				// A local variable that holds a reference, such as a
+				// parameter that a closure captures (SSA keeps it in a
+				// cell): what it refers to is what was stored in it.
+				if s := onlyStored(a); s != nil {
+					return fi.pathOfDepth(s, depth)
+				}
+			}
 			return fi.pathOfDepth(v.X, depth)
 		}
 	case *ssa.ChangeType:
@@ -120,6 +128,64 @@ func (fi *funcAnalysis) pathOfDepth(v ssa.Value, depth int) (Path, bool) {
 		return first, key != ""
 	}
 	return Path{}, false
+}
+
+// onlyStored returns the one value ever stored in the local variable a,
+// when a holds a reference (a pointer, map, slice or channel) and
+// neither its function nor a closure that captures it stores anything
+// else there; nil otherwise.
+func onlyStored(a *ssa.Alloc) ssa.Value {
+	if !isReference(deref(a.Type())) || a.Referrers() == nil {
+		return nil
+	}
+	var val ssa.Value
+	for _, ref := range *a.Referrers() {
+		switch ref := ref.(type) {
+		case *ssa.Store:
+			if ref.Addr != a || val != nil && val != ref.Val {
+				return nil
+			}
+			val = ref.Val
+		case *ssa.UnOp, *ssa.DebugRef:
+		case *ssa.MakeClosure:
+			fn := ref.Fn.(*ssa.Function)
+			for i, b := range ref.Bindings {
+				if b == a && storesTo(fn.FreeVars[i]) {
+					return nil
+				}
+			}
+		default:
+			return nil // its address escapes
+		}
+	}
+	return val
+}
+
+// storesTo reports whether something is stored through v.
+func storesTo(v ssa.Value) bool {
+	if v.Referrers() == nil {
+		return true
+	}
+	for _, ref := range *v.Referrers() {
+		switch ref := ref.(type) {
+		case *ssa.Store:
+			if ref.Addr == v {
+				return true
+			}
+		case *ssa.UnOp, *ssa.DebugRef:
+		default:
+			return true
+		}
+	}
+	return false
+}
+
+func isReference(t types.Type) bool {
+	switch t.Underlying().(type) {
+	case *types.Pointer, *types.Map, *types.Slice, *types.Chan:
+		return true
+	}
+	return false
 }
 
 func deref(t types.Type) types.Type {
