@@ -184,27 +184,71 @@ func mixed(pass *analysis.Pass, ann *annotation.Set, res *regions.Result) {
 			if a.Kind == regions.Read && len(a.Held) > 0 {
 				continue // writers are assumed to hold the lock too
 			}
-			var related []diag.Related
-			var elsewhere string
-			if at, ok := first[a.Var]; ok {
-				related = []diag.Related{{Pos: at.Pos, Message: fmt.Sprintf("atomic %s of %s here", at.Atomic, at.Path)}}
-				elsewhere = where(pass.Fset, at)
-			} else {
-				var fact AtomicVar
-				if !pass.ImportObjectFact(a.Var, &fact) {
-					continue
-				}
-				elsewhere = fact.Where
-			}
 			verb := "read"
 			if a.Kind == regions.Write {
 				verb = "written"
+			}
+			inner, at, elsewhere := atomicAt(pass, first, a.Var)
+			if inner == nil {
+				// A struct value that holds an atomically accessed
+				// field: copying or assigning it accesses that field
+				// plainly (return c.stats, against an atomic add of
+				// c.stats.Writes).
+				inner, at, elsewhere = nestedAtomic(pass, first, a.Var.Type(), 0)
+				if inner == nil {
+					continue
+				}
+			}
+			var related []diag.Related
+			if at != nil {
+				related = []diag.Related{{Pos: at.Pos, Message: fmt.Sprintf("atomic %s of %s here", at.Atomic, at.Path)}}
+			}
+			if inner != a.Var {
+				diag.Report(pass, ann, CategoryMixed, a.Pos, related,
+					"%s is %s plainly here, and with it its field %s, which is accessed atomically elsewhere (%s); the plain access races with the atomic ones",
+					a.Expr, verb, inner.Name(), elsewhere)
+				continue
 			}
 			diag.Report(pass, ann, CategoryMixed, a.Pos, related,
 				"%s is %s plainly here but accessed atomically elsewhere (%s); the plain access races with the atomic ones",
 				a.Expr, verb, elsewhere)
 		}
 	}
+}
+
+// atomicAt returns v if it is accessed atomically, in this package (with
+// its first atomic access) or by its Fact in another, and where.
+func atomicAt(pass *analysis.Pass, first map[*types.Var]*regions.Access, v *types.Var) (*types.Var, *regions.Access, string) {
+	if at, ok := first[v]; ok {
+		return v, at, where(pass.Fset, at)
+	}
+	var fact AtomicVar
+	if pass.ImportObjectFact(v, &fact) {
+		return v, nil, fact.Where
+	}
+	return nil, nil, ""
+}
+
+// nestedAtomic returns a field held by value in a value of type t (in a
+// struct, an array, a struct in those) that is accessed atomically.
+func nestedAtomic(pass *analysis.Pass, first map[*types.Var]*regions.Access, t types.Type, depth int) (*types.Var, *regions.Access, string) {
+	if depth > 4 {
+		return nil, nil, ""
+	}
+	switch u := t.Underlying().(type) {
+	case *types.Array:
+		return nestedAtomic(pass, first, u.Elem(), depth+1)
+	case *types.Struct:
+		for f := range u.Fields() {
+			if v, at, w := atomicAt(pass, first, f); v != nil {
+				return v, at, w
+			}
+			if v, at, w := nestedAtomic(pass, first, f.Type(), depth+1); v != nil {
+				return v, at, w
+			}
+		}
+	}
+	return nil, nil, ""
 }
 
 // release is a pair of fields of one struct: some function of the

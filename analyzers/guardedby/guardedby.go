@@ -274,6 +274,9 @@ func report(pass *analysis.Pass, ann *annotation.Set, accs []access, g Guard, ow
 		if len(p.Fields) == 0 {
 			return g.Lock
 		}
+		if p.Root.Kind == regions.RootLocal {
+			p.Root.Name = a.RootText()
+		}
 		p.Fields = append(append([]string(nil), p.Fields[:len(p.Fields)-1]...), g.Lock)
 		return p.String()
 	}

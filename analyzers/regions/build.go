@@ -47,6 +47,10 @@ type funcAnalysis struct {
 	callCS              map[callLock]int
 	callResults         map[*ssa.Call][][]*Access // per result, the mapped reads that flow into it
 	decidersOf          map[*ssa.BasicBlock][]*ssa.If
+	// locals maps the local roots of paths (Root.ID) to their values, and
+	// escapes holds their escape points, once asked (escape.go).
+	locals  map[string]ssa.Value
+	escapes map[ssa.Value][]ssa.Instruction
 }
 
 type callLock struct {
@@ -89,6 +93,8 @@ func (ps *passState) analyze(fn *ssa.Function) *Func {
 		callCS:              map[callLock]int{},
 		callResults:         map[*ssa.Call][][]*Access{},
 		decidersOf:          map[*ssa.BasicBlock][]*ssa.If{},
+		locals:              map[string]ssa.Value{},
+		escapes:             map[ssa.Value][]ssa.Instruction{},
 	}
 	f.flows = &flowCache{fa: fa, byRead: map[*Access]*flow{}}
 	fa.computeLocks()
@@ -245,7 +251,7 @@ func (fa *funcAnalysis) collectInstr(instr ssa.Instruction) {
 	case *ssa.UnOp:
 		switch in.Op {
 		case token.MUL:
-			if p, ok := fa.pathOf(in.X); ok && p.Shared() {
+			if p, ok := fa.sharedPath(in.X, in); ok {
 				pos, expr := fa.locate(p, in.Pos(), addrPos(in.X))
 				fa.addAccess(&Access{Path: p, Kind: Read, Sync: isSyncType(in.Type()), Pos: pos, Expr: expr,
 					Var: varOf(in.X), Held: fa.held(in), Instr: in, seeds: []ssa.Value{in}})
@@ -254,13 +260,13 @@ func (fa *funcAnalysis) collectInstr(instr ssa.Instruction) {
 			fa.syncOp(in.Pos(), "channel receive")
 		}
 	case *ssa.Store:
-		if p, ok := fa.pathOf(in.Addr); ok && p.Shared() {
+		if p, ok := fa.sharedPath(in.Addr, in); ok {
 			pos, expr := fa.locate(p, in.Pos(), addrPos(in.Addr))
 			fa.addAccess(&Access{Path: p, Kind: Write, Sync: isSyncType(in.Val.Type()), Pos: pos, Expr: expr,
 				Var: varOf(in.Addr), Held: fa.held(in), Instr: in, srcs: []ssa.Value{in.Val}})
 		}
 	case *ssa.MapUpdate:
-		if p, ok := fa.pathOf(in.Map); ok && p.Shared() {
+		if p, ok := fa.sharedPath(in.Map, in); ok {
 			p = p.with(elem)
 			pos, expr := fa.locate(p, in.Pos())
 			fa.addAccess(&Access{Path: p, Kind: Write, Pos: pos, Expr: expr, Var: containerVar(in.Map),
@@ -268,7 +274,7 @@ func (fa *funcAnalysis) collectInstr(instr ssa.Instruction) {
 		}
 	case *ssa.Lookup:
 		if _, isMap := in.X.Type().Underlying().(*types.Map); isMap {
-			if p, ok := fa.pathOf(in.X); ok && p.Shared() {
+			if p, ok := fa.sharedPath(in.X, in); ok {
 				p = p.with(elem)
 				pos, expr := fa.locate(p, in.Pos())
 				fa.addAccess(&Access{Path: p, Kind: Read, Pos: pos, Expr: expr, Var: containerVar(in.X),
@@ -277,7 +283,7 @@ func (fa *funcAnalysis) collectInstr(instr ssa.Instruction) {
 		}
 	case *ssa.Range:
 		if _, isMap := in.X.Type().Underlying().(*types.Map); isMap {
-			if p, ok := fa.pathOf(in.X); ok && p.Shared() {
+			if p, ok := fa.sharedPath(in.X, in); ok {
 				p = p.with(elem)
 				pos, expr := fa.locate(p, in.Pos(), addrPos(in.X))
 				fa.addAccess(&Access{Path: p, Kind: Read, Pos: pos, Expr: expr,
@@ -316,8 +322,7 @@ func (fa *funcAnalysis) collectCall(call *ssa.Call) {
 		if i >= len(c.Args) {
 			return Path{}, false
 		}
-		p, ok := fa.pathOf(c.Args[i])
-		return p, ok && p.Shared()
+		return fa.sharedPath(c.Args[i], call)
 	}
 	access := func(p Path, kind AccessKind) *Access {
 		pos, expr := fa.locate(p, call.Pos())
@@ -405,7 +410,7 @@ func (fa *funcAnalysis) collectCallee(call *ssa.Call) {
 	mapped := make([]*Access, len(sum.Accesses))
 	for i, sa := range sum.Accesses {
 		p, ok := fa.mapPath(c, callee, sa.Path)
-		if !ok || !p.Shared() {
+		if p = fa.escapedAt(p, call); !ok || !p.Shared() {
 			continue
 		}
 		hs := slices.Clone(held)

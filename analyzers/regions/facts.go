@@ -25,6 +25,11 @@ type Summary struct {
 	// before it returns, in its own goroutine (a ForEach's callback): a
 	// closure passed there runs with the caller's locks held.
 	Callbacks []int
+	// Escapes are the parameters whose values it lets another goroutine
+	// reach, and Fresh the results that are new objects of its own, not
+	// shared with any other goroutine (escape.go).
+	Escapes []int
+	Fresh   []int
 }
 
 // SummaryAccess is one access of a Summary.

@@ -17,7 +17,7 @@ const (
 	RootParam  RootKind = iota + 1 // a parameter or the receiver, by index
 	RootGlobal                     // a package-level variable
 	RootFree                       // a variable captured by a closure, by index
-	RootLocal                      // a variable of the function itself: not shared
+	RootLocal                      // a variable or object of the function itself: shared once it escapes
 )
 
 // Root is where a Path starts. It is gob-encodable, so it travels in
@@ -27,6 +27,10 @@ type Root struct {
 	Index int    // parameter (receiver first) or free variable index
 	ID    string // package-level variable: "pkgpath.Name"; local: the SSA name
 	Name  string // how the source names the root, for messages
+	// Escaped says a local root has escaped to another goroutine by the
+	// access (escape.go): its state is shared from there on. Key ignores
+	// it: the state is the same before and after.
+	Escaped bool
 }
 
 // Path names a piece of state reached from a root through fields and
@@ -78,8 +82,9 @@ func (p Path) String() string {
 }
 
 // Shared reports whether the path can reach state that other goroutines
-// see: everything but a function's own variables.
-func (p Path) Shared() bool { return p.Root.Kind != RootLocal }
+// see: everything but a function's own variables and objects that have
+// not escaped.
+func (p Path) Shared() bool { return p.Root.Kind != RootLocal || p.Root.Escaped }
 
 func (p Path) with(field string) Path {
 	fs := make([]string, len(p.Fields), len(p.Fields)+1)
@@ -165,6 +170,17 @@ func (a *Access) stateKey() string {
 		a.key = a.Path.Key()
 	}
 	return a.key
+}
+
+// RootText returns how the source names the root of a's path at a: the
+// expression before its fields (c in c.n, s.conns[i] in s.conns[i].mu
+// when that is how a is written), else the root's name.
+func (a *Access) RootText() string {
+	fields := Path{Fields: a.Path.Fields}.String()
+	if a.Via == "" && fields != "" && len(a.Expr) > len(fields) && strings.HasSuffix(a.Expr, fields) {
+		return a.Expr[:len(a.Expr)-len(fields)]
+	}
+	return a.Path.Root.Name
 }
 
 // HeldLock returns the entry of a.Held for the lock with the given key.

@@ -52,7 +52,14 @@ func (fi *funcAnalysis) pathOfDepth(v ssa.Value, depth int) (Path, bool) {
 		if name == "" {
 			name = v.Name()
 		}
+		fi.locals[v.Name()] = v
 		return Path{Root: Root{Kind: RootLocal, ID: v.Name(), Name: name}}, true
+	case *ssa.Call, *ssa.Extract:
+		// A constructor's result: an object of this function's own.
+		if name, ok := fi.freshCall(v); ok {
+			fi.locals[v.Name()] = v
+			return Path{Root: Root{Kind: RootLocal, ID: v.Name(), Name: name}}, true
+		}
 	case *ssa.FieldAddr:
 		p, ok := fi.pathOfDepth(v.X, depth)
 		if !ok {

@@ -72,7 +72,8 @@ func run(pass *analysis.Pass, cfg *Config) (any, error) {
 }
 
 func (s *Summary) empty() bool {
-	return len(s.Accesses) == 0 && len(s.Locks) == 0 && len(s.Acquires) == 0 && len(s.Releases) == 0 && len(s.Callbacks) == 0
+	return len(s.Accesses) == 0 && len(s.Locks) == 0 && len(s.Acquires) == 0 && len(s.Releases) == 0 && len(s.Callbacks) == 0 &&
+		len(s.Escapes) == 0 && len(s.Fresh) == 0
 }
 
 // exprIndex maps the positions SSA instructions carry (a selector's

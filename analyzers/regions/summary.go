@@ -80,6 +80,8 @@ func (fa *funcAnalysis) summarize() *Summary {
 	}
 	s.Locks = fa.locksTaken()
 	s.Callbacks = fa.callbacks()
+	s.Escapes = fa.escapingParams()
+	s.Fresh = fa.freshResults()
 	s.Acquires = fa.heldAtExit()
 	for _, l := range fa.unheldReleases {
 		if !fa.deferredAcquireKeys[l.Key()] {
