@@ -25,11 +25,17 @@
 // is accessed through sync/atomic functions in one place and plainly in
 // another: the plain access races with the atomic ones. Prefer the types
 // of sync/atomic (atomic.Int64, atomic.Pointer), which cannot be accessed
-// plainly. A function without a body that //go:linkname links to
+// plainly. A struct value that holds such a field, read or written
+// plainly as a whole (return c.stats, against atomic.AddUint64(
+// &c.stats.Writes, 1)), accesses that field plainly too, and is reported.
+// A function without a body that //go:linkname links to
 // sync/atomic, or to the runtime's atomics
 // (internal/runtime/atomic.LoadAcquintptr), is an atomic operation too. A
 // plain read made with a lock held is not reported, nor are accesses to a
-// value that is still being built in the function that allocated it.
+// value that is still being built in the function that allocated it:
+// before it escapes to another goroutine (passed to a go statement,
+// sent on a channel, stored into shared state, or given to a function
+// that does one of these).
 //
 // Nor is a plain read that follows, on every path through its function,
 // an atomic load of a sibling field of the same value, when some function

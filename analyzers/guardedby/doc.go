@@ -32,10 +32,11 @@
 // Each access without the guard is reported, and so is a write made with
 // only the read lock of an RWMutex guard held. Accesses to a value that is
 // still being built in the function that allocated it (through the
-// pointer that new, &T{} or make gave it) are not counted or reported,
-// nor are those in init functions. The value is not followed further:
-// accesses in that function after it shares the value are not counted
-// either. A function runs with the
+// pointer that new, &T{} or make gave it, or that a constructor returned)
+// are not counted or reported until it escapes to another goroutine
+// (passed to a go statement, sent on a channel, stored into shared state,
+// or given to a function that does one of these); from there on they
+// are. Nor are those in init functions. A function runs with the
 // guard held when its name ends in "Locked" or "locked", or when it is
 // unexported, not used as a value, and every call of it in its package
 // holds the guard (the "assumes c.mu is held" contract), directly or

@@ -22,9 +22,13 @@
 //     first and last access are to ordinary variables, not to channels,
 //     mutexes or atomics (BEST, section V).
 //
-// Shared state is package-level variables and whatever is reached from a
-// parameter, the receiver or a captured variable; a function's own
-// variables are not shared.
+// Shared state is what another goroutine can reach: package-level
+// variables, whatever is reached from a parameter, the receiver, a
+// captured variable or a value received from a channel, and a function's
+// own variables and objects (those it allocates, and a constructor's
+// result) from where they escape: captured by or passed to a go
+// statement's function, sent on a channel, stored into shared state, or
+// passed to a function whose Fact says it lets them escape.
 //
 // Its Result lists every function's accesses to shared state (with the
 // expression, the kind of access and the locks held, each lock with its

@@ -54,7 +54,19 @@ func (fi *funcAnalysis) pathOfDepth(v ssa.Value, depth int) (Path, bool) {
 		}
 		fi.locals[v.Name()] = v
 		return Path{Root: Root{Kind: RootLocal, ID: v.Name(), Name: name}}, true
-	case *ssa.Call, *ssa.Extract:
+	case *ssa.Extract:
+		// A value received with "v, ok := <-ch", or by a select.
+		if u, ok := v.Tuple.(*ssa.UnOp); ok && u.Op == token.ARROW && v.Index == 0 {
+			return fi.received(v)
+		}
+		if _, ok := v.Tuple.(*ssa.Select); ok && v.Index >= 2 {
+			return fi.received(v)
+		}
+		if name, ok := fi.freshCall(v); ok {
+			fi.locals[v.Name()] = v
+			return Path{Root: Root{Kind: RootLocal, ID: v.Name(), Name: name}}, true
+		}
+	case *ssa.Call:
 		// A constructor's result: an object of this function's own.
 		if name, ok := fi.freshCall(v); ok {
 			fi.locals[v.Name()] = v
@@ -94,6 +106,9 @@ func (fi *funcAnalysis) pathOfDepth(v ssa.Value, depth int) (Path, bool) {
 		}
 		return p.with(elem), true
 	case *ssa.UnOp:
+		if v.Op == token.ARROW && !v.CommaOk {
+			return fi.received(v)
+		}
 		// A reference loaded from an address refers to what the address
 		// holds: c.cfg.Limit is reached through the load of c.cfg.
 		if v.Op.String() == "*" {
@@ -193,6 +208,16 @@ func isReference(t types.Type) bool {
 		return true
 	}
 	return false
+}
+
+// received returns the path of a value received from a channel, when it
+// refers to other state: another goroutine sent it, so what it refers to
+// is shared from the start.
+func (fi *funcAnalysis) received(v ssa.Value) (Path, bool) {
+	if !mayRefer(v.Type()) {
+		return Path{}, false
+	}
+	return Path{Root: Root{Kind: RootLocal, ID: v.Name(), Name: "<-" + v.Name(), Escaped: true}}, true
 }
 
 func deref(t types.Type) types.Type {

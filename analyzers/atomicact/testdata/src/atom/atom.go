@@ -207,3 +207,23 @@ func (g *Group) Reset(strict bool) {
 	}
 	g.state.Store(0)
 }
+
+// Counters added atomically, read plainly with the struct that holds them.
+type stats struct{ writes, reads uint64 } // want writes:`atomic\(atomic.Add at atom.go:\d+\)`
+
+type store struct {
+	st   stats
+	name string
+}
+
+func (s *store) put() { atomic.AddUint64(&s.st.writes, 1) }
+
+func (s *store) stats() stats {
+	return s.st // want `s.st is read plainly here, and with it its field writes, which is accessed atomically elsewhere \(atomic.Add at atom.go:\d+\)`
+}
+
+func (s *store) title() string { return s.name } // a sibling, not a holder: not reported
+
+func (s *store) statsFixed() stats {
+	return stats{writes: atomic.LoadUint64(&s.st.writes)}
+}
