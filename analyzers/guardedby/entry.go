@@ -161,7 +161,7 @@ func toCallee(l regions.Path, call regions.Call, callee *ssa.Function) (regions.
 	}
 	via := func(bases []*regions.Path, root func(i int) (regions.Root, bool)) (regions.Path, bool) {
 		for i, a := range bases {
-			if a == nil || a.Root != l.Root || len(a.Fields) > len(l.Fields) || !slices.Equal(a.Fields, l.Fields[:len(a.Fields)]) {
+			if a == nil || !a.Root.Same(l.Root) || len(a.Fields) > len(l.Fields) || !slices.Equal(a.Fields, l.Fields[:len(a.Fields)]) {
 				continue
 			}
 			r, ok := root(i)

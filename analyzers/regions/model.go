@@ -33,6 +33,11 @@ type Root struct {
 	Escaped bool
 }
 
+// Same reports whether r and o are the same root, escaped or not.
+func (r Root) Same(o Root) bool {
+	return r.Kind == o.Kind && r.Index == o.Index && r.ID == o.ID
+}
+
 // Path names a piece of state reached from a root through fields and
 // elements, such as c.mu, c.items[] or pkg.cache[]. It is the unit of
 // "the same state" throughout avcheck.
