@@ -165,6 +165,21 @@ func TestPredictPrecise(t *testing.T) {
 	}
 }
 
+// TestPredictBudget: a precise stage whose time (-budget) runs out leaves
+// the findings it has not checked at their level, with a note, and says
+// so on stderr.
+func TestPredictBudget(t *testing.T) {
+	p := writeTemp(t, "trace.txt", serialCounter)
+	code, out, errOut := runPredictTest("-budget=1ns", p)
+	want := "\tlevel: filtered\n\tnote: not checked by the precise stage, whose time ran out (-budget)\n\twitness"
+	if code != exitFindings || !strings.Contains(out, want) {
+		t.Errorf("exit %d, output:\n%s\nwant %q", code, out, want)
+	}
+	if wantErr := "avcheck predict: precise stage: its time (-budget) ran out; 1 findings were not checked and keep their level\n"; errOut != wantErr {
+		t.Errorf("stderr %q, want %q", errOut, wantErr)
+	}
+}
+
 // Seed 000 Fig. 6 with x initially 0: the predicted triplet is not
 // feasible with the values the run read, so nothing is reported; -all
 // shows it as infeasible.
