@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -483,5 +484,18 @@ func TestPredictPaths(t *testing.T) {
 		if !strings.Contains(out, "\n"+want) && !strings.HasPrefix(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// TestPredictInterrupted: a prediction stopped before it decided anything
+// shows nothing and says so, with exit status 1.
+func TestPredictInterrupted(t *testing.T) {
+	p := writeTemp(t, "trace.txt", serialCounter)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var out, errOut bytes.Buffer
+	code := predictContext(ctx, false, []string{p}, &out, &errOut)
+	if want := "avcheck predict: interrupted while searching the trace for violations, before any was decided\n"; code != exitError || out.String() != "" || errOut.String() != want {
+		t.Errorf("exit %d, stdout %q, stderr %q, want %q", code, out.String(), errOut.String(), want)
 	}
 }
