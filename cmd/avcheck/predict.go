@@ -254,10 +254,9 @@ func predictContext(ctx context.Context, trap bool, args []string, stdout, stder
 		return exitError
 	}
 	if res != nil && res.Stopped {
-		switch {
-		case res.Candidates == 0:
+		if res.Candidates == 0 {
 			fmt.Fprintln(stderr, "avcheck predict: interrupted while searching the trace for violations, before any was decided")
-		default:
+		} else {
 			fmt.Fprintf(stderr, "avcheck predict: interrupted while predicting: the findings shown are those of the %d of %d possible violations decided\n", res.Decided, res.Candidates)
 		}
 		return exitError
