@@ -92,6 +92,7 @@ type patIndex struct {
 	// guard holds, per variable, the locks that every access to it holds
 	// for writing (computeGuards); anyGuard says some variable has one.
 	guard    [][]trace.ObjID
+	owned    []bool // per variable: one goroutine makes every access to it
 	anyGuard bool
 }
 

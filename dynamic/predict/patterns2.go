@@ -192,9 +192,10 @@ func (ix *patIndex) unitInstances(unit bool) [][]uint32 {
 // group and counts the groups' pairs, a second fills the arrays, so that
 // no group's array grows by append or is copied.
 //
-// With live not nil, only the pairs on the variables (x, y) it holds
-// (packed by packVars) are indexed: no frame is on the others.
-func (ix *patIndex) innerGroups(units [][]uint32, live map[uint64]struct{}) map[[2]uint32][]*innerGroup {
+// Pairs on a variable only one goroutine accesses are left out: no frame
+// of another goroutine is on it. With live not nil, only the pairs on the
+// variables (x, y) it holds are indexed: no frame is on the others.
+func (ix *patIndex) innerGroups(units [][]uint32, live *pairSet) map[[2]uint32][]*innerGroup {
 	byKey := newGroupMap(ix)
 	// The groups as made, their pair counts, and per pair in the order
 	// of the passes its group's number.
@@ -211,10 +212,8 @@ func (ix *patIndex) innerGroups(units [][]uint32, live map[uint64]struct{}) map[
 					}
 					for _, o := range [2][2]uint32{{l[p], l[q]}, {l[q], l[p]}} {
 						bx, by := &ix.acc[o[0]], &ix.acc[o[1]]
-						if live != nil {
-							if _, ok := live[packVars(bx.v, by.v)]; !ok {
-								continue
-							}
+						if ix.owned != nil && (ix.owned[bx.v] || ix.owned[by.v]) || live != nil && !live.has(bx.v, by.v) {
+							continue
 						}
 						visit(bx, by, o[0] == l[p])
 					}
@@ -266,9 +265,6 @@ func (ix *patIndex) innerGroups(units [][]uint32, live map[uint64]struct{}) map[
 	})
 	return out
 }
-
-// packVars packs two variables' dense indices into a key.
-func packVars(x, y uint32) uint64 { return uint64(x)<<32 | uint64(y) }
 
 // groupMap finds the inner or outer group of two accesses of one region
 // instance. A group is determined by the accesses' keys (goroutine, site,
@@ -391,8 +387,8 @@ type asvFrame struct {
 // A frame whose goroutine holds a guard of x or y throughout (guards.go)
 // has no inner pair to match and is left out; its group is made all the
 // same, so that the groups come in the same order. live, if not nil,
-// gets the variables (x, y) of the frames kept, packed by packVars.
-func (ix *patIndex) outerGroups(units [][]uint32, live map[uint64]struct{}) []frameGroup {
+// gets the variables (x, y) of the frames kept.
+func (ix *patIndex) outerGroups(units [][]uint32, live *pairSet) []frameGroup {
 	byKey := newGroupMap(ix)
 	// The groups' keys and frame counts, and per frame its group's
 	// number (the map's groups carry only that number).
@@ -416,7 +412,7 @@ func (ix *patIndex) outerGroups(units [][]uint32, live map[uint64]struct{}) []fr
 						}
 					}
 					if tight {
-						visit(a1, a2, ix.anyGuard && ix.gapHolds(a1.g, a1.st, a2.st, x, y))
+						visit(a1, a2, ix.gapHolds(a1.g, a1.st, a2.st, x, y))
 					}
 				}
 			}
@@ -437,7 +433,7 @@ func (ix *patIndex) outerGroups(units [][]uint32, live map[uint64]struct{}) []fr
 			return
 		}
 		if live != nil {
-			live[packVars(a1.v, a2.v)] = struct{}{}
+			live.add(a1.v, a2.v)
 		}
 		count[gr.num]++
 		gid = append(gid, gr.num)
@@ -515,7 +511,7 @@ func (ix *patIndex) asvIndex() *asvIndex {
 		// Guards leave frames out (outerGroups): the inner pairs are
 		// indexed only on the variables of the frames left, which on
 		// a run of correctly locked code is none of them.
-		live := make(map[uint64]struct{})
+		live := newPairSet(len(ix.vars))
 		a.outer = ix.outerGroups(units, live)
 		inner = ix.innerGroups(interferers, live)
 	} else {
