@@ -68,7 +68,7 @@ func warnPrecise(w io.Writer, cmd string, st *predict.PreciseStats) {
 		fmt.Fprintf(w, "%s: precise stage: %s\n", cmd, e)
 	}
 	if st.Skipped > 0 {
-		fmt.Fprintf(w, "%s: precise stage: its time (-budget) ran out; %d findings were not checked and keep their level\n", cmd, st.Skipped)
+		fmt.Fprintf(w, "%s: precise stage: its time (-budget) ran out before it checked %s; those reported keep their level, with a note\n", cmd, plural(st.Skipped, "possible violation"))
 	}
 	for _, e := range st.Rejected {
 		fmt.Fprintf(w, "%s: precise stage (a bug, please report it): %s\n", cmd, e)

@@ -176,7 +176,7 @@ func TestPredictBudget(t *testing.T) {
 	if code != exitFindings || !strings.Contains(out, want) {
 		t.Errorf("exit %d, output:\n%s\nwant %q", code, out, want)
 	}
-	if wantErr := "avcheck predict: precise stage: its time (-budget) ran out; 1 findings were not checked and keep their level\n"; errOut != wantErr {
+	if wantErr := "avcheck predict: precise stage: its time (-budget) ran out before it checked 1 possible violation; those reported keep their level, with a note\n"; errOut != wantErr {
 		t.Errorf("stderr %q, want %q", errOut, wantErr)
 	}
 }

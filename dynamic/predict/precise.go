@@ -126,7 +126,7 @@ type PreciseStats struct {
 	Proven     int           // findings proven
 	Infeasible int           // findings dropped as infeasible
 	Unknown    int           // findings left at their level (budget, window, solver error)
-	Skipped    int           // findings not checked: the stage's time (Options.StageTime) had run out
+	Skipped    int           // candidates not checked: the stage's time (Options.StageTime) had run out
 	Time       time.Duration // total time of the checks, encoding included, summed over the workers that run them side by side
 	// Rejected lists, for each satisfiable check whose model the witness
 	// validator rejected, why: that is a bug of the encoding or of the
