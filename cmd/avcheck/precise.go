@@ -23,7 +23,7 @@ func (p *preciseFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&p.on, "precise", true, "prove each finding with a solver over the recorded values (level proven, with a witness) or drop it as infeasible; -precise=false keeps the cheaper stages' levels")
 	fs.StringVar(&p.solver, "solver", "gini", "the precise stage's `engine`: gini (built in), z3 or cvc5 (an installed solver on PATH)")
 	fs.IntVar(&p.window, "window", predict.DefaultWindow, "how many trace `events` around a finding the precise stage reorders")
-	fs.DurationVar(&p.budget, "budget", predict.DefaultPreciseTime, "time `limit` of one precise check; past it the finding keeps its level")
+	fs.DurationVar(&p.budget, "budget", predict.DefaultStageTime, "time `limit` of the whole precise stage (each check takes at most "+predict.DefaultPreciseTime.String()+"); the findings it has not checked by then keep their level, with a note saying so")
 }
 
 // check validates the flags: a usage error (exit 2) for a bad value, an
@@ -53,7 +53,8 @@ func (p *preciseFlags) apply(o *predict.Options) {
 	o.Precise = p.on
 	o.Solver = p.solver
 	o.Window = p.window
-	o.Budget = solve.Budget{Time: p.budget}
+	o.Budget = solve.Budget{Time: min(p.budget, predict.DefaultPreciseTime)}
+	o.StageTime = p.budget
 }
 
 // warnPrecise prints what the precise stage could not do: a solver that
@@ -65,6 +66,9 @@ func warnPrecise(w io.Writer, cmd string, st *predict.PreciseStats) {
 	}
 	for _, e := range st.Errors {
 		fmt.Fprintf(w, "%s: precise stage: %s\n", cmd, e)
+	}
+	if st.Skipped > 0 {
+		fmt.Fprintf(w, "%s: precise stage: its time (-budget) ran out before it checked %s; those reported keep their level, with a note\n", cmd, plural(st.Skipped, "possible violation"))
 	}
 	for _, e := range st.Rejected {
 		fmt.Fprintf(w, "%s: precise stage (a bug, please report it): %s\n", cmd, e)

@@ -1,15 +1,19 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"runtime/debug"
 	"runtime/metrics"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/avcheck/avcheck/dynamic/predict"
@@ -68,12 +72,21 @@ be read, 2 bad usage.
 Flags:
 `
 
-// runPredict is "avcheck predict".
+// runPredict is "avcheck predict". An interrupt (Ctrl-C, SIGTERM) while
+// the trace is read ends the command; while it is predicted on, it stops
+// the prediction, which reports what it decided by then.
 func runPredict(args []string) int {
-	return predictMain(args, os.Stdout, os.Stderr)
+	return predictContext(context.Background(), true, args, os.Stdout, os.Stderr)
 }
 
+// predictMain is avcheck predict without its handling of interrupts.
 func predictMain(args []string, stdout, stderr io.Writer) int {
+	return predictContext(context.Background(), false, args, stdout, stderr)
+}
+
+// predictContext is avcheck predict: ending ctx stops the prediction, and
+// so does an interrupt if trap is set.
+func predictContext(ctx context.Context, trap bool, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("avcheck predict", flag.ContinueOnError)
 	// The flag package's own messages are replaced by one error line and
 	// the usage line; -h prints the full help on stdout.
@@ -152,7 +165,12 @@ func predictMain(args []string, stdout, stderr io.Writer) int {
 		t        *trace.Trace
 		findings []predict.Finding
 		st       report.Stats
+		res      *predict.Result
 	)
+	// On a terminal, a line on stderr shows what is being done.
+	p := newProgress(stderr, "avcheck predict")
+	defer p.Close()
+	stderr = p.output(stderr)
 	switch *mode {
 	case "predict":
 		// The search's index is built while the file is read.
@@ -173,7 +191,9 @@ func predictMain(args []string, stdout, stderr io.Writer) int {
 		if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() {
 			restoreGC = collectorOff()
 		}
-		t, pre, err = readTrace(path, f)
+		var read atomic.Int64
+		p.Stage("reading the trace", func() string { return fmt.Sprintf("%d events", read.Load()) }, "")
+		t, pre, err = readTrace(path, f, func(n int) { read.Add(int64(n)) })
 		restoreGC()
 		if err != nil {
 			fmt.Fprintln(stderr, err)
@@ -185,8 +205,28 @@ func predictMain(args []string, stdout, stderr io.Writer) int {
 		// time, so it runs only on request.
 		opts := predict.Options{All: *all, NoMeta: *engine == "search"}
 		precise.apply(&opts)
+		if trap {
+			var stop context.CancelFunc
+			ctx, stop = signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+			defer stop()
+		}
+		opts.Context = ctx
+		var decided, candidates atomic.Int64
+		p.Stage(fmt.Sprintf("predicting on %d events", len(t.Events)), func() string {
+			if n := candidates.Load(); n > 0 {
+				return fmt.Sprintf("%d of %s decided", decided.Load(), plural(int(n), "possible violation"))
+			}
+			return "searching"
+		}, "Ctrl-C: stop")
+		if p != nil {
+			opts.Progress = func(d, n int) {
+				decided.Store(int64(d))
+				candidates.Store(int64(n))
+			}
+		}
 		defer limitHeapGrowth()()
-		res := predict.PredictIndexed(t, pre, opts)
+		res = predict.PredictIndexed(t, pre, opts)
+		p.Close()
 		warnPrecise(stderr, "avcheck predict", res.Precise)
 		findings = res.Findings
 		st = report.Stats{Events: len(t.Events), Goroutines: res.Goroutines, Variables: res.Variables}
@@ -211,6 +251,14 @@ func predictMain(args []string, stdout, stderr io.Writer) int {
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "avcheck predict: %v\n", err)
+		return exitError
+	}
+	if res != nil && res.Stopped {
+		if res.Candidates == 0 {
+			fmt.Fprintln(stderr, "avcheck predict: interrupted while searching the trace for violations, before any was decided")
+		} else {
+			fmt.Fprintf(stderr, "avcheck predict: interrupted while predicting: the findings shown are those of the %d of %d possible violations decided\n", res.Decided, res.Candidates)
+		}
 		return exitError
 	}
 	for _, fd := range findings {
@@ -256,7 +304,9 @@ func readError(path string, err error) error {
 // readTrace reads a whole trace file and checks that it is a possible
 // execution, building the prediction's index as it goes; every error is
 // one line naming the file.
-func readTrace(path string, f trace.Format) (*trace.Trace, *predict.Prepass, error) {
+//
+// read, if not nil, is told how many events each run stored has.
+func readTrace(path string, f trace.Format, read func(int)) (*trace.Trace, *predict.Prepass, error) {
 	file, err := openTrace(path, f)
 	if err != nil {
 		return nil, nil, err
@@ -267,7 +317,14 @@ func readTrace(path string, f trace.Format) (*trace.Trace, *predict.Prepass, err
 	r := trace.ReadAhead(file, trace.NewValidator(file))
 	defer r.Close()
 	pre := predict.NewPrepass(r.Object)
-	t, err := trace.ReadAllFunc(r, pre.Add)
+	each := pre.Add
+	if read != nil {
+		each = func(evs []trace.Event) {
+			pre.Add(evs)
+			read(len(evs))
+		}
+	}
+	t, err := trace.ReadAllFunc(r, each)
 	if err != nil {
 		pre.Close()
 		return nil, nil, readError(path, err)

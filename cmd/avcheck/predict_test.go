@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -162,6 +163,21 @@ func TestPredictPrecise(t *testing.T) {
 		if code != exitFindings || !strings.Contains(out, tc.want) || errOut != "" {
 			t.Errorf("%v: exit %d, stderr %q, output:\n%s\nwant %q", tc.args, code, errOut, out, tc.want)
 		}
+	}
+}
+
+// TestPredictBudget: a precise stage whose time (-budget) runs out leaves
+// the findings it has not checked at their level, with a note, and says
+// so on stderr.
+func TestPredictBudget(t *testing.T) {
+	p := writeTemp(t, "trace.txt", serialCounter)
+	code, out, errOut := runPredictTest("-budget=1ns", p)
+	want := "\tlevel: filtered\n\tnote: not checked by the precise stage, whose time ran out (-budget)\n\twitness"
+	if code != exitFindings || !strings.Contains(out, want) {
+		t.Errorf("exit %d, output:\n%s\nwant %q", code, out, want)
+	}
+	if wantErr := "avcheck predict: precise stage: its time (-budget) ran out before it checked 1 possible violation; those reported keep their level, with a note\n"; errOut != wantErr {
+		t.Errorf("stderr %q, want %q", errOut, wantErr)
 	}
 }
 
@@ -468,5 +484,18 @@ func TestPredictPaths(t *testing.T) {
 		if !strings.Contains(out, "\n"+want) && !strings.HasPrefix(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// TestPredictInterrupted: a prediction stopped before it decided anything
+// shows nothing and says so, with exit status 1.
+func TestPredictInterrupted(t *testing.T) {
+	p := writeTemp(t, "trace.txt", serialCounter)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var out, errOut bytes.Buffer
+	code := predictContext(ctx, false, []string{p}, &out, &errOut)
+	if want := "avcheck predict: interrupted while searching the trace for violations, before any was decided\n"; code != exitError || out.String() != "" || errOut.String() != want {
+		t.Errorf("exit %d, stdout %q, stderr %q, want %q", code, out.String(), errOut.String(), want)
 	}
 }

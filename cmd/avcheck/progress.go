@@ -17,6 +17,7 @@ import (
 // which newProgress returns when w is not a terminal, shows nothing and
 // writes through to w: tests and CI logs get no progress.
 type progress struct {
+	cmd   string // the command the line names
 	w     io.Writer
 	width int // of the line: one less than the terminal's
 	stop  chan struct{}
@@ -32,13 +33,13 @@ type progress struct {
 	midLine bool          // the last Write did not end its line
 }
 
-// newProgress returns the progress line on w, or nil if w is not a
-// terminal.
-func newProgress(w io.Writer) *progress {
+// newProgress returns the progress line of command cmd on w, or nil if w
+// is not a terminal.
+func newProgress(w io.Writer, cmd string) *progress {
 	if !isTerminal(w) {
 		return nil
 	}
-	p := &progress{w: w, width: terminalWidth(w.(*os.File)) - 1, stop: make(chan struct{})}
+	p := &progress{cmd: cmd, w: w, width: terminalWidth(w.(*os.File)) - 1, stop: make(chan struct{})}
 	p.done.Add(1)
 	go func() {
 		defer p.done.Done()
@@ -103,7 +104,7 @@ func (p *progress) draw() {
 		return
 	}
 	var line bytes.Buffer
-	fmt.Fprintf(&line, "\r\x1b[Kavcheck run: %s", p.stage)
+	fmt.Fprintf(&line, "\r\x1b[K%s: %s", p.cmd, p.stage)
 	if p.counts != nil {
 		if c := p.counts(); c != "" {
 			fmt.Fprintf(&line, ", %s", c)

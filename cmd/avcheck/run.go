@@ -226,7 +226,7 @@ func runStages(in *interrupts, args []string, stdout, stderr io.Writer) int {
 
 	// On a terminal, a line shows the stage; the rest of the output is
 	// written above it, through errw.
-	p := newProgress(stderr)
+	p := newProgress(stderr, "avcheck run")
 	defer p.Close()
 	errw := p.output(stderr)
 

@@ -78,6 +78,10 @@ type Finding struct {
 	// predict -all): the filter that removed it or why no witness could be
 	// built. It is empty for a reported finding.
 	Dropped string
+	// Note says what a reported finding's level leaves out: that the
+	// precise stage did not check it, its time (Options.StageTime)
+	// having run out. Empty otherwise.
+	Note string
 }
 
 // Intent is the evidence that a region is meant to be atomic, as its

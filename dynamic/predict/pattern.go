@@ -89,6 +89,11 @@ type patIndex struct {
 	// as the goroutine that interferes in an atomic-set violation
 	// (indexer.setUnit); nil where every instance is its own unit.
 	unitOf []uint32
+	// guard holds, per variable, the locks that every access to it holds
+	// for writing (computeGuards); anyGuard says some variable has one.
+	guard    [][]trace.ObjID
+	owned    []bool // per variable: one goroutine makes every access to it
+	anyGuard bool
 }
 
 // intentOf returns the intent of region r.
@@ -577,6 +582,7 @@ func (s *patSearch) run() []*patCand {
 	const chunk = 64 // frame groups per atomic-set task
 	ix := s.ix
 	perVar := make([][]*patCand, len(ix.vars))
+	ix.computeGuards()
 	// The atomic-set index, the longest of the search's preparations,
 	// starts first; it does not read the lock masks.
 	var asv *asvIndex
@@ -601,7 +607,9 @@ func (s *patSearch) run() []*patCand {
 					break
 				}
 				groups := w.groupVar(ix.byVar[v])
-				w.races(v, groups)
+				if !ix.guarded(uint32(v)) {
+					w.races(v, groups)
+				}
 				w.triplets(v, groups, w.slots(ix.byVar[v]))
 				perVar[v] = w.take()
 			}
@@ -1016,6 +1024,12 @@ func (s *patSearch) slots(accs []uint32) []slotGroup {
 	sgs, placed := vs.sgs[:0], vs.placed[:0]
 	for _, l := range s.byInstance() {
 		for i := 0; i+1 < len(l); i++ {
+			// A placement its goroutine holds a guard of the variable
+			// across has no access to interleave (guards.go); its group
+			// is made all the same, so that the groups come in the same
+			// order.
+			ai, aj := &ix.acc[accs[l[i]]], &ix.acc[accs[l[i+1]]]
+			dead := ix.gapHolds(ai.g, ai.st, aj.st, ai.v, ai.v)
 			for _, fw := range [2]bool{true, false} {
 				e1, e2 := -1, -1
 				for k := i; k >= 0; k-- {
@@ -1046,7 +1060,9 @@ func (s *patSearch) slots(accs []uint32) []slotGroup {
 					sgs = append(sgs, slotGroup{key: slotKey{g: ix.keys[key[l[i]]].g, s1: a1.site, s2: a2.site,
 						w1: a1.write, w2: a2.write, fWrite: fw}})
 				}
-				placed = append(placed, placedEntry{sg, slotEntry{accs[l[i]], accs[l[i+1]], accs[l[e1]], accs[l[e2]]}})
+				if !dead {
+					placed = append(placed, placedEntry{sg, slotEntry{accs[l[i]], accs[l[i+1]], accs[l[e1]], accs[l[e2]]}})
+				}
 			}
 		}
 	}

@@ -191,7 +191,11 @@ func (ix *patIndex) unitInstances(unit bool) [][]uint32 {
 // of the matching's time on long traces. A first pass finds each pair's
 // group and counts the groups' pairs, a second fills the arrays, so that
 // no group's array grows by append or is copied.
-func (ix *patIndex) innerGroups(units [][]uint32) map[[2]uint32][]*innerGroup {
+//
+// Pairs on a variable only one goroutine accesses are left out: no frame
+// of another goroutine is on it. With live not nil, only the pairs on the
+// variables (x, y) it holds are indexed: no frame is on the others.
+func (ix *patIndex) innerGroups(units [][]uint32, live *pairSet) map[[2]uint32][]*innerGroup {
 	byKey := newGroupMap(ix)
 	// The groups as made, their pair counts, and per pair in the order
 	// of the passes its group's number.
@@ -207,7 +211,11 @@ func (ix *patIndex) innerGroups(units [][]uint32) map[[2]uint32][]*innerGroup {
 						continue
 					}
 					for _, o := range [2][2]uint32{{l[p], l[q]}, {l[q], l[p]}} {
-						visit(&ix.acc[o[0]], &ix.acc[o[1]], o[0] == l[p])
+						bx, by := &ix.acc[o[0]], &ix.acc[o[1]]
+						if ix.owned != nil && (ix.owned[bx.v] || ix.owned[by.v]) || live != nil && !live.has(bx.v, by.v) {
+							continue
+						}
+						visit(bx, by, o[0] == l[p])
 					}
 				}
 			}
@@ -375,14 +383,19 @@ type asvFrame struct {
 // each group's frames in program order. A first pass finds each frame's
 // group and counts the groups' frames, a second lays them out in one
 // array, group after group, in the order the groups were made.
-func (ix *patIndex) outerGroups(units [][]uint32) []frameGroup {
+//
+// A frame whose goroutine holds a guard of x or y throughout (guards.go)
+// has no inner pair to match and is left out; its group is made all the
+// same, so that the groups come in the same order. live, if not nil,
+// gets the variables (x, y) of the frames kept.
+func (ix *patIndex) outerGroups(units [][]uint32, live *pairSet) []frameGroup {
 	byKey := newGroupMap(ix)
 	// The groups' keys and frame counts, and per frame its group's
 	// number (the map's groups carry only that number).
 	var keys []innerKey
 	var count []int32
 	var gid []int32
-	eachFrame := func(visit func(a1, a2 *patAccess)) {
+	eachFrame := func(visit func(a1, a2 *patAccess, dead bool)) {
 		for _, l := range units {
 			for i := range l {
 				for j := i + 1; j < len(l); j++ {
@@ -399,13 +412,13 @@ func (ix *patIndex) outerGroups(units [][]uint32) []frameGroup {
 						}
 					}
 					if tight {
-						visit(a1, a2)
+						visit(a1, a2, ix.gapHolds(a1.g, a1.st, a2.st, x, y))
 					}
 				}
 			}
 		}
 	}
-	eachFrame(func(a1, a2 *patAccess) {
+	eachFrame(func(a1, a2 *patAccess, dead bool) {
 		// The keys of a1 and a2 determine the group's goroutine, sites
 		// and operations.
 		gr := byKey.get(a1, a2, true)
@@ -415,6 +428,12 @@ func (ix *patIndex) outerGroups(units [][]uint32) []frameGroup {
 			keys = append(keys, innerKey{g: a1.g, x: a1.v, y: a2.v, sx: ix.site(a1), sy: ix.site(a2),
 				wx: a1.write, wy: a2.write, xFirst: true})
 			count = append(count, 0)
+		}
+		if dead {
+			return
+		}
+		if live != nil {
+			live.add(a1.v, a2.v)
 		}
 		count[gr.num]++
 		gid = append(gid, gr.num)
@@ -428,7 +447,10 @@ func (ix *patIndex) outerGroups(units [][]uint32) []frameGroup {
 		off += c
 	}
 	k := 0
-	eachFrame(func(a1, a2 *patAccess) {
+	eachFrame(func(a1, a2 *patAccess, dead bool) {
+		if dead {
+			return
+		}
 		og := &out[gid[k]]
 		k++
 		fr := asvFrame{ev1: a1.ev, ev2: a2.ev, clock1: ix.clockOf(a1.snap), ep2: a2.ep, st1: a1.st, st2: a2.st}
@@ -483,16 +505,26 @@ func (ix *patIndex) asvIndex() *asvIndex {
 	if len(units) == 0 || len(interferers) == 0 {
 		return &asvIndex{}
 	}
-	// The frames are grouped on another goroutine while this one groups
-	// the inner pairs: the search's workers wait for both.
 	a := &asvIndex{}
-	outerDone := make(chan struct{})
-	go func() {
-		defer close(outerDone)
-		a.outer = ix.outerGroups(units)
-	}()
-	defer func() { <-outerDone }()
-	inner := ix.innerGroups(interferers)
+	var inner map[[2]uint32][]*innerGroup
+	if ix.anyGuard {
+		// Guards leave frames out (outerGroups): the inner pairs are
+		// indexed only on the variables of the frames left, which on
+		// a run of correctly locked code is none of them.
+		live := newPairSet(len(ix.vars))
+		a.outer = ix.outerGroups(units, live)
+		inner = ix.innerGroups(interferers, live)
+	} else {
+		// The frames are grouped on another goroutine while this one
+		// groups the inner pairs: the search's workers wait for both.
+		outerDone := make(chan struct{})
+		go func() {
+			defer close(outerDone)
+			a.outer = ix.outerGroups(units, nil)
+		}()
+		defer func() { <-outerDone }()
+		inner = ix.innerGroups(interferers, nil)
+	}
 	a.byClass = make(map[[2]uint32]*[4][]innerRef, len(inner))
 	for xy, l := range inner {
 		var cl [4][]innerRef

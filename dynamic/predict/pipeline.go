@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/avcheck/avcheck/dynamic/solve"
 	"github.com/avcheck/avcheck/dynamic/trace"
@@ -44,6 +45,13 @@ type Options struct {
 	// Budget bounds each check of the precise stage (DefaultPreciseTime
 	// if zero).
 	Budget solve.Budget
+	// StageTime, if positive, bounds the whole precise stage, from its
+	// first check: a check still running then is cut short, and the
+	// candidates not checked by then go on to the witness search at
+	// their level, with Finding.Note saying so (PreciseStats.Skipped
+	// counts them). Which findings are proven then depends on the
+	// machine's speed; their order does not.
+	StageTime time.Duration
 	// Context, if not nil, ends the prediction early when it is done (an
 	// interrupt): PredictIndexed then returns the findings of the
 	// candidates decided by then, and Result.Stopped says so. It is
@@ -153,6 +161,12 @@ func PredictIndexed(t *trace.Trace, p *Prepass, opts Options) *Result {
 	var next, decided atomic.Int64
 	var wg sync.WaitGroup
 	var vals valueTableOnce
+	// The precise stage's time runs from here, when the candidates are
+	// ready to be decided.
+	var stageEnd time.Time
+	if opts.StageTime > 0 {
+		stageEnd = time.Now().Add(opts.StageTime)
+	}
 	for range max(1, min(runtime.GOMAXPROCS(0), len(cands))) {
 		wg.Go(func() {
 			av := newAVIndex(t, ix)
@@ -164,6 +178,7 @@ func PredictIndexed(t *trace.Trace, p *Prepass, opts Options) *Result {
 			if opts.Precise {
 				ps = newPreciseStage(t, m, pb, &opts)
 				ps.valsOnce = &vals
+				ps.stageEnd = stageEnd
 				ps.budget.Stop = stop
 			}
 			for {

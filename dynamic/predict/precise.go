@@ -104,6 +104,9 @@ const (
 	DefaultWindow = 1000
 	// DefaultPreciseTime is the time budget of one check.
 	DefaultPreciseTime = 10 * time.Second
+	// DefaultStageTime is the time avcheck's commands give the whole
+	// precise stage (Options.StageTime).
+	DefaultStageTime = 30 * time.Second
 	// maxSpanFactor bounds how far a finding's events may spread beyond
 	// the window before the check gives up: the window always holds all
 	// of them.
@@ -123,6 +126,7 @@ type PreciseStats struct {
 	Proven     int           // findings proven
 	Infeasible int           // findings dropped as infeasible
 	Unknown    int           // findings left at their level (budget, window, solver error)
+	Skipped    int           // candidates not checked: the stage's time (Options.StageTime) had run out
 	Time       time.Duration // total time of the checks, encoding included, summed over the workers that run them side by side
 	// Rejected lists, for each satisfiable check whose model the witness
 	// validator rejected, why: that is a bug of the encoding or of the
@@ -152,6 +156,8 @@ type preciseStage struct {
 	maxSize int
 	// deadline ends the current check; zero for none.
 	deadline time.Time
+	// stageEnd ends the whole stage (Options.StageTime); zero for none.
+	stageEnd time.Time
 	// valsOnce, if not nil, builds vals once for the stages that decide
 	// one trace's candidates side by side.
 	valsOnce *valueTableOnce
@@ -180,6 +186,7 @@ func (s *PreciseStats) add(c *PreciseStats, seen map[string]bool) {
 	s.Proven += c.Proven
 	s.Infeasible += c.Infeasible
 	s.Unknown += c.Unknown
+	s.Skipped += c.Skipped
 	s.Time += c.Time
 	for _, e := range c.Rejected {
 		if !seen[e] {
@@ -226,6 +233,9 @@ const (
 func (ps *preciseStage) decide(f *Finding, reps [][]uint32) preciseVerdict {
 	start := time.Now()
 	defer func() { ps.stats.Time += time.Since(start) }()
+	if ps.outOfTime(start) {
+		return ps.skip(f)
+	}
 	race := f.Kind == KindRace
 	infeasible := 0
 	var win [2]uint32
@@ -239,6 +249,9 @@ func (ps *preciseStage) decide(f *Finding, reps [][]uint32) preciseVerdict {
 		for _, targets := range orders {
 			if stopped(ps.budget.Stop) {
 				return verdictUnknown // the caller drops the finding undecided
+			}
+			if ps.outOfTime(time.Now()) {
+				return ps.skip(f)
 			}
 			ps.stats.Checks++
 			res := ps.check(targets, race)
@@ -286,7 +299,23 @@ func (ps *preciseStage) decide(f *Finding, reps [][]uint32) preciseVerdict {
 		ps.stats.Infeasible++
 		return verdictInfeasible
 	}
+	if ps.outOfTime(time.Now()) {
+		return ps.skip(f) // a check was cut short by the stage's end
+	}
 	ps.stats.Unknown++
+	return verdictUnknown
+}
+
+// outOfTime reports whether the stage's time has run out at now.
+func (ps *preciseStage) outOfTime(now time.Time) bool {
+	return !ps.stageEnd.IsZero() && !now.Before(ps.stageEnd)
+}
+
+// skip leaves f at its level, noting that the stage's time ran out before
+// it could be decided.
+func (ps *preciseStage) skip(f *Finding) preciseVerdict {
+	f.Note = "not checked by the precise stage, whose time ran out (-budget)"
+	ps.stats.Skipped++
 	return verdictUnknown
 }
 
@@ -319,9 +348,11 @@ func (ps *preciseStage) check(targets []uint32, adjacent bool) checkResult {
 	// One deadline covers the check's solver calls (the window, its
 	// relaxed form, the whole trace), so that it never runs past the
 	// budget.
-	ps.deadline = time.Time{}
+	ps.deadline = ps.stageEnd
 	if ps.budget.Time > 0 {
-		ps.deadline = time.Now().Add(ps.budget.Time)
+		if d := time.Now().Add(ps.budget.Time); ps.deadline.IsZero() || d.Before(ps.deadline) {
+			ps.deadline = d
+		}
 	}
 	n := len(ps.t.Events)
 	whole := from == 0 && int(to) == n

@@ -3,6 +3,7 @@ package predict
 import (
 	"context"
 	"fmt"
+	"github.com/avcheck/avcheck/internal/tracegen"
 	"math"
 	"math/rand/v2"
 	"path/filepath"
@@ -133,6 +134,37 @@ func TestPreciseUnknownKeepsLevel(t *testing.T) {
 	res = Predict(tr, Options{Precise: true, newSolver: failing})
 	if len(res.Findings) != 1 || res.Findings[0].Level != LevelFiltered || strings.Join(res.Precise.Errors, ";") != "no solver here" {
 		t.Fatalf("got %+v, stats %+v", res.Findings, res.Precise)
+	}
+}
+
+// TestPreciseStageTime: once the whole stage's time has run out, the
+// findings not checked keep their level with a note: they are those of a
+// prediction without the precise stage, in the same order.
+func TestPreciseStageTime(t *testing.T) {
+	tr := tracegen.ShapeTrace(tracegen.Shape{Seed: 3, Events: 150, Goroutines: 3, Locks: 2, Vars: 4, Interleaved: true, Violations: true})
+	full := Predict(tr, Options{Precise: true, NoMeta: true})
+	if full.Precise.Skipped != 0 || full.Precise.Checks == 0 {
+		t.Fatalf("with time to spare: stats %+v", full.Precise)
+	}
+	without := Predict(tr, Options{NoMeta: true})
+	res := Predict(tr, Options{Precise: true, NoMeta: true, StageTime: time.Nanosecond})
+	if res.Precise.Checks != 0 || res.Precise.Skipped == 0 {
+		t.Fatalf("no time: stats %+v", res.Precise)
+	}
+	for _, f := range res.Findings {
+		if f.Level == LevelProven || f.Note != "not checked by the precise stage, whose time ran out (-budget)" {
+			t.Errorf("no time: %s %s at level %v, note %q", f.Kind, f.Pattern, f.Level, f.Note)
+		}
+	}
+	var want, got []string
+	for _, f := range without.Findings {
+		want = append(want, DedupeKey(&f)+" "+f.Level.String())
+	}
+	for _, f := range res.Findings {
+		got = append(got, DedupeKey(&f)+" "+f.Level.String())
+	}
+	if len(want) == 0 || strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("no time: site groups\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
 

@@ -188,6 +188,11 @@ type prefixState struct {
 	// checkpoints are copies taken every checkpointEvery events, so that
 	// going back costs a replay from the nearest one, not from the start.
 	checkpoints []*prefixState
+	// win is the memory of the last witness window built from this
+	// state (newWindow), reused by the next: a trace with many
+	// candidates builds one window per candidate, and allocating each
+	// anew made the collector the largest cost of deciding them.
+	win *schedWindow
 }
 
 // checkpointEvery is the distance between prefixState checkpoints.
@@ -210,6 +215,7 @@ func (p *prefixState) rewind(to uint32) {
 		c = cps[k-1].clone()
 	}
 	c.checkpoints = cps[:k]
+	c.win = p.win
 	*p = *c
 }
 
@@ -311,27 +317,49 @@ type schedWindow struct {
 	initWriter []int32 // per lock: window goroutine holding it at start, -1 none, -2 outside
 	initRead   []int32 // per lock: readers at start
 	initWG     []int64
+	// Scratch for newWindow, kept between windows.
+	lastSig, stores, loads map[trace.ObjID][]uint32
 }
 
 func (w *schedWindow) rel(e uint32) int { return int(e - w.start) }
 
 // newWindow describes events [start, end) given the state before start.
+// The window lives in p's memory (prefixState.win) until the next call.
 func newWindow(m *syncMeta, p *prefixState, start, end uint32) *schedWindow {
 	t := m.t
-	w := &schedWindow{m: m, start: start, end: end, gIdx: make(map[trace.GoID]int),
-		lockIdx: make(map[trace.ObjID]int), wgIdx: make(map[trace.ObjID]int)}
+	w := p.win
+	if w == nil {
+		w = &schedWindow{gIdx: make(map[trace.GoID]int), lockIdx: make(map[trace.ObjID]int), wgIdx: make(map[trace.ObjID]int),
+			lastSig: make(map[trace.ObjID][]uint32), stores: make(map[trace.ObjID][]uint32), loads: make(map[trace.ObjID][]uint32)}
+		p.win = w
+	}
+	w.m, w.start, w.end = m, start, end
+	clear(w.gIdx)
+	clear(w.lockIdx)
+	clear(w.wgIdx)
+	clear(w.lastSig)
+	clear(w.stores)
+	clear(w.loads)
+	w.gs = w.gs[:0]
 	n := int(end - start)
-	w.local = make([]int32, n)
-	w.lg = make([]int32, n)
-	w.preds = make([][]uint32, n)
-	lastSig := make(map[trace.ObjID][]uint32)
+	w.local = resize(w.local, n)
+	w.lg = resize(w.lg, n)
+	if cap(w.preds) < n {
+		w.preds = append(w.preds[:cap(w.preds)], make([][]uint32, n-cap(w.preds))...)
+	}
+	w.preds = w.preds[:n]
+	for i := range w.preds {
+		w.preds[i] = w.preds[i][:0]
+	}
+	lastSig := w.lastSig
 	// Atomic operations on one address that conflict keep the order the
 	// trace gives them, so that each reads what it read in the trace: a
 	// load after every store recorded before it, a store after every load
 	// and store recorded before it (reordering two stores would change
 	// which one a later load reads).
-	stores := make(map[trace.ObjID][]uint32)
-	loads := make(map[trace.ObjID][]uint32)
+	stores, loads := w.stores, w.loads
+	// The goroutines' lists reuse the arrays of the last window's.
+	w.evs = w.evs[:0]
 	for i := start; i < end; i++ {
 		e := &t.Events[i]
 		gi, ok := w.gIdx[e.G]
@@ -339,7 +367,12 @@ func newWindow(m *syncMeta, p *prefixState, start, end uint32) *schedWindow {
 			gi = len(w.gs)
 			w.gIdx[e.G] = gi
 			w.gs = append(w.gs, e.G)
-			w.evs = append(w.evs, nil)
+			if k := len(w.evs); k < cap(w.evs) {
+				w.evs = w.evs[:k+1]
+				w.evs[k] = w.evs[k][:0]
+			} else {
+				w.evs = append(w.evs, nil)
+			}
 			// A goroutine starts after its Fork.
 			if f, ok := m.forkOf[e.G]; ok && f >= start && f < i {
 				w.preds[w.rel(i)] = append(w.preds[w.rel(i)], f)
@@ -404,8 +437,8 @@ func newWindow(m *syncMeta, p *prefixState, start, end uint32) *schedWindow {
 			}
 		}
 	}
-	w.initWriter = make([]int32, len(w.lockIdx))
-	w.initRead = make([]int32, len(w.lockIdx))
+	w.initWriter = resize(w.initWriter, len(w.lockIdx))
+	w.initRead = resize(w.initRead, len(w.lockIdx))
 	for obj, k := range w.lockIdx {
 		w.initWriter[k] = -1
 		if g, ok := p.writerOf(obj); ok {
@@ -417,7 +450,7 @@ func newWindow(m *syncMeta, p *prefixState, start, end uint32) *schedWindow {
 		}
 		w.initRead[k] = p.readHolds(obj)
 	}
-	w.initWG = make([]int64, len(w.wgIdx))
+	w.initWG = resize(w.initWG, len(w.wgIdx))
 	for obj, k := range w.wgIdx {
 		w.initWG[k] = p.wgCounter(obj)
 	}

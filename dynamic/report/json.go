@@ -48,6 +48,8 @@ type Finding struct {
 	WitnessFrom uint64   `json:"witness_from"`
 	Witness     []Step   `json:"witness"`
 	Dropped     string   `json:"dropped,omitempty"`
+	// Note says what the level leaves out (Finding.Note).
+	Note string `json:"note,omitempty"`
 	// Intent is why the finding's region is meant to be atomic; absent
 	// for a race, and for a trace that does not say.
 	Intent *Intent `json:"intent,omitempty"`
@@ -112,6 +114,7 @@ func NewDocument(t *trace.Trace, fs []predict.Finding, st Stats) *Document {
 			WitnessFrom: f.WitnessFrom,
 			Witness:     []Step{},
 			Dropped:     f.Dropped,
+			Note:        f.Note,
 		}
 		if text := IntentText(t, f, ""); text != "" {
 			in := &Intent{Evidence: f.Intent.Evidence.String(), Text: text}

@@ -303,6 +303,9 @@ func NewSARIF(t *trace.Trace, fs []predict.Finding, opts SARIFOptions) *SARIFLog
 			res.Level = "note"
 			res.Properties["dropped"] = f.Dropped
 		}
+		if f.Note != "" {
+			res.Properties["note"] = f.Note
+		}
 		if text := IntentText(t, f, ""); text != "" {
 			res.Properties["intent"] = f.Intent.Evidence.String()
 			res.Properties["intentText"] = text

@@ -121,3 +121,20 @@ func TestNoSync(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+func TestShapeValid(t *testing.T) {
+	for seed := uint64(0); seed < 60; seed++ {
+		s := Shape{Seed: seed, Events: 3000, Goroutines: 2 + int(seed%7), Locks: 1 + int(seed%5), Vars: 16 + int(seed%3)*40,
+			Nesting: 1 + int(seed%4), Unlocked: float64(seed%3) * 0.1, Interleaved: seed%2 == 0, Violations: seed%4 < 2}
+		tr := ShapeTrace(s)
+		if len(tr.Events) < s.Events {
+			t.Fatalf("%v: %d events, want at least %d", s, len(tr.Events), s.Events)
+		}
+		v := trace.NewValidator(tr)
+		for _, e := range tr.Events {
+			if err := v.Step(e); err != nil {
+				t.Fatalf("%v: %v", s, err)
+			}
+		}
+	}
+}

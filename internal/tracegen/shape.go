@@ -1,0 +1,336 @@
+package tracegen
+
+import (
+	"fmt"
+	"io"
+	"math/rand/v2"
+
+	"github.com/avcheck/avcheck/dynamic/trace"
+)
+
+// Shape describes a trace made of units of work, the shape of a long
+// test run: goroutines that each run, over and over, a unit (an atomic
+// region) of critical sections over the variables their locks guard. It
+// is what the prediction's scaling benchmark sweeps: the counts of
+// goroutines, locks and variables, how deep locks nest, how many
+// accesses hold no lock, whether the goroutines switch only between units
+// or anywhere, and whether the units are atomic or not.
+//
+// Variable v is guarded by lock v mod Locks (Locks is at most Vars). A
+// unit is one of Sites code paths (its sites: one per position in the
+// unit and operation, so that findings have few site combinations
+// however many variables there are). Without Violations a unit takes
+// its locks once, nested in increasing order, and accesses only the
+// variables of the locks it holds, and unlocked accesses touch variables
+// of the goroutine's own: no interleaving can break a unit, and the
+// trace has no finding. With Violations a unit is one to three critical
+// sections in sequence over the same locks (a read in one, the write in
+// the next: the update can be lost), and unlocked accesses touch shared
+// variables (races).
+type Shape struct {
+	Seed        uint64
+	Events      int     // about how many events (default 1000)
+	Goroutines  int     // goroutines, main included (default 8)
+	Locks       int     // mutexes (default 16, at most Vars)
+	Vars        int     // shared variables (default 64)
+	Nesting     int     // deepest lock nesting in a critical section (default 1)
+	Unlocked    float64 // share of accesses made holding no lock (default 0)
+	Interleaved bool    // switch goroutines at any event, not only between units
+	Violations  bool    // units of several critical sections; unlocked accesses to shared variables
+	Sites       int     // code paths the units run (default 16)
+}
+
+func (s *Shape) defaults() {
+	def := func(p *int, v int) {
+		if *p <= 0 {
+			*p = v
+		}
+	}
+	def(&s.Events, 1000)
+	def(&s.Goroutines, 8)
+	def(&s.Locks, 16)
+	def(&s.Vars, 64)
+	def(&s.Nesting, 1)
+	def(&s.Sites, 16)
+	s.Locks = min(s.Locks, s.Vars)
+	s.Nesting = min(s.Nesting, s.Locks)
+	s.Unlocked = min(max(s.Unlocked, 0), 1)
+}
+
+// String names the shape compactly, for benchmark names.
+func (s Shape) String() string {
+	s.defaults()
+	sched := "serial"
+	if s.Interleaved {
+		sched = "interleaved"
+	}
+	av := "atomic"
+	if s.Violations {
+		av = "violating"
+	}
+	return fmt.Sprintf("g%d-l%d-v%d-n%d-u%g-%s-%s", s.Goroutines, s.Locks, s.Vars, s.Nesting, s.Unlocked*100, sched, av)
+}
+
+// Object ids and sites of a shape's trace.
+const (
+	shapeVarBase   = 0x1_0000_0000
+	shapeLockBase  = 0x2_0000_0000
+	shapeLocalBase = 0x3_0000_0000
+	shapeLocals    = 4 // unshared variables per goroutine
+	// shapePositions is the number of access positions in a unit with
+	// sites of their own; later accesses share the last.
+	shapePositions = 16
+	shapeSiteGo    = 1
+	shapeSiteLock  = 2
+	shapeSiteRel   = 3
+	shapeSiteUnit  = 4
+	shapeSiteAcc   = 5 // the first access site
+)
+
+// ShapeGenerator streams a Shape's trace; it is a trace.Reader.
+type ShapeGenerator struct {
+	s      Shape
+	rng    *rand.Rand
+	seq    uint64
+	forked int
+	gs     []shapeG
+	cur    int
+	held   []bool // per lock
+	values []uint64
+	locals []uint64
+	inst   uint64
+	ending bool // no new units
+	sites  []trace.Site
+	objs   map[trace.ObjID]trace.Object
+}
+
+// shapeG is a goroutine's unit of work: the steps it has left to run.
+type shapeG struct {
+	plan []trace.Event
+	next int
+}
+
+// NewShape returns a generator of the trace s describes.
+func NewShape(s Shape) *ShapeGenerator {
+	s.defaults()
+	g := &ShapeGenerator{
+		s:      s,
+		rng:    rand.New(rand.NewPCG(s.Seed, s.Seed^0x5851f42d4c957f2d)),
+		gs:     make([]shapeG, s.Goroutines),
+		held:   make([]bool, s.Locks),
+		values: make([]uint64, s.Vars),
+		locals: make([]uint64, s.Goroutines*shapeLocals),
+		objs:   make(map[trace.ObjID]trace.Object),
+	}
+	g.sites = make([]trace.Site, shapeSiteAcc+s.Sites*shapePositions*2)
+	g.sites[shapeSiteGo] = trace.Site{File: "shape.go", Line: 1, Col: 2, Func: "shape.main"}
+	g.sites[shapeSiteLock] = trace.Site{File: "shape.go", Line: 2, Col: 2, Func: "shape.lock"}
+	g.sites[shapeSiteRel] = trace.Site{File: "shape.go", Line: 3, Col: 2, Func: "shape.unlock"}
+	g.sites[shapeSiteUnit] = trace.Site{File: "shape.go", Line: 4, Col: 2, Func: "shape.unit"}
+	for i := shapeSiteAcc; i < len(g.sites); i++ {
+		k := i - shapeSiteAcc
+		fn := k / (2 * shapePositions)
+		g.sites[i] = trace.Site{File: fmt.Sprintf("unit%d.go", fn), Line: 10 + k%(2*shapePositions), Col: 2, Func: fmt.Sprintf("shape.unit%d", fn)}
+	}
+	for i := range s.Vars {
+		g.objs[shapeVarBase+trace.ObjID(i)*8] = trace.Object{Kind: trace.ObjVar, Name: fmt.Sprintf("x%d", i)}
+	}
+	for i := range s.Locks {
+		g.objs[shapeLockBase+trace.ObjID(i)*8] = trace.Object{Kind: trace.ObjMutex, Name: fmt.Sprintf("mu%d", i)}
+	}
+	for i := range s.Goroutines * shapeLocals {
+		g.objs[shapeLocalBase+trace.ObjID(i)*8] = trace.Object{Kind: trace.ObjVar, Name: fmt.Sprintf("g%d.l%d", i/shapeLocals+1, i%shapeLocals)}
+	}
+	return g
+}
+
+// Site describes the generator's sites.
+func (g *ShapeGenerator) Site(id trace.SiteID) trace.Site {
+	if int(id) < len(g.sites) {
+		return g.sites[id]
+	}
+	return trace.Site{}
+}
+
+// Object describes the generator's objects.
+func (g *ShapeGenerator) Object(id trace.ObjID) trace.Object { return g.objs[id] }
+
+// ShapeTrace generates the whole trace of s into memory, for tests.
+func ShapeTrace(s Shape) *trace.Trace {
+	g := NewShape(s)
+	t := &trace.Trace{Sites: g.sites, Objects: g.objs}
+	for {
+		e, err := g.Next()
+		if err != nil {
+			return t
+		}
+		t.Events = append(t.Events, e)
+	}
+}
+
+// Next returns the next event, or io.EOF after the last.
+func (g *ShapeGenerator) Next() (trace.Event, error) {
+	if g.forked < g.s.Goroutines-1 {
+		g.forked++
+		return g.stamp(trace.Event{G: 1, Kind: trace.KindFork, Arg: uint64(g.forked + 1), Site: shapeSiteGo}), nil
+	}
+	if int(g.seq) >= g.s.Events {
+		g.ending = true
+	}
+	// Pick a goroutine that can take a step: the current one unless the
+	// schedule switches (at any step when interleaved, else between
+	// units) or its next step waits for a lock.
+	gr := &g.gs[g.cur]
+	if g.s.Interleaved && g.rng.IntN(4) == 0 || gr.next == len(gr.plan) {
+		g.cur = g.rng.IntN(len(g.gs))
+	}
+	for tries := 0; ; tries++ {
+		gr = &g.gs[g.cur]
+		if gr.next == len(gr.plan) && !g.ending {
+			g.plan(g.cur)
+		}
+		if gr.next < len(gr.plan) && g.ready(&gr.plan[gr.next]) {
+			break
+		}
+		if tries > 4*len(g.gs) {
+			// Look at each goroutine in turn: one can go on, since locks
+			// are taken in increasing order.
+			for i := range g.gs {
+				if h := &g.gs[i]; h.next < len(h.plan) && g.ready(&h.plan[h.next]) {
+					g.cur = i
+					return g.step(h), nil
+				}
+			}
+			return trace.Event{}, io.EOF
+		}
+		g.cur = g.rng.IntN(len(g.gs))
+	}
+	return g.step(gr), nil
+}
+
+// ready reports whether step e can run now.
+func (g *ShapeGenerator) ready(e *trace.Event) bool {
+	return e.Kind != trace.KindAcquire || !g.held[(e.Obj-shapeLockBase)/8]
+}
+
+// step runs the next step of goroutine gr, filling in the values.
+func (g *ShapeGenerator) step(gr *shapeG) trace.Event {
+	e := gr.plan[gr.next]
+	gr.next++
+	switch e.Kind {
+	case trace.KindAcquire:
+		g.held[(e.Obj-shapeLockBase)/8] = true
+	case trace.KindRelease:
+		g.held[(e.Obj-shapeLockBase)/8] = false
+	case trace.KindRead, trace.KindWrite:
+		var val *uint64
+		if e.Obj >= shapeLocalBase {
+			val = &g.locals[(e.Obj-shapeLocalBase)/8]
+		} else {
+			val = &g.values[(e.Obj-shapeVarBase)/8]
+		}
+		if e.Kind == trace.KindWrite {
+			*val++
+		}
+		e.Value, e.Flags = *val, trace.HasValue
+	}
+	return g.stamp(e)
+}
+
+func (g *ShapeGenerator) stamp(e trace.Event) trace.Event {
+	e.Seq = g.seq
+	g.seq++
+	return e
+}
+
+// plan makes goroutine gi's next unit of work.
+func (g *ShapeGenerator) plan(gi int) {
+	s := &g.s
+	gr := &g.gs[gi]
+	gr.plan, gr.next = gr.plan[:0], 0
+	id := trace.GoID(gi + 1)
+	fn := g.rng.IntN(s.Sites)
+	g.inst++
+	region, inst := trace.RegionID(fn+1), g.inst
+	pos := 0
+	add := func(k trace.Kind, obj trace.ObjID, site int) {
+		gr.plan = append(gr.plan, trace.Event{G: id, Kind: k, Obj: obj, Site: trace.SiteID(site), Region: region, Inst: inst})
+	}
+	access := func(v trace.ObjID) {
+		k := trace.KindRead
+		if g.rng.IntN(3) == 0 {
+			k = trace.KindWrite
+		}
+		site := shapeSiteAcc + (fn*shapePositions+min(pos, shapePositions-1))*2
+		if k == trace.KindWrite {
+			site++
+		}
+		pos++
+		add(k, v, site)
+		gr.plan[len(gr.plan)-1].Branches = uint32(g.rng.IntN(3))
+	}
+	perLock := s.Vars / s.Locks
+	varOf := func(l int) trace.ObjID {
+		return shapeVarBase + trace.ObjID(l+s.Locks*g.rng.IntN(perLock))*8
+	}
+	unlocked := func() {
+		if s.Violations {
+			access(varOf(g.rng.IntN(s.Locks)))
+		} else {
+			access(shapeLocalBase + trace.ObjID(gi*shapeLocals+g.rng.IntN(shapeLocals))*8)
+		}
+	}
+	// The locks of the unit's critical sections, in increasing order.
+	depth := 1 + g.rng.IntN(s.Nesting)
+	locks := make([]int, 0, depth)
+	for len(locks) < depth {
+		l := g.rng.IntN(s.Locks)
+		i := 0
+		for i < len(locks) && locks[i] < l {
+			i++
+		}
+		if i < len(locks) && locks[i] == l {
+			continue
+		}
+		locks = append(locks, 0)
+		copy(locks[i+1:], locks[i:])
+		locks[i] = l
+	}
+	sections := 1
+	if s.Violations {
+		sections = 1 + g.rng.IntN(3)
+	}
+	add(trace.KindRegionBegin, 0, shapeSiteUnit)
+	// A critical section's variables: the same in each of the unit's
+	// sections, so that a split one reads in one and writes in the next.
+	vars := make([]trace.ObjID, 0, 2*depth)
+	for _, l := range locks {
+		for range 1 + g.rng.IntN(2) {
+			vars = append(vars, varOf(l))
+		}
+	}
+	for range sections {
+		skipped := 0
+		for _, l := range locks {
+			add(trace.KindAcquire, shapeLockBase+trace.ObjID(l)*8, shapeSiteLock)
+			// The variables this lock guards, with the outer ones held.
+			for _, v := range vars {
+				if int((v-shapeVarBase)/8)%s.Locks != l {
+					continue
+				}
+				if g.rng.Float64() < s.Unlocked {
+					skipped++ // made below, holding no lock
+					continue
+				}
+				access(v)
+			}
+		}
+		for i := len(locks) - 1; i >= 0; i-- {
+			add(trace.KindRelease, shapeLockBase+trace.ObjID(locks[i])*8, shapeSiteRel)
+		}
+		for range skipped {
+			unlocked()
+		}
+	}
+	add(trace.KindRegionEnd, 0, shapeSiteUnit)
+}
