@@ -502,13 +502,14 @@ func (fa *funcAnalysis) markRechecked() {
 // w, not on another branch): the section claims a flag.
 func (fa *funcAnalysis) testAndSet(r, w *Access) bool {
 	f := fa.info
-	if _, control := f.Feeds(r, w); !control {
-		return false
-	}
+	key := r.stateKey()
 	for _, s := range f.Accesses {
-		if s.Kind == Write && s != w && s.Path.Key() == r.Path.Key() && SameCS(r, s) &&
+		if s.Kind == Write && s != w && s.stateKey() == key && SameCS(r, s) &&
 			(Reaches(s.Instr, w.Instr) || Reaches(w.Instr, s.Instr)) {
-			return true
+			// The section sets what r read; the flow, which costs more,
+			// says whether r decides w.
+			_, control := f.Feeds(r, w)
+			return control
 		}
 	}
 	return false

@@ -282,6 +282,9 @@ type flowCache struct {
 	// so that a long function costs linear time per pair it checks.
 	selfUpdate, used map[*Access]bool
 	csAccesses       map[int][]*Access // per critical section, its accesses
+	// flags holds, per pair of critical sections of one lock, the reads
+	// of the first that claim a flag the second writes (owned).
+	flags map[[2]int][]*Access
 }
 
 func (f *Func) flowOf(a *Access) *flow {

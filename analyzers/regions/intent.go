@@ -90,7 +90,7 @@ func sameState(a, b *Access) bool {
 	if len(ka) > len(kb) {
 		ka, kb = kb, ka
 	}
-	return ka == kb || strings.HasPrefix(kb, ka+".[]")
+	return ka == kb || strings.HasPrefix(kb, ka) && strings.HasPrefix(kb[len(ka):], ".[]")
 }
 
 // isClaim reports whether a is an atomic read-modify-write (Add, Swap,
@@ -135,18 +135,42 @@ func (f *Func) owned(from, to *Access) bool {
 		if !ok || th.CS == h.CS {
 			continue
 		}
-		for _, r := range f.inCS(h.CS) {
-			if r.Kind != Read || r == from || sameState(r, from) || !f.claims(r, h.CS) {
-				continue
-			}
-			for _, w := range f.inCS(th.CS) {
-				if w.Kind == Write && sameState(w, r) {
-					return true
-				}
+		for _, r := range f.flagsBetween(h.CS, th.CS) {
+			if r != from && !sameState(r, from) {
+				return true
 			}
 		}
 	}
 	return false
+}
+
+// flagsBetween returns the reads of critical section cs that claim a
+// flag (claims) that critical section next writes.
+func (f *Func) flagsBetween(cs, next int) []*Access {
+	c := f.flows
+	k := [2]int{cs, next}
+	if rs, ok := c.flags[k]; ok {
+		return rs
+	}
+	var out []*Access
+	for _, r := range f.inCS(cs) {
+		if r.Kind != Read {
+			continue
+		}
+		for _, w := range f.inCS(next) {
+			if w.Kind == Write && sameState(w, r) {
+				if f.claims(r, cs) {
+					out = append(out, r)
+				}
+				break
+			}
+		}
+	}
+	if c.flags == nil {
+		c.flags = map[[2]int][]*Access{}
+	}
+	c.flags[k] = out
+	return out
 }
 
 // claims reports whether the read r decides a write of the same state in
