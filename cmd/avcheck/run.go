@@ -244,7 +244,7 @@ func runStages(in *interrupts, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		// A package that does not compile is shown by the compiler's own
 		// messages, as go test shows it.
-		_, cleanup, berr := record.Build(ctx, dir, cfg.pkg, false)
+		_, cleanup, berr := record.Build(ctx, dir, cfg.pkg, false, nil)
 		cleanup()
 		interrupted := ctx.Err() != nil
 		endStage()
@@ -257,7 +257,7 @@ func runStages(in *interrupts, args []string, stdout, stderr io.Writer) int {
 		return exitError
 	}
 	program := plan.Main && !plan.HasTests
-	bin, cleanup, err := record.Build(ctx, dir, cfg.pkg, program)
+	bin, cleanup, err := record.Build(ctx, dir, cfg.pkg, program, plan)
 	defer cleanup()
 	interrupted := ctx.Err() != nil
 	endStage()

@@ -105,6 +105,10 @@ type Plan struct {
 	// accesses are probed where they happen) and other accesses that
 	// have no expression to evaluate.
 	Skipped int
+	// Keeps holds, per file, the blank assignments ("_ = x") of probed
+	// reads, which the recorder's build rewrites so that the compiler
+	// keeps the read (keep.go).
+	Keeps map[string]*KeepFile
 }
 
 // Lines returns every line the recorder sets a breakpoint at, sorted: the
@@ -238,6 +242,7 @@ func MakePlan(opts PlanOptions) (*Plan, error) {
 		analysed = append(analysed, analysedPackage{p.Fset, p.TypesSizes, act.Result.(*regions.Result)})
 	}
 	plan.shareIntents()
+	plan.addKeeps(roots)
 	plan.addGuards(analysed)
 	plan.addCalls(analysed)
 	return plan, nil
