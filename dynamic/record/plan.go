@@ -46,6 +46,10 @@ type AccessProbe struct {
 	// (m[k], delete(m, k)), recorded as a variable of its own (maps.go);
 	// "" otherwise.
 	Map, Key string
+	// Contents says the access is a read of the whole map Map's contents
+	// (len(m), range m), recorded as a read of the variable that every
+	// write of one of its elements writes too (maps.go).
+	Contents bool
 }
 
 // RegionProbe is an intended atomic region of the plan.
@@ -315,7 +319,8 @@ func (plan *Plan) addFuncs(fset *token.FileSet, res *regions.Result, seenAccess,
 				}
 			}
 			pos := fset.Position(a.Pos)
-			key := fmt.Sprintf("%s:%d:%d:%s:%v:%s", pos.Filename, pos.Line, pos.Column, expr, a.Kind, a.Atomic)
+			contents := mapContents(a)
+			key := fmt.Sprintf("%s:%d:%d:%s:%v:%s:%s", pos.Filename, pos.Line, pos.Column, expr, a.Kind, a.Atomic, contents)
 			if seenAccess[key] {
 				continue
 			}
@@ -323,6 +328,9 @@ func (plan *Plan) addFuncs(fset *token.FileSet, res *regions.Result, seenAccess,
 			l := Line{pos.Filename, pos.Line}
 			probe := AccessProbe{Expr: expr, Write: a.Kind == regions.Write, Col: pos.Column, Func: fn, Atomic: a.Atomic}
 			probe.Map, probe.Key = mapElement(a)
+			if contents != "" {
+				probe.Map, probe.Contents = contents, true
+			}
 			plan.Accesses[l] = append(plan.Accesses[l], probe)
 		}
 		for _, op := range f.SyncOps {

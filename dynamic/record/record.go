@@ -998,11 +998,20 @@ func (r *recorder) accesses(gs *gstate, th proc.Thread, g *proc.G, frames []proc
 		return order[i].Col < order[j].Col
 	})
 	for _, p := range order {
+		if p.Contents {
+			if e, ok := r.contentsAccess(scope, l, p, p.Map, false); ok {
+				r.emit(gs, e)
+			} else {
+				r.unevaluated++
+			}
+			continue
+		}
 		if p.Map != "" && p.Atomic == "" {
 			if e, ok := r.mapElemAccess(scope, l, p); ok {
 				if e.Kind != trace.KindInvalid {
 					r.emit(gs, e)
 				}
+				r.contentsWrite(gs, scope, l, p)
 				continue
 			}
 		}
@@ -1012,6 +1021,9 @@ func (r *recorder) accesses(gs *gstate, th proc.Thread, g *proc.G, frames []proc
 		}
 		if err != nil || v.Addr == 0 || v.Addr >= proc.FakeAddressBase {
 			r.unevaluated++
+			if p.Map != "" {
+				r.contentsWrite(gs, scope, l, p)
+			}
 			continue
 		}
 		obj := trace.ObjID(v.Addr)
@@ -1047,6 +1059,20 @@ func (r *recorder) accesses(gs *gstate, th proc.Thread, g *proc.G, frames []proc
 		if !p.Write && p.Guard != nil {
 			r.guardedRead(&e, p.Guard, v, scope, th, g, frames)
 		}
+		r.emit(gs, e)
+		if p.Map != "" {
+			r.contentsWrite(gs, scope, l, p)
+		}
+	}
+}
+
+// contentsWrite records, after the write of an element of a map, the
+// write of the map's contents that len and range read (maps.go).
+func (r *recorder) contentsWrite(gs *gstate, scope *proc.EvalScope, l Line, p AccessProbe) {
+	if !p.Write || r.invalid != "" {
+		return
+	}
+	if e, ok := r.contentsAccess(scope, l, p, p.Map, true); ok {
 		r.emit(gs, e)
 	}
 }
