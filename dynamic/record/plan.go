@@ -109,6 +109,9 @@ type Plan struct {
 	// accesses are probed where they happen) and other accesses that
 	// have no expression to evaluate.
 	Skipped int
+	// Unprobed lists the accesses of the packages under test that the
+	// plan does not probe, with why (unrecorded.go).
+	Unprobed []Unprobed
 	// Keeps holds, per file, the blank assignments ("_ = x") of probed
 	// reads, which the recorder's build rewrites so that the compiler
 	// keeps the read (keep.go).
@@ -229,6 +232,7 @@ func MakePlan(opts PlanOptions) (*Plan, error) {
 	}
 	seenAccess := make(map[string]bool)
 	seenRegion := make(map[string]bool)
+	seenUnprobed := make(map[string]bool)
 	var analysed []analysedPackage
 	for act := range graph.All() {
 		if act.Analyzer != analyzer || act.Err != nil || act.Result == nil {
@@ -242,7 +246,7 @@ func MakePlan(opts PlanOptions) (*Plan, error) {
 			continue // the generated test main
 		}
 		plan.addFiles(p)
-		plan.addFuncs(p.Fset, act.Result.(*regions.Result), seenAccess, seenRegion)
+		plan.addFuncs(p.Fset, act.Result.(*regions.Result), seenAccess, seenRegion, seenUnprobed)
 		analysed = append(analysed, analysedPackage{p.Fset, p.TypesSizes, act.Result.(*regions.Result)})
 	}
 	plan.shareIntents()
@@ -302,19 +306,38 @@ func (plan *Plan) addFiles(p *packages.Package) {
 	}
 }
 
-func (plan *Plan) addFuncs(fset *token.FileSet, res *regions.Result, seenAccess, seenRegion map[string]bool) {
+func (plan *Plan) addFuncs(fset *token.FileSet, res *regions.Result, seenAccess, seenRegion, seenUnprobed map[string]bool) {
 	for _, f := range res.Funcs {
 		fn := funcName(f.Fn)
+		plan.addUnshared(fset, f, seenUnprobed)
+		unsupported := func(a *regions.Access, detail string) {
+			plan.Skipped++
+			p := fset.Position(a.Pos)
+			if !plan.Files[p.Filename] || seenUnprobed[p.String()] {
+				return
+			}
+			seenUnprobed[p.String()] = true
+			plan.Unprobed = append(plan.Unprobed, Unprobed{Spot: Spot{Line{p.Filename, p.Line}, p.Column}, Func: fn, Expr: a.Expr, Reason: ReasonUnsupported, Detail: detail})
+		}
 		for _, a := range f.Accesses {
-			if a.Via != "" || a.Sync && a.Atomic == "" || a.Expr == "" || !a.Path.Shared() {
+			switch {
+			case a.Via != "" || a.Sync && a.Atomic == "":
+				// Recorded where they happen: in the callee, at the
+				// sync package's methods.
 				plan.Skipped++
+				continue
+			case !a.Path.Shared():
+				plan.Skipped++
+				continue
+			case a.Expr == "":
+				unsupported(a, "no source expression to evaluate")
 				continue
 			}
 			expr := a.Expr
 			if a.Atomic != "" {
 				var ok bool
 				if expr, ok = atomicTarget(expr); !ok {
-					plan.Skipped++
+					unsupported(a, "the target of the sync/atomic call is not known")
 					continue
 				}
 			}
