@@ -4,6 +4,7 @@ import (
 	"go/token"
 	"go/types"
 	"sort"
+	"strings"
 
 	"github.com/avcheck/avcheck/analyzers/regions"
 	"github.com/go-delve/delve/pkg/proc"
@@ -166,9 +167,12 @@ func unrecordedFunc(file, fn string) (string, bool) {
 // first hit.
 func (r *recorder) setReachBreakpoints() error {
 	want := make(map[string]bool)
+	names := make(map[string]bool) // the functions' names, to look up the binary's fast
 	for _, u := range r.unprobed {
 		if k, ok := unrecordedFunc(u.File, u.Func); ok {
 			want[k] = true
+			_, name, _ := strings.Cut(k, "\x00")
+			names[name] = true
 		}
 	}
 	if len(want) == 0 {
@@ -177,7 +181,7 @@ func (r *recorder) setReachBreakpoints() error {
 	bi := r.tgt.BinInfo()
 	for i := range bi.Functions {
 		fn := &bi.Functions[i]
-		if fn.Entry == 0 {
+		if fn.Entry == 0 || !names[withoutPackage(fn.Name)] {
 			continue
 		}
 		file, _, _ := bi.PCToLine(fn.Entry)
