@@ -43,7 +43,7 @@ func BenchmarkCorpusRecord(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			bin, cleanup, err := record.Build(context.Background(), root, pkg, false)
+			bin, cleanup, err := record.Build(context.Background(), root, pkg, false, plan)
 			b.Cleanup(cleanup)
 			if err != nil {
 				b.Fatal(err)

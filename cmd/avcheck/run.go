@@ -24,7 +24,7 @@ import (
 	"github.com/avcheck/avcheck/dynamic/trace"
 )
 
-const runUsage = "usage: avcheck run [-run regexp] [-timeout d] [-o FILE] [-json|-sarif] [-all] [-maxd n] [-precise=true|false] [-solver=gini|z3|cvc5] [-window N] [-budget D] [package] [-- args] (avcheck run -h for help)"
+const runUsage = "usage: avcheck run [-run regexp] [-timeout d] [-o FILE] [-json|-sarif] [-all] [-v] [-maxd n] [-precise=true|false] [-solver=gini|z3|cvc5] [-window N] [-budget D] [package] [-- args] (avcheck run -h for help)"
 
 const runHelp = `usage: avcheck run [flags] [package] [-- program args]
 
@@ -122,6 +122,7 @@ type runConfig struct {
 	asJSON  bool
 	asSARIF bool
 	all     bool
+	verbose bool
 	maxd    int
 	precise preciseFlags
 	pkg     string
@@ -140,6 +141,7 @@ func parseRunArgs(args []string, stdout, stderr io.Writer) (*runConfig, int, boo
 	fs.BoolVar(&cfg.asJSON, "json", false, "write the report as JSON (the schema of avcheck predict -json)")
 	fs.BoolVar(&cfg.asSARIF, "sarif", false, "write the report as SARIF 2.1.0, with paths relative to the top of the Git checkout (see docs/run.md)")
 	fs.BoolVar(&cfg.all, "all", false, "also show findings removed by AVFilter or without a witness, marked as dropped")
+	fs.BoolVar(&cfg.verbose, "v", false, "list, by site, the accesses of the packages under test that were reached but not recorded")
 	fs.IntVar(&cfg.maxd, "maxd", 5, "how many source lines apart two accesses may be and still form one proximity region")
 	cfg.precise.register(fs)
 	// The program's own arguments follow "--".
@@ -244,7 +246,7 @@ func runStages(in *interrupts, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		// A package that does not compile is shown by the compiler's own
 		// messages, as go test shows it.
-		_, cleanup, berr := record.Build(ctx, dir, cfg.pkg, false)
+		_, cleanup, berr := record.Build(ctx, dir, cfg.pkg, false, nil)
 		cleanup()
 		interrupted := ctx.Err() != nil
 		endStage()
@@ -257,7 +259,7 @@ func runStages(in *interrupts, args []string, stdout, stderr io.Writer) int {
 		return exitError
 	}
 	program := plan.Main && !plan.HasTests
-	bin, cleanup, err := record.Build(ctx, dir, cfg.pkg, program)
+	bin, cleanup, err := record.Build(ctx, dir, cfg.pkg, program, plan)
 	defer cleanup()
 	interrupted := ctx.Err() != nil
 	endStage()
@@ -299,6 +301,7 @@ func runStages(in *interrupts, args []string, stdout, stderr io.Writer) int {
 		return exitError
 	}
 	fmt.Fprintf(errw, "avcheck run: %s; %d events recorded\n", oc.Message, len(t.Events))
+	printUnrecorded(errw, plan, t, oc, cfg.verbose, dir)
 	if oc.Invalid != "" {
 		fmt.Fprintf(errw, "avcheck run: the trace stops before an impossible event: %s\n", oc.Invalid)
 	}

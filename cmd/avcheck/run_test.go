@@ -128,6 +128,43 @@ func TestRunFixed(t *testing.T) {
 	wantFindings(t, r)
 }
 
+// What was not recorded: a run that recorded no access says so and why,
+// and the accesses of the functions the run entered that were not
+// recorded are counted, and listed with -v.
+func TestRunUnrecorded(t *testing.T) {
+	t.Parallel()
+	r := avcheckRun(t, context.Background(), "./testdata/record/counter", "-run", "^TestNoSuchTest$")
+	if r.code != exitClean {
+		t.Fatalf("exit %d, want %d\n%s", r.code, exitClean, r.stderr)
+	}
+	for _, want := range []string{
+		"avcheck run: no access of the packages under test was recorded: none of the ",
+		" probed ran (does -run select the test that makes them?)\n",
+		"avcheck run: not recorded: no access of the packages under test in the functions the run entered\n",
+	} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("stderr does not say %q:\n%s", want, r.stderr)
+		}
+	}
+	r = avcheckRun(t, context.Background(), "-v", "./testdata/record/unrecorded")
+	if r.code != exitClean {
+		t.Fatalf("exit %d, want %d\n%s", r.code, exitClean, r.stderr)
+	}
+	// The sites are shown relative to the current directory when they
+	// are below it, and this test runs in cmd/avcheck.
+	want := "avcheck run: not recorded: 3 accesses of the packages under test in the functions the run entered (3 not shared)\n" +
+		"\t/testdata/record/unrecorded/main.go:15:2: n: not shared\n" +
+		"\t/testdata/record/unrecorded/main.go:23:10: n: not shared\n" +
+		"\t/testdata/record/unrecorded/main.go:24:9: n: not shared\n"
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.ReplaceAll(r.stderr, root, ""); !strings.Contains(got, want) || strings.Contains(got, "no access of the packages under test was recorded") {
+		t.Errorf("stderr:\n%s\nwant it to hold:\n%s", got, want)
+	}
+}
+
 // The bundled bank: Withdraw's check (Balance) and act (Add) are two
 // critical sections. Every finding is about a.balance between them; when
 // the recorded run interleaved the two withdrawals (the test fails under

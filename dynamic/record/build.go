@@ -38,8 +38,10 @@ func (e *BuildError) Error() string {
 // is visible to the debugger: a test binary with "go test -c", or the
 // program itself when the package is a main package with no test. It
 // returns the binary and a function that removes the temporary directory
-// holding it, which the caller must always call.
-func Build(ctx context.Context, dir, pkg string, isMain bool) (bin string, cleanup func(), err error) {
+// holding it, which the caller must always call. With a plan, the files
+// whose blank assignments it rewrites (Plan.Keeps) are compiled from their
+// rewritten copies; plan may be nil.
+func Build(ctx context.Context, dir, pkg string, isMain bool, plan *Plan) (bin string, cleanup func(), err error) {
 	recording.RLock()
 	defer recording.RUnlock()
 	tmp, err := os.MkdirTemp("", "avcheck-run-")
@@ -59,10 +61,19 @@ func Build(ctx context.Context, dir, pkg string, isMain bool) (bin string, clean
 			return "", func() {}, err
 		}
 	}
+	overlay, err := writeOverlay(tmp, plan)
+	if err != nil {
+		cleanup()
+		return "", func() {}, err
+	}
 	out := binDir + string(filepath.Separator)
-	args := []string{"test", "-c", "-gcflags=all=-N -l", "-o", out, pkg}
+	flags := []string{"-gcflags=all=-N -l", "-o", out}
+	if overlay != "" {
+		flags = append(flags, "-overlay="+overlay)
+	}
+	args := append(append([]string{"test", "-c"}, flags...), pkg)
 	if isMain {
-		args = []string{"build", "-gcflags=all=-N -l", "-o", out, pkg}
+		args = append(append([]string{"build"}, flags...), pkg)
 	}
 	cmd := exec.CommandContext(ctx, "go", args...)
 	interruptible(cmd)

@@ -18,8 +18,10 @@
 // receive that takes its message inside the runtime, under the channel's
 // lock, send first (chans.go); a goroutine's fork before its first event.
 // An element of a map with integer, boolean or string keys is a variable
-// of its own, identified by the map and the key's value, present or not
-// (maps.go).
+// of its own, identified by the map and the key's value, present or not;
+// the map's contents are another, read by len and range and written with
+// every element (maps.go). A read into the blank identifier, for which
+// the compiler emits no instruction, is kept by the build (keep.go).
 // Every event goes through trace.Validator as it is made, and recording
 // stops at the first one that would make the trace impossible, so the
 // trace always validates.

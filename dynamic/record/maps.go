@@ -28,8 +28,14 @@ import (
 // type are recorded; any other key leaves the access as it was before
 // map elements were recorded (the element's slot, if it exists). The
 // reads of the variable holding the map (c.m in c.m[k]) are probes of
-// their own and stay reads of that variable. range, len and clear are
-// not element accesses.
+// their own and stay reads of that variable.
+//
+// A map's contents are one more variable of the map, with the key "*":
+// len(m) and range m read it, and every write of an element writes it
+// too, so that an element's write conflicts with them. An element's read
+// does not read it: the predictors would take a region that reads and
+// writes one element for a region of the contents, interleaved by any
+// write of another key. clear is not recorded as a write of either.
 //
 // The trace's object ids. A variable, lock, WaitGroup, Cond, channel or
 // Once is identified by its address, which is below 1<<48 in the address
@@ -89,6 +95,61 @@ func mapElement(a *regions.Access) (m, key string) {
 	}
 	return "", ""
 }
+
+// mapContents returns, for len(m) and range m of a map, the source
+// expression of the map: "c.m" for len(c.m) and for range c.m. It returns
+// "" for every other access.
+func mapContents(a *regions.Access) string {
+	switch in := a.Instr.(type) {
+	case *ssa.Range:
+		if _, ok := in.X.Type().Underlying().(*types.Map); !ok {
+			return ""
+		}
+		if _, err := parser.ParseExpr(a.Expr); err != nil {
+			return ""
+		}
+		return a.Expr
+	case *ssa.Call:
+		b, ok := in.Call.Value.(*ssa.Builtin)
+		if !ok || b.Name() != "len" || len(in.Call.Args) != 1 {
+			return ""
+		}
+		if _, ok := in.Call.Args[0].Type().Underlying().(*types.Map); !ok {
+			return ""
+		}
+		e, err := parser.ParseExpr(a.Expr)
+		if err != nil {
+			return ""
+		}
+		if c, ok := e.(*ast.CallExpr); ok && len(c.Args) == 1 {
+			if id, ok := c.Fun.(*ast.Ident); ok && id.Name == "len" {
+				return types.ExprString(c.Args[0])
+			}
+		}
+	}
+	return ""
+}
+
+// contentsAccess returns the event of an access to the contents of the
+// map that expression m evaluates to: a read for len(m) and range m, a
+// write for a write of any of its elements. It reports false when m is
+// not a map, or is nil (nothing can be stored in a nil map).
+func (r *recorder) contentsAccess(scope *proc.EvalScope, l Line, p AccessProbe, m string, write bool) (trace.Event, bool) {
+	mv, err := scope.EvalExpression(m, loadScalar)
+	if err != nil || mv.Kind != reflect.Map || mv.Unreadable != nil || mv.Base == 0 {
+		return trace.Event{}, false
+	}
+	obj := r.mapElemID(mapElemKey{m: mv.Base, key: contentsKey}, m+"[*]")
+	e := trace.Event{Kind: trace.KindRead, Obj: obj, Site: r.site(l, p.Col, p.Func)}
+	if write {
+		e.Kind = trace.KindWrite
+	}
+	return e, true
+}
+
+// contentsKey stands for a map's contents in a mapElemKey: no key's text
+// (mapKeyText) is "*".
+const contentsKey = "*"
 
 // mapElemAccess turns probe p, an access to a map element, into its
 // event. It reports false when the access is not recorded as an element

@@ -27,17 +27,18 @@ func TestRecordMapElems(t *testing.T) {
 		t.Fatalf("trace: %v", err)
 	}
 	// Not evaluated: the store of a 100-byte key (longer than the recorder
-	// loads), the store of a missing [2]int key (not a recorded key type,
-	// so evaluated as before, when the element does not exist yet), and
-	// len(s.m).
-	if oc.Unevaluated != 3 {
-		t.Errorf("%d accesses not evaluated, want 3", oc.Unevaluated)
+	// loads) and the store of a missing [2]int key (not a recorded key
+	// type, so evaluated as before, when the element does not exist yet);
+	// both still write the map's contents.
+	if oc.Unevaluated != 2 {
+		t.Errorf("%d accesses not evaluated, want 2", oc.Unevaluated)
 	}
 	const growLine = 63 // grow's loop, storing "0" to "99"
 	var got []string
 	ids := map[string]trace.ObjID{}
 	names := map[trace.ObjID]string{}
 	grown := map[trace.ObjID]bool{}
+	contents := 0
 	for _, e := range tr.Events {
 		if !e.Kind.IsAccess() {
 			continue
@@ -55,10 +56,16 @@ func TestRecordMapElems(t *testing.T) {
 			t.Errorf("%s: object %#x: a map element's id is %v", name, e.Obj, elem)
 		}
 		if s.Line == growLine {
-			if e.Kind != trace.KindWrite || !strings.HasPrefix(name, `m["`) {
+			switch {
+			case e.Kind != trace.KindWrite:
+				t.Errorf("grow: %s %s", e.Kind, name)
+			case name == "s.m[*]": // the contents of the same map, written through m
+				contents++
+			case strings.HasPrefix(name, `m["`):
+				grown[e.Obj] = true
+			default:
 				t.Errorf("grow: %s %s", e.Kind, name)
 			}
-			grown[e.Obj] = true
 			continue
 		}
 		text := fmt.Sprintf("%s:%d %s %s", filepath.Base(s.File), s.Line, e.Kind, name)
@@ -67,8 +74,8 @@ func TestRecordMapElems(t *testing.T) {
 		}
 		got = append(got, text)
 	}
-	if len(grown) != 100 {
-		t.Errorf("grow stored %d elements, want 100", len(grown))
+	if len(grown) != 100 || contents != 100 {
+		t.Errorf("grow stored %d elements and wrote the contents %d times, want 100 and 100", len(grown), contents)
 	}
 	want := []string{
 		"main.go:76 rd s",
@@ -77,32 +84,44 @@ func TestRecordMapElems(t *testing.T) {
 		`main.go:34 rd s.m["a"]`, // missing: no value
 		"main.go:35 rd s.m",
 		`main.go:35 wr s.m["a"]`,
+		"main.go:35 wr s.m[*]", // every element's write writes the contents
 		"main.go:36 rd s.m",
 		`main.go:36 rd s.m["a"]=1`,
 		"main.go:37 rd s.m",
 		`main.go:37 rd s.m["a"]=1`,
 		`main.go:37 wr s.m["a"]`,
+		"main.go:37 wr s.m[*]",
 		"main.go:38 rd s.m",
 		`main.go:38 rd s.m["b"]`,
 		`main.go:38 wr s.m["b"]`,
+		"main.go:38 wr s.m[*]",
 		"main.go:39 rd s.other",
 		`main.go:39 wr s.other["a"]`,
+		"main.go:39 wr s.other[*]",
 		"main.go:40 rd s.m",
 		`main.go:40 wr s.m["b"]`, // delete
+		"main.go:40 wr s.m[*]",
 		"main.go:42 rd s.ids",
 		"main.go:42 wr s.ids[-3]",
+		"main.go:42 wr s.ids[*]",
 		"main.go:43 rd s.ids",
 		"main.go:43 rd s.ids[-2]",
 		"main.go:43 wr s.ids[-2]",
+		"main.go:43 wr s.ids[*]",
 		"main.go:44 rd s.flags",
 		"main.go:44 wr s.flags[false]",
-		"main.go:45 rd s.m", // the long key's store is not evaluated
+		"main.go:44 wr s.flags[*]",
+		"main.go:45 rd s.m",    // the long key's store is not evaluated,
+		"main.go:45 wr s.m[*]", // but it writes the contents
 		"main.go:47 rd s.pairs",
+		"main.go:47 wr s.pairs[*]", // a missing [2]int key: the contents only
 		"main.go:48 rd s.pairs",
 		"main.go:48 rd s.pairs[p]=5", // an array key: the element's slot
-		"main.go:50 rd s.m",          // range
-		"main.go:53 rd s.other",      // clear
-		"main.go:54 rd s.m",          // len
+		"main.go:50 rd s.m",          // range: the variable,
+		"main.go:50 rd s.m[*]",       // and the contents
+		"main.go:53 rd s.other",      // clear: the variable only
+		"main.go:54 rd s.m[*]",       // len: the contents,
+		"main.go:54 rd s.m",          // and the variable
 		"main.go:60 rd s.m",
 		`main.go:69 rd s.m["a"]=2`, // after the map grew, through another variable
 	}

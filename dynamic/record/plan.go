@@ -46,6 +46,10 @@ type AccessProbe struct {
 	// (m[k], delete(m, k)), recorded as a variable of its own (maps.go);
 	// "" otherwise.
 	Map, Key string
+	// Contents says the access is a read of the whole map Map's contents
+	// (len(m), range m), recorded as a read of the variable that every
+	// write of one of its elements writes too (maps.go).
+	Contents bool
 }
 
 // RegionProbe is an intended atomic region of the plan.
@@ -105,6 +109,13 @@ type Plan struct {
 	// accesses are probed where they happen) and other accesses that
 	// have no expression to evaluate.
 	Skipped int
+	// Unprobed lists the accesses of the packages under test that the
+	// plan does not probe, with why (unrecorded.go).
+	Unprobed []Unprobed
+	// Keeps holds, per file, the blank assignments ("_ = x") of probed
+	// reads, which the recorder's build rewrites so that the compiler
+	// keeps the read (keep.go).
+	Keeps map[string]*KeepFile
 }
 
 // Lines returns every line the recorder sets a breakpoint at, sorted: the
@@ -221,6 +232,7 @@ func MakePlan(opts PlanOptions) (*Plan, error) {
 	}
 	seenAccess := make(map[string]bool)
 	seenRegion := make(map[string]bool)
+	seenUnprobed := make(map[string]bool)
 	var analysed []analysedPackage
 	for act := range graph.All() {
 		if act.Analyzer != analyzer || act.Err != nil || act.Result == nil {
@@ -234,10 +246,11 @@ func MakePlan(opts PlanOptions) (*Plan, error) {
 			continue // the generated test main
 		}
 		plan.addFiles(p)
-		plan.addFuncs(p.Fset, act.Result.(*regions.Result), seenAccess, seenRegion)
+		plan.addFuncs(p.Fset, act.Result.(*regions.Result), seenAccess, seenRegion, seenUnprobed)
 		analysed = append(analysed, analysedPackage{p.Fset, p.TypesSizes, act.Result.(*regions.Result)})
 	}
 	plan.shareIntents()
+	plan.addKeeps(roots)
 	plan.addGuards(analysed)
 	plan.addCalls(analysed)
 	return plan, nil
@@ -293,24 +306,44 @@ func (plan *Plan) addFiles(p *packages.Package) {
 	}
 }
 
-func (plan *Plan) addFuncs(fset *token.FileSet, res *regions.Result, seenAccess, seenRegion map[string]bool) {
+func (plan *Plan) addFuncs(fset *token.FileSet, res *regions.Result, seenAccess, seenRegion, seenUnprobed map[string]bool) {
 	for _, f := range res.Funcs {
 		fn := funcName(f.Fn)
+		plan.addUnshared(fset, f, seenUnprobed)
+		unsupported := func(a *regions.Access, detail string) {
+			plan.Skipped++
+			p := fset.Position(a.Pos)
+			if !plan.Files[p.Filename] || seenUnprobed[p.String()] {
+				return
+			}
+			seenUnprobed[p.String()] = true
+			plan.Unprobed = append(plan.Unprobed, Unprobed{Spot: Spot{Line{p.Filename, p.Line}, p.Column}, Func: fn, Expr: a.Expr, Reason: ReasonUnsupported, Detail: detail})
+		}
 		for _, a := range f.Accesses {
-			if a.Via != "" || a.Sync && a.Atomic == "" || a.Expr == "" || !a.Path.Shared() {
+			switch {
+			case a.Via != "" || a.Sync && a.Atomic == "":
+				// Recorded where they happen: in the callee, at the
+				// sync package's methods.
 				plan.Skipped++
+				continue
+			case !a.Path.Shared():
+				plan.Skipped++
+				continue
+			case a.Expr == "":
+				unsupported(a, "no source expression to evaluate")
 				continue
 			}
 			expr := a.Expr
 			if a.Atomic != "" {
 				var ok bool
 				if expr, ok = atomicTarget(expr); !ok {
-					plan.Skipped++
+					unsupported(a, "the target of the sync/atomic call is not known")
 					continue
 				}
 			}
 			pos := fset.Position(a.Pos)
-			key := fmt.Sprintf("%s:%d:%d:%s:%v:%s", pos.Filename, pos.Line, pos.Column, expr, a.Kind, a.Atomic)
+			contents := mapContents(a)
+			key := fmt.Sprintf("%s:%d:%d:%s:%v:%s:%s", pos.Filename, pos.Line, pos.Column, expr, a.Kind, a.Atomic, contents)
 			if seenAccess[key] {
 				continue
 			}
@@ -318,6 +351,9 @@ func (plan *Plan) addFuncs(fset *token.FileSet, res *regions.Result, seenAccess,
 			l := Line{pos.Filename, pos.Line}
 			probe := AccessProbe{Expr: expr, Write: a.Kind == regions.Write, Col: pos.Column, Func: fn, Atomic: a.Atomic}
 			probe.Map, probe.Key = mapElement(a)
+			if contents != "" {
+				probe.Map, probe.Contents = contents, true
+			}
 			plan.Accesses[l] = append(plan.Accesses[l], probe)
 		}
 		for _, op := range f.SyncOps {

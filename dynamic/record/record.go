@@ -50,6 +50,13 @@ type Outcome struct {
 	Invalid string
 	// Unevaluated counts probes whose address could not be evaluated.
 	Unevaluated int
+	// ProbeHits counts the stops at a probed line of the packages under
+	// test, whether or not they recorded an access.
+	ProbeHits int
+	// Unrecorded lists the accesses of the packages under test in the
+	// functions the run entered that were not recorded, with why
+	// (unrecorded.go).
+	Unrecorded []Unprobed
 	// PID is the process the recorder ran, killed by the time Record
 	// returns.
 	PID int
@@ -230,6 +237,8 @@ func Record(ctx context.Context, plan *Plan, opts Options) (*trace.Trace, Outcom
 	}
 	oc.Invalid = r.invalid
 	oc.Unevaluated = r.unevaluated
+	oc.ProbeHits = r.probeHits
+	oc.Unrecorded = r.unrecorded()
 	return r.t, oc, nil
 }
 
@@ -248,6 +257,7 @@ type bpRole struct {
 	lineBP bool // a plan line (accesses, regions, go statements)
 	syncFn string
 	hook   hookKind
+	reach  bool // only tells that its function was entered (unrecorded.go)
 }
 
 type recorder struct {
@@ -276,6 +286,14 @@ type recorder struct {
 	invalid      string
 	unevaluated  int
 	lastProgress time.Time
+	probeHits    int
+	// unprobed are the accesses not recorded (unrecorded.go): the plan's,
+	// and the probes of the lines without an instruction; reachAt maps
+	// the entries of their functions to the functions, and reached
+	// holds those the run entered.
+	unprobed []Unprobed
+	reachAt  map[uint64]string
+	reached  map[string]bool
 }
 
 type gstate struct {
@@ -359,6 +377,10 @@ func newRecorder(plan *Plan, tgt *proc.Target, progress func(int)) *recorder {
 		signalled:  make(map[trace.ObjID]bool),
 		onceRan:    make(map[trace.ObjID]bool),
 		onceRunner: make(map[trace.ObjID]trace.GoID),
+
+		unprobed: slices.Clone(plan.Unprobed),
+		reachAt:  make(map[uint64]string),
+		reached:  make(map[string]bool),
 	}
 }
 
@@ -371,7 +393,12 @@ func (r *recorder) setBreakpoints() error {
 	for _, l := range r.plan.Lines() {
 		addrs, err := proc.FindFileLocation(r.tgt, l.File, l.Line)
 		if err != nil {
-			continue // a line without code of its own, such as a declaration
+			// A line without code of its own, such as a declaration:
+			// its accesses, if any, cannot be recorded.
+			for _, p := range r.plan.Accesses[l] {
+				r.unprobed = append(r.unprobed, Unprobed{Spot: Spot{l, p.Col}, Func: p.Func, Expr: p.Expr, Reason: ReasonUnsupported, Detail: "no instruction at its line"})
+			}
+			continue
 		}
 		_, isGo := r.plan.Gos[l]
 		for _, a := range addrs {
@@ -440,7 +467,7 @@ func (r *recorder) setBreakpoints() error {
 			}
 		}
 	}
-	return nil
+	return r.setReachBreakpoints()
 }
 
 func (r *recorder) set(addr uint64, role bpRole) error {
@@ -465,7 +492,7 @@ func (r *recorder) stop() {
 			continue
 		}
 		role, ok := r.roles[bs.Addr]
-		if !ok {
+		if !ok || r.reach(bs.Addr, role) {
 			continue
 		}
 		r.hit(th, role)
@@ -542,6 +569,7 @@ func (r *recorder) hit(th proc.Thread, role bpRole) {
 	if user != 0 {
 		return
 	}
+	r.probeHits++
 	r.accesses(gs, th, g, frames, role.line)
 	if role.isGo {
 		r.forks = append(r.forks, pendingFork{parent: gid, site: role.line, siteID: r.site(role.line, 0, r.plan.Gos[role.line])})
@@ -998,11 +1026,20 @@ func (r *recorder) accesses(gs *gstate, th proc.Thread, g *proc.G, frames []proc
 		return order[i].Col < order[j].Col
 	})
 	for _, p := range order {
+		if p.Contents {
+			if e, ok := r.contentsAccess(scope, l, p, p.Map, false); ok {
+				r.emit(gs, e)
+			} else {
+				r.unevaluated++
+			}
+			continue
+		}
 		if p.Map != "" && p.Atomic == "" {
 			if e, ok := r.mapElemAccess(scope, l, p); ok {
 				if e.Kind != trace.KindInvalid {
 					r.emit(gs, e)
 				}
+				r.contentsWrite(gs, scope, l, p)
 				continue
 			}
 		}
@@ -1012,6 +1049,9 @@ func (r *recorder) accesses(gs *gstate, th proc.Thread, g *proc.G, frames []proc
 		}
 		if err != nil || v.Addr == 0 || v.Addr >= proc.FakeAddressBase {
 			r.unevaluated++
+			if p.Map != "" {
+				r.contentsWrite(gs, scope, l, p)
+			}
 			continue
 		}
 		obj := trace.ObjID(v.Addr)
@@ -1047,6 +1087,20 @@ func (r *recorder) accesses(gs *gstate, th proc.Thread, g *proc.G, frames []proc
 		if !p.Write && p.Guard != nil {
 			r.guardedRead(&e, p.Guard, v, scope, th, g, frames)
 		}
+		r.emit(gs, e)
+		if p.Map != "" {
+			r.contentsWrite(gs, scope, l, p)
+		}
+	}
+}
+
+// contentsWrite records, after the write of an element of a map, the
+// write of the map's contents that len and range read (maps.go).
+func (r *recorder) contentsWrite(gs *gstate, scope *proc.EvalScope, l Line, p AccessProbe) {
+	if !p.Write || r.invalid != "" {
+		return
+	}
+	if e, ok := r.contentsAccess(scope, l, p, p.Map, true); ok {
 		r.emit(gs, e)
 	}
 }

@@ -27,7 +27,7 @@ func prepare(tb testing.TB, name string, isMain bool) (*Plan, string) {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	bin, cleanup, err := Build(context.Background(), root, pkg, isMain)
+	bin, cleanup, err := Build(context.Background(), root, pkg, isMain, plan)
 	tb.Cleanup(cleanup)
 	if err != nil {
 		tb.Fatal(err)
@@ -209,7 +209,7 @@ func TestBuildName(t *testing.T) {
 		{"./testdata/record/counter", false, "counter.test"},
 		{"./testdata/record/loop", true, "loop"},
 	} {
-		bin, cleanup, err := Build(context.Background(), root, tc.pkg, tc.isMain)
+		bin, cleanup, err := Build(context.Background(), root, tc.pkg, tc.isMain, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

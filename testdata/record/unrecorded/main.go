@@ -1,0 +1,38 @@
+// Command unrecorded makes accesses that the recorder does not record:
+// a local variable that a goroutine captures (which the regions model
+// does not take for shared state), in a function the run enters, and
+// another in a function it never calls.
+package main
+
+import (
+	"fmt"
+	"sync"
+)
+
+var total int
+
+func count() int {
+	n := 0
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		n++
+	}()
+	wg.Wait()
+	total = n
+	return n
+}
+
+func never() int {
+	m := 0
+	f := func() { m++ }
+	f()
+	return m
+}
+
+func main() {
+	if len(fmt.Sprint(count())) == 0 {
+		fmt.Println(never())
+	}
+}
