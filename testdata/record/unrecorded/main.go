@@ -1,6 +1,6 @@
 // Command unrecorded makes accesses that the recorder does not record:
-// a local variable that a goroutine captures (which the regions model
-// does not take for shared state), in a function the run enters, and
+// a local variable's first write, before a goroutine captures it (from
+// there on it is shared and recorded), in a function the run enters, and
 // another in a function it never calls.
 package main
 
