@@ -100,8 +100,7 @@ type ShapeGenerator struct {
 	locals []uint64
 	inst   uint64
 	ending bool // no new units
-	sites  []trace.Site
-	objs   map[trace.ObjID]trace.Object
+	tables
 }
 
 // shapeG is a goroutine's unit of work: the steps it has left to run.
@@ -120,7 +119,7 @@ func NewShape(s Shape) *ShapeGenerator {
 		held:   make([]bool, s.Locks),
 		values: make([]uint64, s.Vars),
 		locals: make([]uint64, s.Goroutines*shapeLocals),
-		objs:   make(map[trace.ObjID]trace.Object),
+		tables: tables{objs: make(map[trace.ObjID]trace.Object)},
 	}
 	g.sites = make([]trace.Site, shapeSiteAcc+s.Sites*shapePositions*2)
 	g.sites[shapeSiteGo] = trace.Site{File: "shape.go", Line: 1, Col: 2, Func: "shape.main"}
@@ -144,28 +143,10 @@ func NewShape(s Shape) *ShapeGenerator {
 	return g
 }
 
-// Site describes the generator's sites.
-func (g *ShapeGenerator) Site(id trace.SiteID) trace.Site {
-	if int(id) < len(g.sites) {
-		return g.sites[id]
-	}
-	return trace.Site{}
-}
-
-// Object describes the generator's objects.
-func (g *ShapeGenerator) Object(id trace.ObjID) trace.Object { return g.objs[id] }
-
 // ShapeTrace generates the whole trace of s into memory, for tests.
 func ShapeTrace(s Shape) *trace.Trace {
 	g := NewShape(s)
-	t := &trace.Trace{Sites: g.sites, Objects: g.objs}
-	for {
-		e, err := g.Next()
-		if err != nil {
-			return t
-		}
-		t.Events = append(t.Events, e)
-	}
+	return collect(&g.tables, g.Next)
 }
 
 // Next returns the next event, or io.EOF after the last.

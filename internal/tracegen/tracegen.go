@@ -153,13 +153,13 @@ type chanState struct {
 
 // Generator streams a generated trace; it is a trace.Reader.
 type Generator struct {
-	cfg     Config
-	rng     *rand.Rand
-	seq     uint64
-	ev      trace.Event // the event of the current step
-	have    bool        // whether ev is yet to be returned
-	forked  int         // workers forked so far
-	sites   []trace.Site
+	cfg    Config
+	rng    *rand.Rand
+	seq    uint64
+	ev     trace.Event // the event of the current step
+	have   bool        // whether ev is yet to be returned
+	forked int         // workers forked so far
+	tables
 	gs      []*gstate
 	cur     int
 	locks   []lockState
@@ -172,7 +172,6 @@ type Generator struct {
 	signals int // Cond signals not yet matched by a Wait
 	closed  int // channels closed while winding down
 	phase   int // 0 start, 1 run, 2 wind down, 3 finished
-	objs    map[trace.ObjID]trace.Object
 }
 
 // New returns a generator of the trace cfg describes.
@@ -185,8 +184,7 @@ func New(cfg Config) *Generator {
 		chans:  make([]chanState, cfg.Chans),
 		values: make([]uint64, cfg.Vars),
 		locals: make([]uint64, cfg.Goroutines*cfg.LocalVars),
-		objs:   make(map[trace.ObjID]trace.Object),
-		sites:  sites(),
+		tables: tables{sites: sites(), objs: make(map[trace.ObjID]trace.Object)},
 	}
 	for i := range g.chans {
 		g.chans[i].cap = i % 3
@@ -227,28 +225,40 @@ func (g *Generator) localID(gi, i int) trace.ObjID {
 	return localBase + trace.ObjID(gi*localSpace+i*8)
 }
 
+// tables are a generator's sites and objects, which its trace.Reader
+// methods describe.
+type tables struct {
+	sites []trace.Site
+	objs  map[trace.ObjID]trace.Object
+}
+
 // Site describes the generator's sites.
-func (g *Generator) Site(id trace.SiteID) trace.Site {
-	if int(id) < len(g.sites) {
-		return g.sites[id]
+func (t *tables) Site(id trace.SiteID) trace.Site {
+	if int(id) < len(t.sites) {
+		return t.sites[id]
 	}
 	return trace.Site{}
 }
 
 // Object describes the generator's objects.
-func (g *Generator) Object(id trace.ObjID) trace.Object { return g.objs[id] }
+func (t *tables) Object(id trace.ObjID) trace.Object { return t.objs[id] }
 
-// Trace generates the whole trace into memory, for small tests.
-func Trace(cfg Config) *trace.Trace {
-	g := New(cfg)
-	t := &trace.Trace{Sites: g.sites, Objects: g.objs}
+// collect reads a generator's whole trace into memory.
+func collect(tab *tables, next func() (trace.Event, error)) *trace.Trace {
+	t := &trace.Trace{Sites: tab.sites, Objects: tab.objs}
 	for {
-		e, err := g.Next()
+		e, err := next()
 		if err != nil {
 			return t
 		}
 		t.Events = append(t.Events, e)
 	}
+}
+
+// Trace generates the whole trace into memory, for small tests.
+func Trace(cfg Config) *trace.Trace {
+	g := New(cfg)
+	return collect(&g.tables, g.Next)
 }
 
 // Write generates the trace into w and flushes it.
