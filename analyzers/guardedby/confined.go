@@ -30,7 +30,6 @@ func owners(res *regions.Result) map[*ssa.Function]*ssa.Function {
 	invoked := map[string]bool{}                // method names called through interfaces
 	for _, f := range res.Funcs {
 		for _, b := range f.Fn.Blocks {
-			inLoop := loops(b)
 			for _, instr := range b.Instrs {
 				var callee *ssa.Function
 				if c, ok := instr.(ssa.CallInstruction); ok {
@@ -42,7 +41,7 @@ func owners(res *regions.Result) map[*ssa.Function]*ssa.Function {
 					if callee != nil {
 						if _, isGo := instr.(*ssa.Go); isGo {
 							starts[callee]++
-							if inLoop {
+							if inLoop(b, instr) {
 								starts[callee]++ // as if started many times
 							}
 						} else {
@@ -128,22 +127,10 @@ func staticFunc(v ssa.Value) *ssa.Function {
 	return nil
 }
 
-// loops reports whether block b is in a loop.
-func loops(b *ssa.BasicBlock) bool {
-	seen := map[*ssa.BasicBlock]bool{}
-	work := append([]*ssa.BasicBlock(nil), b.Succs...)
-	for len(work) > 0 {
-		x := work[len(work)-1]
-		work = work[:len(work)-1]
-		if x == b {
-			return true
-		}
-		if !seen[x] {
-			seen[x] = true
-			work = append(work, x.Succs...)
-		}
-	}
-	return false
+// inLoop reports whether instr, which does not end its block, can run
+// again after itself: its block's end leads back to it.
+func inLoop(b *ssa.BasicBlock, instr ssa.Instruction) bool {
+	return regions.Reaches(b.Instrs[len(b.Instrs)-1], instr)
 }
 
 // ownRead reports whether a, a read, and every write of its field run in

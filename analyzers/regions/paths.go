@@ -62,16 +62,9 @@ func (fi *funcAnalysis) pathOfDepth(v ssa.Value, depth int) (Path, bool) {
 		if _, ok := v.Tuple.(*ssa.Select); ok && v.Index >= 2 {
 			return fi.received(v)
 		}
-		if name, ok := fi.freshCall(v); ok {
-			fi.locals[v.Name()] = v
-			return Path{Root: Root{Kind: RootLocal, ID: v.Name(), Name: name}}, true
-		}
+		return fi.fresh(v)
 	case *ssa.Call:
-		// A constructor's result: an object of this function's own.
-		if name, ok := fi.freshCall(v); ok {
-			fi.locals[v.Name()] = v
-			return Path{Root: Root{Kind: RootLocal, ID: v.Name(), Name: name}}, true
-		}
+		return fi.fresh(v)
 	case *ssa.FieldAddr:
 		p, ok := fi.pathOfDepth(v.X, depth)
 		if !ok {
@@ -208,6 +201,17 @@ func isReference(t types.Type) bool {
 		return true
 	}
 	return false
+}
+
+// fresh returns the path of a constructor's result, an object of this
+// function's own (escape.go), if v is one.
+func (fi *funcAnalysis) fresh(v ssa.Value) (Path, bool) {
+	name, ok := fi.freshCall(v)
+	if !ok {
+		return Path{}, false
+	}
+	fi.locals[v.Name()] = v
+	return Path{Root: Root{Kind: RootLocal, ID: v.Name(), Name: name}}, true
 }
 
 // received returns the path of a value received from a channel, when it
