@@ -102,7 +102,7 @@ func run(pass *analysis.Pass, cfg *Config) (any, error) {
 		pos token.Pos
 	}
 	index := map[varPos]int{}
-	entry := entryLocks(res)
+	entry := entryLocks(res, func(pos token.Pos) bool { return inTestFile(pass, pos) })
 	signalled := handoffs(res)
 	owner := owners(res)
 	for _, f := range res.Funcs {
@@ -345,8 +345,11 @@ func holdsAny(guards, locks map[string]bool) bool {
 // package's state where it knows the state is quiet (after Close, after
 // wg.Wait), so its accesses without a lock are neither counted nor
 // reported; the ones with a lock still count towards inferring the guard.
-func inTest(pass *analysis.Pass, a *regions.Access) bool {
-	return strings.HasSuffix(pass.Fset.File(a.Pos).Name(), "_test.go")
+func inTest(pass *analysis.Pass, a *regions.Access) bool { return inTestFile(pass, a.Pos) }
+
+func inTestFile(pass *analysis.Pass, pos token.Pos) bool {
+	f := pass.Fset.File(pos)
+	return f != nil && strings.HasSuffix(f.Name(), "_test.go")
 }
 
 func splitLast(id string) (string, string) {

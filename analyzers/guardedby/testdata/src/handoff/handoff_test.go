@@ -11,3 +11,9 @@ func TestState(t *testing.T) {
 		t.Fatal(c.state)
 	}
 }
+
+func TestStateOf(t *testing.T) {
+	if Started().stateOf() > 1 {
+		t.Fatal("state")
+	}
+}
