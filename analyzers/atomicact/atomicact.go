@@ -52,14 +52,14 @@ func run(pass *analysis.Pass) (any, error) {
 	res := pass.ResultOf[regions.Analyzer].(*regions.Result)
 	ann := pass.ResultOf[annotation.Analyzer].(*annotation.Set)
 	for _, f := range res.Funcs {
-		checkThenAct(pass, ann, f)
+		checkThenAct(pass, ann, res, f)
 	}
 	mixed(pass, ann, res)
 	return nil, nil
 }
 
-func checkThenAct(pass *analysis.Pass, ann *annotation.Set, f *regions.Func) {
-	startup := regions.StartupOf(f)
+func checkThenAct(pass *analysis.Pass, ann *annotation.Set, res *regions.Result, f *regions.Func) {
+	startup := regions.StartupOf(res, f)
 	for _, l := range f.Accesses {
 		// The function's own operations: a callee's atomics are its own
 		// protocol, checked where it is written.
@@ -170,7 +170,7 @@ func mixed(pass *analysis.Pass, ann *annotation.Set, res *regions.Result) {
 			// same time is not known.
 			continue
 		}
-		startup := regions.StartupOf(f)
+		startup := regions.StartupOf(res, f)
 		for _, a := range f.Accesses {
 			if a.Atomic != "" || a.Var == nil || a.Via != "" || a.Sync || atomicType(a.Var.Type()) {
 				continue

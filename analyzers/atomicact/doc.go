@@ -54,8 +54,10 @@
 // load-consume after a load-acquire) accepts the newer value.
 //
 // Neither kind is reported where nothing can interleave yet: in an init
-// function, or in a function given TestMain's *testing.M before it calls
-// m.Run, and before that function starts a goroutine. Nor is a plain
+// function, in a function given TestMain's *testing.M before it calls
+// m.Run, or in a test or benchmark of a _test.go file before it calls
+// t.Parallel (go test runs it alone), and before that function starts a
+// goroutine that can reach the state (regions.Startup). Nor is a plain
 // access in a function that a //go:linkname directive names: another
 // package, in practice the runtime, calls it by name in a context its
 // package does not show (sync.Pool's cleanup runs with the world

@@ -2,6 +2,7 @@ package regions
 
 import (
 	"go/types"
+	"slices"
 	"strings"
 
 	"golang.org/x/tools/go/ssa"
@@ -10,23 +11,44 @@ import (
 // Startup is the part of a function that runs while no goroutine that
 // could interleave with it exists yet: a package initialiser (the init
 // functions, and the initialisers of package-level variables, run one
-// after another in one goroutine before main), or a function given
-// TestMain's *testing.M before it calls m.Run (no test has started), in
-// either case up to where the function starts a goroutine. Goroutines
-// that another package's initialisation started are not considered:
-// they cannot call a package that has not finished initialising, but
-// they can reach shared state of a third package, such as the
-// environment.
+// after another in one goroutine before main), a function given
+// TestMain's *testing.M before it calls m.Run (no test has started), or a
+// top-level test of a _test.go file before it calls t.Parallel (go test
+// runs such a test alone: parallel tests wait until every test that is
+// not parallel has finished). In each case the startup also ends where
+// the function starts a goroutine, unless that goroutine cannot reach the
+// package-level state of the access: its function and what it calls
+// statically, as their accesses show, never touch that variable.
+// Goroutines that another package's initialisation started, or that an
+// earlier test left running, are not considered: they cannot call a
+// package that has not finished initialising, but they can reach shared
+// state of a third package, such as the environment.
 type Startup struct {
+	fn   *ssa.Function
+	ends []startupEnd
+	// spans caches, by the package-level variable an access reaches
+	// ("" for any other state), which of fn's blocks the startup covers.
+	spans map[string]*startupSpan
+}
+
+// startupEnd is an instruction that ends the startup: a go statement, a
+// call of m.Run or t.Parallel. reach lists the package-level variables
+// the goroutine a go statement starts can access; nil means any state.
+type startupEnd struct {
+	instr ssa.Instruction
+	reach map[string]bool
+}
+
+type startupSpan struct {
 	// first is the index of a block's first instruction that ends the
-	// startup (a go statement, m.Run), and after the blocks that run
-	// after one.
+	// startup; after holds the blocks that run after one.
 	first map[*ssa.BasicBlock]int
 	after map[*ssa.BasicBlock]bool
 }
 
-// StartupOf returns the startup part of f, or nil if f has none.
-func StartupOf(f *Func) *Startup {
+// StartupOf returns the startup part of f, one of res's functions, or nil
+// if f has none.
+func StartupOf(res *Result, f *Func) *Startup {
 	fn := f.Fn
 	var ends func(ssa.Instruction) bool
 	switch {
@@ -34,29 +56,87 @@ func StartupOf(f *Func) *Startup {
 		ends = startsGoroutine
 	case takesTestingM(fn):
 		ends = func(instr ssa.Instruction) bool { return startsGoroutine(instr) || callsMRun(instr) }
+	case isSerialTest(fn):
+		ends = func(instr ssa.Instruction) bool { return startsGoroutine(instr) || callsParallel(instr) }
 	default:
 		return nil
 	}
-	s := &Startup{first: map[*ssa.BasicBlock]int{}, after: map[*ssa.BasicBlock]bool{}}
-	var work []*ssa.BasicBlock
+	s := &Startup{fn: fn, spans: map[string]*startupSpan{}}
 	for _, b := range fn.Blocks {
-		for i, instr := range b.Instrs {
+		for _, instr := range b.Instrs {
 			if ends(instr) {
-				s.first[b] = i
-				work = append(work, b.Succs...)
-				break
+				s.ends = append(s.ends, startupEnd{instr: instr, reach: goroutineReach(res, instr)})
 			}
 		}
+	}
+	return s
+}
+
+// goroutineReach returns the package-level variables that the goroutine
+// instr starts can access, or nil if instr is not a go statement whose
+// function the package shows: its accesses (which include those of its
+// static callees, through their summaries) and no go statement of its
+// own.
+func goroutineReach(res *Result, instr ssa.Instruction) map[string]bool {
+	g, ok := instr.(*ssa.Go)
+	if !ok || res == nil {
+		return nil
+	}
+	gf := res.ByFunc[g.Call.StaticCallee()]
+	if gf == nil {
+		return nil
+	}
+	for _, b := range gf.Fn.Blocks {
+		for _, in := range b.Instrs {
+			if startsGoroutine(in) {
+				return nil
+			}
+		}
+	}
+	reach := map[string]bool{}
+	for _, a := range gf.Accesses {
+		switch a.Path.Root.Kind {
+		case RootGlobal:
+			reach[a.Path.Root.ID] = true
+		case RootLocal:
+		default:
+			// State reached through its arguments or captured
+			// variables: what they point to is not known here.
+			return nil
+		}
+	}
+	return reach
+}
+
+// span returns the blocks of the startup for accesses of the
+// package-level variable global ("" for other state).
+func (s *Startup) span(global string) *startupSpan {
+	if sp, ok := s.spans[global]; ok {
+		return sp
+	}
+	sp := &startupSpan{first: map[*ssa.BasicBlock]int{}, after: map[*ssa.BasicBlock]bool{}}
+	var work []*ssa.BasicBlock
+	for _, e := range s.ends {
+		if e.reach != nil && global != "" && !e.reach[global] {
+			continue
+		}
+		b := e.instr.Block()
+		i := slices.Index(b.Instrs, e.instr)
+		if f, ok := sp.first[b]; !ok || i < f {
+			sp.first[b] = i
+		}
+		work = append(work, b.Succs...)
 	}
 	for len(work) > 0 {
 		b := work[len(work)-1]
 		work = work[:len(work)-1]
-		if !s.after[b] {
-			s.after[b] = true
+		if !sp.after[b] {
+			sp.after[b] = true
 			work = append(work, b.Succs...)
 		}
 	}
-	return s
+	s.spans[global] = sp
+	return sp
 }
 
 // Alone reports whether the access a, of the function s was computed
@@ -65,11 +145,16 @@ func (s *Startup) Alone(a *Access) bool {
 	if s == nil || a.Instr == nil || a.Instr.Block() == nil {
 		return false
 	}
+	global := ""
+	if a.Path.Root.Kind == RootGlobal {
+		global = a.Path.Root.ID
+	}
+	sp := s.span(global)
 	b := a.Instr.Block()
-	if s.after[b] {
+	if sp.after[b] {
 		return false
 	}
-	first, ok := s.first[b]
+	first, ok := sp.first[b]
 	if !ok {
 		return true
 	}
@@ -104,8 +189,49 @@ func takesTestingM(fn *ssa.Function) bool {
 }
 
 func isTestingM(t types.Type) bool {
+	return isTesting(t, "M")
+}
+
+// isTesting reports whether t is testing.name or a pointer to it.
+func isTesting(t types.Type, name string) bool {
 	n, ok := types.Unalias(deref(t)).(*types.Named)
-	return ok && n.Obj().Name() == "M" && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == "testing"
+	return ok && n.Obj().Name() == name && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == "testing"
+}
+
+// isSerialTest reports whether fn is a test or a benchmark that go test
+// runs: a top-level TestXxx(*testing.T) or BenchmarkXxx(*testing.B) of a
+// _test.go file.
+func isSerialTest(fn *ssa.Function) bool {
+	if fn.Parent() != nil || fn.Signature.Recv() != nil || len(fn.Params) != 1 || fn.Prog == nil {
+		return false
+	}
+	var kind string
+	switch {
+	case strings.HasPrefix(fn.Name(), "Test"):
+		kind = "T"
+	case strings.HasPrefix(fn.Name(), "Benchmark"):
+		kind = "B"
+	default:
+		return false
+	}
+	if !isTesting(fn.Params[0].Type(), kind) {
+		return false
+	}
+	return strings.HasSuffix(fn.Prog.Fset.Position(fn.Pos()).Filename, "_test.go")
+}
+
+// callsParallel reports whether instr is a call of (*testing.T).Parallel,
+// after which the test runs with the other parallel tests.
+func callsParallel(instr ssa.Instruction) bool {
+	c, ok := instr.(ssa.CallInstruction)
+	if !ok {
+		return false
+	}
+	callee := c.Common().StaticCallee()
+	if callee == nil || callee.Name() != "Parallel" || callee.Signature.Recv() == nil {
+		return false
+	}
+	return isTesting(callee.Signature.Recv().Type(), "T")
 }
 
 func startsGoroutine(instr ssa.Instruction) bool {

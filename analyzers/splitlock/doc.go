@@ -30,8 +30,12 @@
 // A write whose own critical section re-reads the state and decides on
 // it (double-checked locking) is not reported, nor is a read and write
 // that both run while nothing can interleave them yet: in an init
-// function, or in a function given TestMain's *testing.M before it calls
-// m.Run, and before that function starts a goroutine. The fix is to hold the
+// function, in a function given TestMain's *testing.M before it calls
+// m.Run, or in a test or benchmark of a _test.go file before it calls
+// t.Parallel (go test runs it alone), and before that function starts a
+// goroutine that can reach the state: one whose function, as far as its
+// accesses and those of its static callees show, never touches the
+// package-level variable (regions.Startup). The fix is to hold the
 // lock across the read and the write, or to re-check under the second
 // critical section, or to offer one method that does both.
 package splitlock

@@ -32,7 +32,7 @@ func run(pass *analysis.Pass) (any, error) {
 	res := pass.ResultOf[regions.Analyzer].(*regions.Result)
 	ann := pass.ResultOf[annotation.Analyzer].(*annotation.Set)
 	for _, f := range res.Funcs {
-		check(pass, ann, f)
+		check(pass, ann, res, f)
 	}
 	return nil, nil
 }
@@ -40,9 +40,9 @@ func run(pass *analysis.Pass) (any, error) {
 // maxRelated bounds the later writes listed under one finding.
 const maxRelated = 3
 
-func check(pass *analysis.Pass, ann *annotation.Set, f *regions.Func) {
+func check(pass *analysis.Pass, ann *annotation.Set, res *regions.Result, f *regions.Func) {
 	reported := map[token.Pos]bool{}
-	startup := regions.StartupOf(f)
+	startup := regions.StartupOf(res, f)
 	for _, r := range f.Accesses {
 		if r.Kind != regions.Read || r.Atomic != "" || r.Sync || len(r.Held) == 0 || reported[r.Pos] {
 			continue

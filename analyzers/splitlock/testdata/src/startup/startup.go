@@ -59,3 +59,30 @@ func Configure() {
 	v := Getenv("DEBUG") // want `env\[\] is read by Getenv\("DEBUG"\) and written in two critical sections of envMu; the update can be lost`
 	Setenv("DEBUG", v+",z")
 }
+
+var (
+	listenMu sync.Mutex
+	conns    []string
+)
+
+// serve is a goroutine that touches only conns, never env.
+func serve() {
+	listenMu.Lock()
+	conns = append(conns, "c")
+	listenMu.Unlock()
+}
+
+// TestMain's goroutine serve cannot reach env, so env's update before
+// m.Run is still made alone; conns's is not.
+func TestMainServer(m *testing.M) {
+	go serve()
+	v := Getenv("SERVE")
+	Setenv("SERVE", v+",s")
+	listenMu.Lock()
+	c := conns // want `conns is read and written in two critical sections of listenMu; the update can be lost`
+	listenMu.Unlock()
+	listenMu.Lock()
+	conns = append(c, "m")
+	listenMu.Unlock()
+	m.Run()
+}
