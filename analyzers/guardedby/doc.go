@@ -40,7 +40,13 @@
 // guard held when its name ends in "Locked" or "locked", or when it is
 // unexported, not used as a value, and every call of it in its package
 // holds the guard (the "assumes c.mu is held" contract), directly or
-// through such a caller; calls in test files do not count. Where some of those calls hold only the read
+// through such a caller; calls in test files do not count. A closure
+// kept in an unexported field of function type (r.cancel = func() {...})
+// is called wherever the field is: when each value read from the field is
+// only called or compared with nil, in the package, a lock of the value
+// the closure was stored in that every such call holds is held in it; a
+// call from inside the closure itself (a callback that chains the one it
+// replaced) runs with the closure's own locks. Where some of those calls hold only the read
 // lock of an RWMutex, the function runs with the read lock: its reads
 // are guarded, and a write it makes is reported as made with only the
 // read lock. The guards of exported fields travel as Facts, so other

@@ -24,6 +24,8 @@ type caller struct {
 // test files do not count: a test calls a helper where it knows the
 // state is quiet (see inTest). It iterates
 // so that a helper called only from such a function inherits its locks.
+// A closure kept in an unexported field of function type is called where
+// the field is called (fieldcall.go).
 // The entries' CS is zero: the callee's accesses share no critical
 // section id with its own.
 func entryLocks(res *regions.Result, inTest func(token.Pos) bool) map[*ssa.Function][]regions.Held {
@@ -49,6 +51,11 @@ func entryLocks(res *regions.Result, inTest func(token.Pos) bool) map[*ssa.Funct
 				markTaken(instr, calls, taken)
 			}
 		}
+	}
+	// A closure kept in a field runs where the field is called.
+	for fn, cs := range fieldCallbacks(res, inTest) {
+		callers[fn] = append(callers[fn], cs...)
+		taken[fn] = false
 	}
 	entry := map[*ssa.Function][]regions.Held{}
 	for range 4 {

@@ -390,6 +390,8 @@ func (fa *funcAnalysis) collectCall(call *ssa.Call) {
 			}
 		}
 		fa.info.Calls = append(fa.info.Calls, rc)
+	} else if !c.IsInvoke() {
+		fa.info.DynCalls = append(fa.info.DynCalls, Call{Instr: call, Held: fa.held(call)})
 	}
 }
 

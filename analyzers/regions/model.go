@@ -271,6 +271,9 @@ type Func struct {
 	Fn       *ssa.Function
 	Accesses []*Access // in instruction order
 	Calls    []Call    // static calls, in instruction order
+	// DynCalls are the calls of function values (not of interface
+	// methods), with the locks held there; only Instr and Held are set.
+	DynCalls []Call
 	SyncOps  []SyncOp
 	Regions  []*Region
 	Summary  *Summary
