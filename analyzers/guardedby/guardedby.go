@@ -104,7 +104,7 @@ func run(pass *analysis.Pass, cfg *Config) (any, error) {
 	index := map[varPos]int{}
 	entry := entryLocks(res, func(pos token.Pos) bool { return inTestFile(pass, pos) })
 	signalled := handoffs(res)
-	owner := owners(res)
+	owner := regions.Owners(res)
 	for _, f := range res.Funcs {
 		if exempt(f) {
 			continue

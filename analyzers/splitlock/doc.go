@@ -35,7 +35,13 @@
 // t.Parallel (go test runs it alone), and before that function starts a
 // goroutine that can reach the state: one whose function, as far as its
 // accesses and those of its static callees show, never touches the
-// package-level variable (regions.Startup). The fix is to hold the
-// lock across the read and the write, or to re-check under the second
-// critical section, or to offer one method that does both.
+// package-level variable (regions.Startup). Nor is a check that a
+// counter is above zero (or a bound) followed by a decrement that only
+// the goroutine making the check makes, while every other goroutine only
+// increments the counter (a read loop draining what senders add; the
+// same the other way round): the others' updates keep the check true.
+//
+// The fix is to hold the lock across the read and the write, or to
+// re-check under the second critical section, or to offer one method
+// that does both.
 package splitlock
