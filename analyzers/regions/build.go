@@ -34,7 +34,8 @@ type funcAnalysis struct {
 
 	nextCS          int
 	heldBefore      map[ssa.Instruction]lockState
-	mergedCS        map[mergeKey]int
+	mergedCS        map[string]int // by the acquisitions merged (locks.go)
+	csOrigins       map[int][]int
 	acquireCS       map[callLock]int
 	acquireAt       map[int]acquisition
 	releaseAt       map[int][]token.Pos
@@ -83,7 +84,8 @@ func (ps *passState) analyze(fn *ssa.Function) *Func {
 		pkg:                 ps.pass.Pkg,
 		info:                f,
 		heldBefore:          map[ssa.Instruction]lockState{},
-		mergedCS:            map[mergeKey]int{},
+		mergedCS:            map[string]int{},
+		csOrigins:           map[int][]int{},
 		acquireCS:           map[callLock]int{},
 		acquireAt:           map[int]acquisition{},
 		releaseAt:           map[int][]token.Pos{},
@@ -112,6 +114,7 @@ func (ps *passState) analyze(fn *ssa.Function) *Func {
 func (fa *funcAnalysis) release() {
 	fa.heldBefore = nil
 	fa.mergedCS = nil
+	fa.csOrigins = nil
 	fa.acquireCS = nil
 	fa.acquireAt = nil
 	fa.releaseAt = nil
@@ -373,6 +376,11 @@ func (fa *funcAnalysis) collectCall(call *ssa.Call) {
 		var bindings []*Path
 		if mc, ok := c.Value.(*ssa.MakeClosure); ok {
 			bindings = fa.bindingPaths(mc)
+		}
+		// A call of a generic function or method from generic code
+		// calls an instance; the package's function is its origin.
+		if o := callee.Origin(); o != nil {
+			callee = o
 		}
 		rc := Call{Instr: call, Callee: callee, Held: fa.held(call), Args: args, Bindings: bindings}
 		if _, sum := fa.calleeSummary(c); sum != nil {

@@ -1,6 +1,7 @@
 package regions
 
 import (
+	"go/constant"
 	"go/token"
 
 	"golang.org/x/tools/go/ssa"
@@ -168,6 +169,16 @@ func (fa *funcAnalysis) deciders(b *ssa.BasicBlock) []*ssa.If {
 			d = p // a plain jump: the same decision holds
 			continue
 		}
+		if p.Succs[1] == d && iterates(br) {
+			// The end of a loop over a container or a count runs
+			// once per entry into the loop, whatever the container
+			// held: what decides it is what decides the loop's entry.
+			d = p
+			if loopHeader(p) && p.Idom() != nil {
+				d = p.Idom()
+			}
+			continue
+		}
 		ds = append(ds, br)
 		if hasEffects(p) && !guard(p, d) {
 			break
@@ -207,6 +218,35 @@ func guard(p, d *ssa.BasicBlock) bool {
 
 // loopHeader reports whether b is the header of a loop: one of its
 // predecessors is reached only through it (a back edge).
+// iterates reports whether br is the condition of a loop that steps
+// through a container or a count: a range over a map or a string (its
+// iterator says whether an element is left), or a loop whose index goes
+// up by one while it is below a bound (a range over a slice, an array or
+// an integer, or for i := 0; i < n; i++).
+func iterates(br *ssa.If) bool {
+	switch c := br.Cond.(type) {
+	case *ssa.Extract:
+		_, ok := c.Tuple.(*ssa.Next)
+		return ok
+	case *ssa.BinOp:
+		if c.Op != token.LSS {
+			return false
+		}
+		phi, ok := c.X.(*ssa.Phi)
+		if !ok {
+			return false
+		}
+		for _, e := range phi.Edges {
+			if inc, ok := e.(*ssa.BinOp); ok && inc.Op == token.ADD && inc.X == phi {
+				if k, ok := inc.Y.(*ssa.Const); ok && k.Value != nil && k.Value.Kind() == constant.Int && constant.Compare(k.Value, token.EQL, constant.MakeInt64(1)) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
 func loopHeader(b *ssa.BasicBlock) bool {
 	for _, p := range b.Preds {
 		if b.Dominates(p) {

@@ -1,7 +1,9 @@
 package regions
 
 import (
+	"fmt"
 	"go/token"
+	"slices"
 
 	"golang.org/x/tools/go/ssa"
 )
@@ -10,8 +12,9 @@ import (
 // must-analysis: a lock is held at a point if it is held on every path to
 // it. Each acquisition is a critical section (CS) with an id; where paths
 // with different acquisitions of one lock meet, the lock stays held under
-// a fresh id for that meeting point, so the fixed point is reached after
-// at most two visits of a block per lock.
+// the id of the set of acquisitions that meet there (unionCS); such a set
+// only grows, so the fixed point is reached after a few visits of a block
+// per lock.
 
 type lockState []Held // outermost first
 
@@ -55,12 +58,13 @@ func equalStates(a, b lockState) bool {
 	return true
 }
 
-type mergeKey struct {
-	block int
-	lock  string
-}
-
-// merge intersects the states of two paths meeting at block b.
+// merge intersects the states of two paths meeting at block b. A lock
+// held on both paths in different critical sections is held, after the
+// join, in the critical section of their union: its id stands for the set
+// of acquisitions that can have taken it, wherever paths with that set
+// meet. A loop's header that a path enters before the fixed point knows
+// all of a join's acquisitions thus ends up in the same critical section
+// as the join, not in one of its own.
 func (fa *funcAnalysis) merge(b int, x, y lockState) lockState {
 	var out lockState
 	for _, h := range x {
@@ -69,17 +73,35 @@ func (fa *funcAnalysis) merge(b int, x, y lockState) lockState {
 			continue
 		}
 		if y[j].CS != h.CS {
-			k := mergeKey{b, h.Lock.Key()}
-			id, ok := fa.mergedCS[k]
-			if !ok {
-				id = fa.newCS()
-				fa.mergedCS[k] = id
-			}
-			h.CS = id
+			h.CS = fa.unionCS(h.CS, y[j].CS)
 		}
 		out = append(out, h)
 	}
 	return out
+}
+
+// unionCS returns the id of the critical section that a and b merge into.
+func (fa *funcAnalysis) unionCS(a, b int) int {
+	origins := func(id int) []int {
+		if o, ok := fa.csOrigins[id]; ok {
+			return o
+		}
+		return []int{id}
+	}
+	set := slices.Concat(origins(a), origins(b))
+	slices.Sort(set)
+	set = slices.Compact(set)
+	if len(set) == 1 {
+		return set[0]
+	}
+	key := fmt.Sprint(set)
+	id, ok := fa.mergedCS[key]
+	if !ok {
+		id = fa.newCS()
+		fa.mergedCS[key] = id
+		fa.csOrigins[id] = set
+	}
+	return id
 }
 
 func (fa *funcAnalysis) newCS() int {

@@ -8,5 +8,5 @@ import (
 )
 
 func TestSplitLock(t *testing.T) {
-	analysistest.Run(t, analysistest.TestData(), splitlock.Analyzer, "split", "lib", "use", "startup", "monotone")
+	analysistest.Run(t, analysistest.TestData(), splitlock.Analyzer, "split", "lib", "use", "startup", "monotone", "loops")
 }
