@@ -240,6 +240,12 @@ func nestedAtomic(pass *analysis.Pass, first map[*types.Var]*regions.Access, t t
 		return nestedAtomic(pass, first, u.Elem(), depth+1)
 	case *types.Struct:
 		for f := range u.Fields() {
+			if syncObject(f.Type()) {
+				// A mutex, a WaitGroup, a Once: its atomic state is
+				// the synchronisation's own, not data of the struct
+				// (copying one is go vet's copylocks).
+				continue
+			}
 			if v, at, w := atomicAt(pass, first, f); v != nil {
 				return v, at, w
 			}
@@ -249,6 +255,20 @@ func nestedAtomic(pass *analysis.Pass, first map[*types.Var]*regions.Access, t t
 		}
 	}
 	return nil, nil, ""
+}
+
+// syncObject reports whether t is a type of the sync package (or of the
+// internal package its Mutex is built on).
+func syncObject(t types.Type) bool {
+	n, ok := types.Unalias(t).(*types.Named)
+	if !ok || n.Obj().Pkg() == nil {
+		return false
+	}
+	switch n.Obj().Pkg().Path() {
+	case "sync", "internal/sync":
+		return true
+	}
+	return false
 }
 
 // release is a pair of fields of one struct: some function of the

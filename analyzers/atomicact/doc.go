@@ -27,7 +27,9 @@
 // of sync/atomic (atomic.Int64, atomic.Pointer), which cannot be accessed
 // plainly. A struct value that holds such a field, read or written
 // plainly as a whole (return c.stats, against atomic.AddUint64(
-// &c.stats.Writes, 1)), accesses that field plainly too, and is reported.
+// &c.stats.Writes, 1)), accesses that field plainly too, and is reported;
+// the atomic state inside a sync.Mutex, WaitGroup or Once that the struct
+// holds is the synchronisation's own, not the struct's data.
 // A function without a body that //go:linkname links to
 // sync/atomic, or to the runtime's atomics
 // (internal/runtime/atomic.LoadAcquintptr), is an atomic operation too. A

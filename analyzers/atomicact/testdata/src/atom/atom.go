@@ -227,3 +227,24 @@ func (s *store) title() string { return s.name } // a sibling, not a holder: not
 func (s *store) statsFixed() stats {
 	return stats{writes: atomic.LoadUint64(&s.st.writes)}
 }
+
+// A struct that holds a mutex, reset with a plain assignment: the
+// mutex's own atomic state is not data of the struct.
+type shard struct {
+	mu    sync.Mutex
+	items map[string]int
+}
+
+type groupOfShards struct {
+	main shard
+}
+
+func (g *groupOfShards) get(k string) int {
+	g.main.mu.Lock()
+	defer g.main.mu.Unlock()
+	return g.main.items[k]
+}
+
+func (g *groupOfShards) reset() {
+	g.main = shard{}
+}
