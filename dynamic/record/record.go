@@ -864,7 +864,12 @@ func (r *recorder) flushPending(gs *gstate) {
 		}
 	}
 	for _, e := range gs.pending {
-		r.emit(gs, e)
+		switch e.Kind {
+		case trace.KindAtomicLoad, trace.KindAtomicRMW:
+			r.emitAtomic(gs, e)
+		default:
+			r.emit(gs, e)
+		}
 	}
 	gs.pending = gs.pending[:0]
 	r.endChanOp(gs)
@@ -1066,7 +1071,7 @@ func (r *recorder) accesses(gs *gstate, th proc.Thread, g *proc.G, frames []proc
 			switch p.Atomic {
 			case "Store":
 				e.Kind = trace.KindAtomicStore
-				r.emit(gs, e)
+				r.emitAtomic(gs, e)
 			case "Load":
 				e.Kind = trace.KindAtomicLoad
 				gs.pending = append(gs.pending, e)
@@ -1088,6 +1093,7 @@ func (r *recorder) accesses(gs *gstate, th proc.Thread, g *proc.G, frames []proc
 			r.guardedRead(&e, p.Guard, v, scope, th, g, frames)
 		}
 		r.emit(gs, e)
+		r.leafAccesses(gs, e, v, p.Expr)
 		if p.Map != "" {
 			r.contentsWrite(gs, scope, l, p)
 		}
