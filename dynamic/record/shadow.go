@@ -31,13 +31,21 @@ import (
 //     read or write of the variable inside a critical section of a lock of
 //     the variable's own (named "atomic " and the variable's name), which
 //     only atomic operations take: two atomic accesses hold it both and
-//     cannot be at the same time, while a plain one holds it not, as
-//     Eraser's locksets would have it (Savage et al., 1997). The lock is a
-//     mutex of the trace: the predictors do not order its critical
-//     sections (pattern.go), so it adds no happens-before edge that the
-//     atomic events do not make. A store's access comes before its event
+//     cannot be at the same time, while a plain one holds it not: the
+//     lockset half of PECAN's hybrid constraint (shared/seeds/003_...,
+//     section 4.2: two events race when happens-before does not order
+//     them and their lock states allow them to be at the same time). The
+//     lock is a mutex of the trace, whose critical sections the
+//     predictors reorder freely (pattern.go), so it adds no
+//     happens-before edge that the atomic events do not make. A store's access comes before its event
 //     (a release, which publishes it), a load's and a read-modify-write's
-//     after theirs (acquires).
+//     after theirs (acquires). These three events are outside every
+//     region: an atomic operation is one step, and the atomicity patterns
+//     are about the plain accesses that a region splits across steps, so
+//     the access counts for races, and as the interleaved access of a
+//     triplet (a plain read and write of a variable split by an atomic
+//     add), but not as one of a region's own (an atomic add after a
+//     check: the pair is not one step, and is not meant to be).
 
 // chanStateKey stands for a channel's own variable in a mapElemKey whose
 // m is the channel's trace id.
@@ -82,9 +90,9 @@ func (r *recorder) atomicAccess(gs *gstate, e trace.Event) {
 	if e.Kind == trace.KindAtomicLoad {
 		acc.Kind = trace.KindRead
 	}
-	r.emit(gs, trace.Event{Kind: trace.KindAcquire, Obj: lock, Site: e.Site})
-	r.emit(gs, acc)
-	r.emit(gs, trace.Event{Kind: trace.KindRelease, Obj: lock, Site: e.Site})
+	r.emitIn(gs, trace.Event{Kind: trace.KindAcquire, Obj: lock, Site: e.Site}, false)
+	r.emitIn(gs, acc, false)
+	r.emitIn(gs, trace.Event{Kind: trace.KindRelease, Obj: lock, Site: e.Site}, false)
 }
 
 // A plain access of a struct or array value (s := c.stats, c.stats =
