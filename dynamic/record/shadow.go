@@ -37,15 +37,16 @@ import (
 //     them and their lock states allow them to be at the same time). The
 //     lock is a mutex of the trace, whose critical sections the
 //     predictors reorder freely (pattern.go), so it adds no
-//     happens-before edge that the atomic events do not make. A store's access comes before its event
-//     (a release, which publishes it), a load's and a read-modify-write's
-//     after theirs (acquires). These three events are outside every
-//     region: an atomic operation is one step, and the atomicity patterns
-//     are about the plain accesses that a region splits across steps, so
-//     the access counts for races, and as the interleaved access of a
-//     triplet (a plain read and write of a variable split by an atomic
-//     add), but not as one of a region's own (an atomic add after a
-//     check: the pair is not one step, and is not meant to be).
+//     happens-before edge that the atomic events do not make. A store's
+//     access comes before its event (a release, which publishes it), a
+//     load's and a read-modify-write's after theirs (acquires). These
+//     three events are outside every region: the access counts for races,
+//     and as the interleaved access of a triplet (a plain read and write
+//     of a variable split by an atomic add), but not as one of a region's
+//     own. Otherwise a check followed by an atomic counter's add
+//     (getorsetfix: a miss, then nextRef.Add(1), then a re-check under
+//     the lock) is an atomic-set violation over the checked variable and
+//     the counter, which the re-check makes harmless.
 
 // chanStateKey stands for a channel's own variable in a mapElemKey whose
 // m is the channel's trace id.
