@@ -386,6 +386,7 @@ func (r *recorder) chanHook(th proc.Thread, g *proc.G, frames []proc.Stackframe,
 		gs := r.gs[cur]
 		if gs != nil && !gs.ended && gs.closing == c {
 			gs.closing = 0
+			r.chanAccess(gs, st, gs.closeSite, true)
 			r.emit(gs, trace.Event{Kind: trace.KindClose, Obj: st.id, Site: gs.closeSite})
 			st.closed = r.invalid == ""
 			if st.closed {
@@ -477,6 +478,7 @@ func (r *recorder) handoff(c uint64, sgs, rgs *gstate) {
 		return
 	}
 	st.sent++
+	r.chanAccess(sgs, st, sgs.chanOp.site, false)
 	r.emit(sgs, trace.Event{Kind: trace.KindSend, Obj: st.id, Arg: st.sent, Site: sgs.chanOp.site})
 	if rgs != nil {
 		r.emit(rgs, trace.Event{Kind: trace.KindRecv, Obj: st.id, Arg: st.sent, Site: rgs.chanOp.site})
@@ -494,6 +496,7 @@ func (r *recorder) enqueue(c uint64, gs *gstate, qcount uint64) {
 	}
 	st.sent++
 	st.queue = append(st.queue, st.sent)
+	r.chanAccess(gs, st, gs.chanOp.site, false)
 	r.emit(gs, trace.Event{Kind: trace.KindSend, Obj: st.id, Arg: st.sent, Site: gs.chanOp.site})
 }
 

@@ -20,7 +20,13 @@
 // An element of a map with integer, boolean or string keys is a variable
 // of its own, identified by the map and the key's value, present or not;
 // the map's contents are another, read by len and range and written with
-// every element (maps.go). A read into the blank identifier, for which
+// every element (maps.go). As in the race detector, a send is also a
+// read of a variable of its channel's own and a close a write of it; an
+// atomic operation is also a plain access of its variable, inside a
+// critical section of a lock of the variable's own that only atomic
+// operations take, so that it races with plain accesses and not with
+// other atomic ones; and an access of a struct or array value is one of
+// each of its leaves (shadow.go). A read into the blank identifier, for which
 // the compiler emits no instruction, is kept by the build (keep.go).
 // Every event goes through trace.Validator as it is made, and recording
 // stops at the first one that would make the trace impossible, so the

@@ -57,9 +57,10 @@ const maxKeyLen = 64
 
 var loadKey = proc.LoadConfig{MaxStringLen: maxKeyLen}
 
-// mapElemKey identifies a map element during a recording.
+// mapElemKey identifies a map element during a recording, or another
+// object without an address of its own (derivedID).
 type mapElemKey struct {
-	m   uint64 // the map pointer
+	m   uint64 // the map pointer (a channel's id, an atomic's address: derivedID)
 	key string // the key's value, as mapKeyText writes it
 }
 
@@ -202,6 +203,15 @@ func (r *recorder) mapElemAccess(scope *proc.EvalScope, l Line, p AccessProbe) (
 // mapElemID returns the object id of a map element, declaring it with
 // the given name on first use.
 func (r *recorder) mapElemID(k mapElemKey, name string) trace.ObjID {
+	return r.derivedID(k, trace.Object{Kind: trace.ObjVar, Name: name})
+}
+
+// derivedID returns the object id of an object that has no address of
+// its own: a map element or contents, a channel's state or an atomic
+// variable's lock (shadow.go), numbered from mapElemBase and declared as
+// o on first use. The key's text tells the kinds apart: no map key's
+// text (mapKeyText) is contentsKey, chanStateKey or atomicLockKey.
+func (r *recorder) derivedID(k mapElemKey, o trace.Object) trace.ObjID {
 	if id, ok := r.mapElems[k]; ok {
 		return id
 	}
@@ -210,7 +220,7 @@ func (r *recorder) mapElemID(k mapElemKey, name string) trace.ObjID {
 	}
 	id := mapElemBase + trace.ObjID(len(r.mapElems))
 	r.mapElems[k] = id
-	r.t.Objects[id] = trace.Object{Kind: trace.ObjVar, Name: name}
+	r.t.Objects[id] = o
 	return id
 }
 

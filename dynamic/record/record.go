@@ -864,7 +864,12 @@ func (r *recorder) flushPending(gs *gstate) {
 		}
 	}
 	for _, e := range gs.pending {
-		r.emit(gs, e)
+		switch e.Kind {
+		case trace.KindAtomicLoad, trace.KindAtomicRMW:
+			r.emitAtomic(gs, e)
+		default:
+			r.emit(gs, e)
+		}
 	}
 	gs.pending = gs.pending[:0]
 	r.endChanOp(gs)
@@ -1066,7 +1071,7 @@ func (r *recorder) accesses(gs *gstate, th proc.Thread, g *proc.G, frames []proc
 			switch p.Atomic {
 			case "Store":
 				e.Kind = trace.KindAtomicStore
-				r.emit(gs, e)
+				r.emitAtomic(gs, e)
 			case "Load":
 				e.Kind = trace.KindAtomicLoad
 				gs.pending = append(gs.pending, e)
@@ -1088,6 +1093,7 @@ func (r *recorder) accesses(gs *gstate, th proc.Thread, g *proc.G, frames []proc
 			r.guardedRead(&e, p.Guard, v, scope, th, g, frames)
 		}
 		r.emit(gs, e)
+		r.leafAccesses(gs, e, v, p.Expr)
 		if p.Map != "" {
 			r.contentsWrite(gs, scope, l, p)
 		}
@@ -1374,13 +1380,16 @@ func (r *recorder) site(l Line, col int, fn string) trace.SiteID {
 // emit appends an event of gs, with the region it belongs to and the
 // branches counted since its previous event, if it keeps the trace a
 // possible execution. The first one that would not stops the recording.
-func (r *recorder) emit(gs *gstate, e trace.Event) {
+func (r *recorder) emit(gs *gstate, e trace.Event) { r.emitIn(gs, e, true) }
+
+// emitIn is emit, with the event outside every region unless inRegion.
+func (r *recorder) emitIn(gs *gstate, e trace.Event, inRegion bool) {
 	if r.invalid != "" {
 		return
 	}
 	e.G = gs.id
 	e.Seq = uint64(len(r.t.Events))
-	if e.Kind != trace.KindRegionBegin && e.Kind != trace.KindRegionEnd && len(gs.regions) > 0 {
+	if inRegion && e.Kind != trace.KindRegionBegin && e.Kind != trace.KindRegionEnd && len(gs.regions) > 0 {
 		// The outermost open region is the intended one (SPEC: nested
 		// regions count as their outermost), among those with evidence
 		// of intent: a caller's proposal (c.Inc(); c.Get()) does not
