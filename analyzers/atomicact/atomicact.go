@@ -77,6 +77,11 @@ func checkThenAct(pass *analysis.Pass, ann *annotation.Set, res *regions.Result,
 			if !data && (!control || onlyAsserts(f, l, w)) {
 				continue
 			}
+			if w.Atomic == "Add" && !control {
+				// n := x.Load(); x.Add(-n) takes away what it read:
+				// an Add in between is kept, nothing is lost.
+				continue
+			}
 			how := "decides"
 			if data {
 				how = "computes"
@@ -184,6 +189,9 @@ func mixed(pass *analysis.Pass, ann *annotation.Set, res *regions.Result) {
 			if a.Kind == regions.Read && len(a.Held) > 0 {
 				continue // writers are assumed to hold the lock too
 			}
+			if a.Kind == regions.Read && afterWait(a) {
+				continue // the goroutines that add have finished
+			}
 			verb := "read"
 			if a.Kind == regions.Write {
 				verb = "written"
@@ -255,6 +263,55 @@ func nestedAtomic(pass *analysis.Pass, first map[*types.Var]*regions.Access, t t
 		}
 	}
 	return nil, nil, ""
+}
+
+// afterWait reports whether every path to the read a, in its function,
+// passes a WaitGroup's (or an errgroup's) Wait: the goroutines that
+// update the variable atomically (wg.Add(1); go func() { defer wg.Done();
+// atomic.AddInt64(&sum, 1) }()) have finished, and the read after Wait
+// sees their updates. Atomic updates from goroutines that the group does
+// not wait for are not told apart.
+func afterWait(a *regions.Access) bool {
+	if a.Instr == nil || a.Instr.Block() == nil {
+		return false
+	}
+	b := a.Instr.Block()
+	for _, wb := range b.Parent().Blocks {
+		if !wb.Dominates(b) {
+			continue
+		}
+		for _, instr := range wb.Instrs {
+			if wb == b && instr == a.Instr {
+				break
+			}
+			if c, ok := instr.(*ssa.Call); ok && waits(c.Common()) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// waits reports whether c calls (*sync.WaitGroup).Wait or
+// (*errgroup.Group).Wait.
+func waits(c *ssa.CallCommon) bool {
+	fn := c.StaticCallee()
+	if fn == nil || fn.Name() != "Wait" || fn.Signature.Recv() == nil {
+		return false
+	}
+	t := fn.Signature.Recv().Type()
+	if p, ok := t.Underlying().(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	n, ok := types.Unalias(t).(*types.Named)
+	if !ok || n.Obj().Pkg() == nil {
+		return false
+	}
+	switch n.Obj().Pkg().Path() + "." + n.Obj().Name() {
+	case "sync.WaitGroup", "golang.org/x/sync/errgroup.Group":
+		return true
+	}
+	return false
 }
 
 // syncObject reports whether t is a type of the sync package (or of the

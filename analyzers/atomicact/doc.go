@@ -55,6 +55,12 @@
 // A store made later can still run with such a read; code written so (a
 // load-consume after a load-acquire) accepts the newer value.
 //
+// A load whose value only says how much a later Add takes away (n :=
+// x.Load(); x.Add(-n), draining a counter) is not reported: an Add in
+// between is kept. Nor is a plain read that every path reaches through
+// a WaitGroup's or an errgroup's Wait (the atomic updates are taken to be
+// the waited-for goroutines').
+//
 // Neither kind is reported where nothing can interleave yet: in an init
 // function, in a function given TestMain's *testing.M before it calls
 // m.Run, or in a test or benchmark of a _test.go file before it calls

@@ -248,3 +248,55 @@ func (g *groupOfShards) get(k string) int {
 func (g *groupOfShards) reset() {
 	g.main = shard{}
 }
+
+// A counter drained by taking away what was loaded: an Add in between is
+// kept.
+type ewma struct{ uncounted int64 } // want uncounted:`atomic\(atomic.Add at atom.go:\d+\)`
+
+func (e *ewma) Update(n int64) { atomic.AddInt64(&e.uncounted, n) }
+
+func (e *ewma) drain() int64 {
+	n := atomic.LoadInt64(&e.uncounted)
+	atomic.AddInt64(&e.uncounted, -n)
+	return n
+}
+
+// A limit checked, then added to: two adders can both pass.
+func (e *ewma) reserve(limit int64) bool {
+	if atomic.LoadInt64(&e.uncounted) >= limit { // want `the atomic load of e.uncounted decides a later atomic Add of it`
+		return false
+	}
+	atomic.AddInt64(&e.uncounted, 1)
+	return true
+}
+
+var total int64 // want total:`atomic\(atomic.Add at atom.go:\d+\)`
+
+// The workers add atomically; the sum is read plainly once they are done.
+func sumAll(n int) int64 {
+	var wg sync.WaitGroup
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			atomic.AddInt64(&total, 1)
+		}()
+	}
+	wg.Wait()
+	return total
+}
+
+// Read while the workers may still be adding.
+func sumEarly(n int) int64 {
+	var wg sync.WaitGroup
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			atomic.AddInt64(&total, 1)
+		}()
+	}
+	t := total // want `total is read plainly here but accessed atomically elsewhere \(atomic.Add at atom.go:\d+\)`
+	wg.Wait()
+	return t
+}
