@@ -102,6 +102,7 @@ func (ps *passState) analyze(fn *ssa.Function) *Func {
 	fa.computeLocks()
 	fa.collect()
 	fa.markRechecked()
+	fa.markDecides()
 	f.Summary = fa.summarize()
 	f.Regions = fa.regions()
 	fa.release()
@@ -439,7 +440,7 @@ func (fa *funcAnalysis) collectCallee(call *ssa.Call) {
 		}
 		pos, expr := fa.locate(p, call.Pos())
 		a := &Access{Path: p, Kind: sa.Kind, Atomic: sa.Atomic, Sync: sa.Sync, Pos: pos, Expr: expr,
-			Via: via, Held: hs, Rechecked: sa.Rechecked, Refreshed: sa.Refreshed, Claimed: sa.Claimed, Instr: call}
+			Via: via, Held: hs, Rechecked: sa.Rechecked, Refreshed: sa.Refreshed, Claimed: sa.Claimed, Decides: sa.Decides, Instr: call}
 		for _, pi := range sa.Params {
 			if pi < len(c.Args) {
 				a.srcs = append(a.srcs, c.Args[pi])
@@ -503,6 +504,27 @@ func (fa *funcAnalysis) markRechecked() {
 			_, control := f.Feeds(r, w)
 			w.Rechecked = w.Rechecked || control
 			w.Refreshed = true
+		}
+	}
+}
+
+// markDecides marks the reads that decide a write of the same critical
+// section, among those whose values the function returns (the only ones
+// a caller sees).
+func (fa *funcAnalysis) markDecides() {
+	f := fa.info
+	for _, r := range f.Accesses {
+		if r.Kind != Read || len(r.Held) == 0 || len(f.flowOf(r).results) == 0 {
+			continue
+		}
+		for _, w := range f.Accesses {
+			if w.Kind != Write || w.Via != "" || !SameCS(r, w) {
+				continue
+			}
+			if _, control := f.Feeds(r, w); control {
+				r.Decides = true
+				break
+			}
 		}
 	}
 }

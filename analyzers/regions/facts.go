@@ -44,6 +44,7 @@ type SummaryAccess struct {
 	Rechecked bool
 	Refreshed bool
 	Claimed   bool
+	Decides   bool
 	// Params lists, for a write, the parameters whose values flow into
 	// the written value.
 	Params []int

@@ -50,7 +50,10 @@ func (f *Func) Evidence(from, to *Access) intent.Evidence {
 		}
 		return intent.None
 	}
-	if isClaim(from) {
+	if isClaim(from) || from.Via != "" && from.Decides {
+		// An atomic claim, or a call whose result reports what its own
+		// critical section did with the state it read (a TryAcquire):
+		// where that value goes shows no check of state.
 		return intent.None
 	}
 	same := sameState(from, to)

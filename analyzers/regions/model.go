@@ -158,6 +158,11 @@ type Access struct {
 	// w.done = true): however stale a check made before the section, one
 	// such write ever passes.
 	Claimed bool
+	// Decides says that a read decides a write in its own critical
+	// section (if s.cur+n <= s.size { s.cur += n }): what the function
+	// returns of it reports what that section did, an acquisition or a
+	// claim, not state that a caller could act on once it is stale.
+	Decides bool
 	// Var is the struct field or package-level variable accessed, for a
 	// direct access to one; nil for elements and accesses through calls.
 	Var *types.Var

@@ -30,7 +30,7 @@ func (fa *funcAnalysis) summarize() *Summary {
 		default:
 			continue
 		}
-		sa := SummaryAccess{Path: a.Path, Kind: a.Kind, Atomic: a.Atomic, Sync: a.Sync, Rechecked: a.Rechecked, Refreshed: a.Refreshed, Claimed: a.Claimed}
+		sa := SummaryAccess{Path: a.Path, Kind: a.Kind, Atomic: a.Atomic, Sync: a.Sync, Rechecked: a.Rechecked, Refreshed: a.Refreshed, Claimed: a.Claimed, Decides: a.Decides}
 		for _, h := range a.Held {
 			if h.Lock.Root.Kind == RootLocal {
 				continue
@@ -93,7 +93,7 @@ func (fa *funcAnalysis) summarize() *Summary {
 
 func summaryKey(sa SummaryAccess) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d %s %s %v %v %v %v %v", sa.Kind, sa.Path.Key(), sa.Atomic, sa.Sync, sa.Rechecked, sa.Refreshed, sa.Claimed, sa.Params)
+	fmt.Fprintf(&b, "%d %s %s %v %v %v %v %v %v", sa.Kind, sa.Path.Key(), sa.Atomic, sa.Sync, sa.Rechecked, sa.Refreshed, sa.Claimed, sa.Decides, sa.Params)
 	for _, l := range sa.Locks {
 		fmt.Fprintf(&b, " %s/%v", l.Lock.Key(), l.Read)
 	}

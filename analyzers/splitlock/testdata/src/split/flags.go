@@ -107,3 +107,46 @@ func (c *Counter) AddLater(d int) func() {
 	c.mu.Unlock()
 	return func() { c.n = 0 }
 }
+
+// A semaphore whose TryAcquire takes what it checked in its own critical
+// section: its result says what it did, not what the caller then acts on.
+type Sema struct {
+	mu      sync.Mutex
+	cur     int
+	waiters []chan struct{}
+}
+
+func (s *Sema) TryAcquire() bool {
+	s.mu.Lock()
+	ok := s.cur < 4 && len(s.waiters) == 0
+	if ok {
+		s.cur++
+	}
+	s.mu.Unlock()
+	return ok
+}
+
+func (s *Sema) Wait() {
+	s.mu.Lock()
+	s.waiters = append(s.waiters, make(chan struct{}))
+	s.mu.Unlock()
+}
+
+func AcquireOrWait(s *Sema) {
+	if !s.TryAcquire() {
+		s.Wait()
+	}
+}
+
+// HasWaiters only reads: acting on its result is a check-then-act.
+func (s *Sema) HasWaiters() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.waiters) > 0
+}
+
+func WaitFirst(s *Sema) {
+	if !s.HasWaiters() { // want `s.waiters is checked by s.HasWaiters\(\) in one critical section of s.mu and written in another; the check can be stale by the time of the write`
+		s.Wait()
+	}
+}
