@@ -127,6 +127,8 @@ type runConfig struct {
 	precise preciseFlags
 	pkg     string
 	args    []string
+	// recorder is "delve" or "instrument" (see record.Instrument).
+	recorder string
 }
 
 func parseRunArgs(args []string, stdout, stderr io.Writer) (*runConfig, int, bool) {
@@ -142,6 +144,7 @@ func parseRunArgs(args []string, stdout, stderr io.Writer) (*runConfig, int, boo
 	fs.BoolVar(&cfg.asSARIF, "sarif", false, "write the report as SARIF 2.1.0, with paths relative to the top of the Git checkout (see docs/run.md)")
 	fs.BoolVar(&cfg.all, "all", false, "also show findings removed by AVFilter or without a witness, marked as dropped")
 	fs.BoolVar(&cfg.verbose, "v", false, "list, by site, the accesses of the packages under test that were reached but not recorded")
+	fs.StringVar(&cfg.recorder, "recorder", "delve", "how to record: `delve` (the debugger, no rewriting) or instrument (rewritten packages under test, much faster; see docs/run.md)")
 	fs.IntVar(&cfg.maxd, "maxd", 5, "how many source lines apart two accesses may be and still form one proximity region")
 	cfg.precise.register(fs)
 	// The program's own arguments follow "--".
@@ -203,6 +206,10 @@ func parseRunArgs(args []string, stdout, stderr io.Writer) (*runConfig, int, boo
 		}
 		return nil, code, false
 	}
+	if cfg.recorder != "delve" && cfg.recorder != "instrument" {
+		fmt.Fprintf(stderr, "avcheck run: -recorder %q: want delve or instrument\n", cfg.recorder)
+		return nil, exitUsage, false
+	}
 	if cfg.timeout <= 0 {
 		fmt.Fprintln(stderr, "avcheck run: -timeout must be positive")
 		return nil, exitUsage, false
@@ -259,7 +266,16 @@ func runStages(in *interrupts, args []string, stdout, stderr io.Writer) int {
 		return exitError
 	}
 	program := plan.Main && !plan.HasTests
-	bin, cleanup, err := record.Build(ctx, dir, cfg.pkg, program, plan)
+	var (
+		bin     string
+		cleanup func()
+		instr   *record.Instrumented
+	)
+	if cfg.recorder == "instrument" {
+		bin, instr, cleanup, err = record.BuildInstrumented(ctx, dir, cfg.pkg, program, plan)
+	} else {
+		bin, cleanup, err = record.Build(ctx, dir, cfg.pkg, program, plan)
+	}
 	defer cleanup()
 	interrupted := ctx.Err() != nil
 	endStage()
@@ -293,7 +309,13 @@ func runStages(in *interrupts, args []string, stdout, stderr io.Writer) int {
 	opts.Progress = func(n int) { events.Store(int64(n)) }
 	p.Stage("recording", func() string { return plural(int(events.Load()), "event") }, "Ctrl-C: stop it and predict")
 	start := time.Now()
-	t, oc, err := record.Record(ctx, plan, opts)
+	var t *trace.Trace
+	var oc record.Outcome
+	if instr != nil {
+		t, oc, err = record.RecordInstrumented(ctx, instr, opts)
+	} else {
+		t, oc, err = record.Record(ctx, plan, opts)
+	}
 	endStage()
 	if err != nil {
 		p.Close()

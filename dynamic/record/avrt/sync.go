@@ -268,3 +268,11 @@ func Contents[M ~map[K]V, K comparable, V any](m M, site uint32) {
 		emit(KindContents, uint64(uintptr(mapPtr(m))), 0, site)
 	}
 }
+
+// CloseChan records the close of ch and closes it.
+func CloseChan[T any](ch chan T, site uint32) {
+	if enabled {
+		emit(KindClose, chanPtr(ch), 0, site)
+	}
+	close(ch)
+}
