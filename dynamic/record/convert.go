@@ -132,6 +132,8 @@ type convG struct {
 	regions []convRegion
 	ended   bool
 	rholds  map[trace.ObjID]int
+	br      uint32  // branches passed since the goroutine's previous access or lock operation
+	params  []int64 // the parameters recorded for the goroutine's next read
 }
 
 type convRegion struct {
@@ -250,6 +252,12 @@ func (c *converter) step(r avrt.Event) {
 		c.drop()
 		return
 	}
+	if r.Kind == avrt.KindParam {
+		gs.params = append(gs.params, int64(r.Arg))
+		return
+	}
+	params := gs.params
+	gs.params = nil
 	s := c.site(r.Site)
 	obj := trace.ObjID(r.Obj)
 	e := trace.Event{Obj: obj, Site: trace.SiteID(r.Site)}
@@ -265,11 +273,19 @@ func (c *converter) step(r avrt.Event) {
 		case avrt.KindReadValue:
 			e.Value, e.Flags = r.Arg, trace.HasValue
 			if g := s.Guard; g != nil && !g.Len && !g.Returned {
-				// The guard's comparisons with constants give the range
-				// as the Delve recorder's guardedRead does; one with a
-				// parameter, whose value the runtime does not record,
-				// gives none.
-				if rg, ok := guardRange(g, int64(r.Arg), nil, func(int, string) (int64, bool) { return 0, false }); ok {
+				// The guard's comparisons give the range as the Delve
+				// recorder's guardedRead does, with the values of the
+				// parameters they compare with, which the rewritten code
+				// records just before the read (KindParam).
+				i := 0
+				param := func(frame int, _ string) (int64, bool) {
+					if frame != 0 || i >= len(params) {
+						return 0, false
+					}
+					i++
+					return params[i-1], true
+				}
+				if rg, ok := guardRange(g, int64(r.Arg), nil, param); ok {
 					e.SetRange(rg)
 				}
 			}
@@ -347,6 +363,8 @@ func (c *converter) step(r avrt.Event) {
 		c.onceRan[obj] = true
 		e.Kind, e.Arg = trace.KindOnceDo, r.Arg
 		c.emit(gs, e)
+	case avrt.KindBranch:
+		gs.br++
 	case avrt.KindBegin:
 		c.begin(gs, int(r.Arg), e.Site)
 	case avrt.KindFinish:
@@ -546,6 +564,9 @@ func (c *converter) emit(gs *convG, e trace.Event) {
 			}
 		}
 		e.Region, e.Inst = trace.RegionID(o.id), o.inst
+	}
+	if e.Kind.IsAccess() || e.Kind == trace.KindAcquire || e.Kind == trace.KindRelease {
+		e.Branches, gs.br = gs.br, 0
 	}
 	if err := c.v.Step(e); err != nil {
 		c.out.Invalid = oneLine(err)

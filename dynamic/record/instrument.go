@@ -97,6 +97,32 @@ type Instrumented struct {
 	plan            *Plan
 	sites           []rawSite
 	siteIDs         map[siteKey]uint32
+	own             map[string]bool
+}
+
+// ownFuncs returns the functions declared in the packages under test, as
+// Plan.CallSites names callees.
+func (in *Instrumented) ownFuncs() map[string]bool {
+	if in.own != nil {
+		return in.own
+	}
+	in.own = make(map[string]bool)
+	for _, p := range in.plan.pkgs {
+		for _, f := range p.Syntax {
+			for _, d := range f.Decls {
+				fd, ok := d.(*ast.FuncDecl)
+				if !ok || p.TypesInfo == nil {
+					continue
+				}
+				if fn, ok := p.TypesInfo.Defs[fd.Name].(*types.Func); ok {
+					if rt, ok := runtimeFuncName(fn.FullName()); ok {
+						in.own[withoutPackage(rt)] = true
+					}
+				}
+			}
+		}
+	}
+	return in.own
 }
 
 // Instrument rewrites the plan's packages into dir.
@@ -514,6 +540,7 @@ func (w *fileRewriter) addressable(e ast.Expr) bool {
 // rewrite returns the rewritten source, and whether anything changed.
 func (w *fileRewriter) rewrite() ([]byte, bool, error) {
 	w.accesses()
+	w.branches()
 	w.code()
 	w.regions()
 	if len(w.edits) == 0 {
@@ -608,6 +635,64 @@ func (w *fileRewriter) accesses() {
 		w.before(st, prioProbe, strings.Join(byStmt[st], "; "))
 		if calls := again[st]; len(calls) > 0 {
 			w.insert(st.(*ast.ForStmt).Body.Lbrace+1, prioProbe, " "+strings.Join(calls, "; ")+";")
+		}
+	}
+}
+
+// branches places a branch probe before the statement of each line of
+// the plan's conditional branches and calls that may branch on a value
+// read (Plan.Conds, Plan.Calls), and at each iteration of a loop whose
+// line it is: the converter counts them as the Delve recorder counts the
+// lines it passes between two stops (AVFilter's br).
+func (w *fileRewriter) branches() {
+	lines := slices.Clone(w.in.plan.Conds[w.name])
+	for _, l := range w.in.plan.Calls[w.name] {
+		// A call of a function of the packages under test is not
+		// counted: its own lines are (as the Delve recorder does when
+		// it sees the callee's frame, plan.callLine).
+		if sites := w.in.plan.CallSites[Line{w.name, l}]; len(sites) == 1 && w.in.ownFuncs()[sites[0]] {
+			continue
+		}
+		lines = append(lines, l)
+	}
+	slices.Sort(lines)
+	lines = slices.Compact(lines)
+	call := rtName + ".Branch()"
+	for _, line := range lines {
+		if line < 1 || line > w.tf.LineCount() {
+			continue
+		}
+		start := w.tf.LineStart(line)
+		end := token.Pos(w.tf.Base() + w.tf.Size())
+		if line < w.tf.LineCount() {
+			end = w.tf.LineStart(line + 1)
+		}
+		// The first statement that starts on the line, else the one that
+		// holds the line's first token.
+		var st ast.Stmt
+		ast.Inspect(w.file, func(n ast.Node) bool {
+			if st != nil || n == nil || n.End() <= start || n.Pos() >= end {
+				return st == nil
+			}
+			if s, ok := n.(ast.Stmt); ok && n.Pos() >= start {
+				if found, ok := w.stmtOf(s); ok && found == s {
+					st = s
+					return false
+				}
+			}
+			return true
+		})
+		if st == nil {
+			continue
+		}
+		w.before(st, prioProbe, call)
+		switch l := st.(type) {
+		case *ast.ForStmt:
+			if l.Cond != nil {
+				w.insert(l.Body.Lbrace+1, prioProbe, " "+call+";")
+			}
+		case *ast.RangeStmt:
+			w.insert(l.Body.Lbrace+1, prioProbe, " "+call+";")
 		}
 	}
 }
@@ -722,7 +807,48 @@ func (w *fileRewriter) accessProbe(line int, p AccessProbe) (ast.Stmt, ast.Expr,
 			fn = "ReadBool"
 		}
 	}
-	return st, found, fmt.Sprintf("%s.%s(&(%s), %d)", rtName, fn, w.text(found), site), true
+	call := fmt.Sprintf("%s.%s(&(%s), %d)", rtName, fn, w.text(found), site)
+	if fn == "ReadInt" && p.Guard != nil && !p.Guard.Returned && !p.Guard.Len {
+		// The parameters the guard compares the value with, recorded
+		// just before the read, in the order of its comparisons.
+		var params []string
+		for _, c := range p.Guard.Cmps {
+			if c.Param == "" {
+				continue
+			}
+			if !w.intParamInScope(c.Param, st) {
+				w.in.sites[site].Guard = nil
+				params = nil
+				break
+			}
+			params = append(params, fmt.Sprintf("%s.Param(int64(%s))", rtName, c.Param))
+		}
+		if len(params) > 0 {
+			call = strings.Join(params, "; ") + "; " + call
+		}
+	}
+	return st, found, call, true
+}
+
+// intParamInScope reports whether name is, before st, an integer
+// parameter of the function st is in.
+func (w *fileRewriter) intParamInScope(name string, st ast.Stmt) bool {
+	scope := w.pkg.Types.Scope().Innermost(st.Pos())
+	if scope == nil {
+		return false
+	}
+	_, obj := scope.LookupParent(name, st.Pos())
+	v, ok := obj.(*types.Var)
+	if !ok || v.IsField() {
+		return false
+	}
+	b, ok := v.Type().Underlying().(*types.Basic)
+	if !ok || b.Info()&types.IsInteger == 0 {
+		return false
+	}
+	// A parameter: declared in the signature of st's function.
+	body := w.bodyOf(st)
+	return body != nil && v.Pos() < body.Lbrace
 }
 
 func flagsOf(p AccessProbe) trace.Flags {

@@ -68,6 +68,8 @@ const (
 	KindMapRead            // read of a map element; Obj names the map and key, Arg is the map
 	KindMapWrite           // write of a map element; Obj names the map and key, Arg is the map
 	KindContents           // read of a map's contents (len, range); Obj is the map
+	KindBranch             // a conditional branch, or a call that may branch on a value read
+	KindParam              // Arg is the value of a parameter that the next read's guard compares with
 )
 
 // Event is one raw event, as it lies in the file (little-endian, on the
@@ -240,6 +242,21 @@ func Begin(id, site uint32) {
 func Finish(id uint32) {
 	if enabled {
 		emit(KindFinish, 0, uint64(id), 0)
+	}
+}
+
+// Branch records that the goroutine passes a conditional branch.
+func Branch() {
+	if enabled {
+		emit(KindBranch, 0, 0, 0)
+	}
+}
+
+// Param records the value of a parameter that the guard of the next read
+// compares the value read with.
+func Param(v int64) {
+	if enabled {
+		emit(KindParam, 0, uint64(v), 0)
 	}
 }
 
