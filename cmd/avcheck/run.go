@@ -40,7 +40,11 @@ predict'. The package defaults to the one in the current directory.
      temporary directory, removed afterwards;
   3. record: the binary runs under Delve with a breakpoint at every probe;
      locks, WaitGroups, Cond and Once are recorded at the sync package,
-     channel operations inside the runtime, atomics at their lines;
+     channel operations inside the runtime, atomics at their lines.
+     With -recorder=instrument, step 2 instead compiles the packages under
+     test from rewritten copies (go build -overlay; your files are not
+     written) that record their own probes, optimised, and step 3 runs
+     the binary at nearly its own speed (docs/run.md);
   4. predict, prove each finding with a solver over the values the run
      read (-precise, on by default: level proven, or dropped as
      infeasible; see avcheck predict -h), and report; the report is also
@@ -51,6 +55,7 @@ Examples:
   avcheck run -json -o run.avt ./pkg      keep the trace, JSON report
   avcheck run -sarif ./pkg > av.sarif     SARIF 2.1.0, for GitHub code scanning
   avcheck run ./cmd/server -- -port 0     a main package with arguments
+  avcheck run -recorder=instrument ./pkg  record without the debugger, fast
 
 The run is slow (every probe stops the program); choose one test with
 -run. If the program panics, exits, deadlocks, runs past -timeout or is
