@@ -586,10 +586,6 @@ func (w *fileRewriter) apply() []byte {
 
 // accesses places the plan's access probes of the file.
 func (w *fileRewriter) accesses() {
-	type probe struct {
-		AccessProbe
-		line int
-	}
 	byStmt := make(map[ast.Stmt][]string)
 	again := make(map[ast.Stmt][]string)
 	var order []ast.Stmt
