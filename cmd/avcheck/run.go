@@ -328,6 +328,11 @@ func runStages(in *interrupts, args []string, stdout, stderr io.Writer) int {
 		return exitError
 	}
 	fmt.Fprintf(errw, "avcheck run: %s; %d events recorded\n", oc.Message, len(t.Events))
+	if instr != nil {
+		for _, u := range instr.Unrewritten {
+			fmt.Fprintf(errw, "avcheck run: not instrumented, so not recorded: %s\n", u)
+		}
+	}
 	printUnrecorded(errw, plan, t, oc, cfg.verbose, dir)
 	if oc.Invalid != "" {
 		fmt.Fprintf(errw, "avcheck run: the trace stops before an impossible event: %s\n", oc.Invalid)

@@ -89,6 +89,8 @@ type Instrumented struct {
 	Overlay string
 	// Files lists the files rewritten.
 	Files []string
+	// Unrewritten lists the files compiled without probes, with why.
+	Unrewritten []string
 	// Skipped counts the probes of the plan that could not be placed
 	// (their expression calls a function, or names a variable that is
 	// not in scope before the statement, ...), and Probes those placed.
@@ -160,7 +162,8 @@ func Instrument(plan *Plan, dir string) (*Instrumented, error) {
 			}
 			out, changed, err := w.rewrite()
 			if err != nil {
-				return nil, fmt.Errorf("%s: %w (was it changed since avcheck run loaded it?)", name, err)
+				in.Unrewritten = append(in.Unrewritten, fmt.Sprintf("%s: %v", name, err))
+				continue
 			}
 			if !changed {
 				continue
@@ -268,6 +271,8 @@ const (
 	prioProbe         // an access or sync probe before a statement
 	prioFinish        // a region's end, before a return
 	prioCode          // the rewriting of the code itself
+	prioClose         // the end of the block around an else-if
+	prioAfter         // after a statement, once its last expression is closed
 )
 
 type fileRewriter struct {
@@ -402,7 +407,7 @@ func (w *fileRewriter) stmtOf(n ast.Node) (ast.Stmt, bool) {
 			}
 			continue
 		case *ast.CaseClause:
-			if slices.Contains(c.List, prev.(ast.Expr)) {
+			if e, ok := prev.(ast.Expr); ok && slices.Contains(c.List, e) {
 				return nil, false
 			}
 			continue
@@ -443,7 +448,7 @@ func (w *fileRewriter) before(st ast.Stmt, prio int, text string) {
 			if !w.wrapped[ifs] {
 				w.wrapped[ifs] = true
 				w.edits = append(w.edits, edit{off: w.off(ifs.Pos()), end: w.off(ifs.Pos()), prio: -1, text: "{ "})
-				w.edits = append(w.edits, edit{off: w.off(ifs.End()), end: w.off(ifs.End()), prio: prioCode + 1, text: " }" + w.lineDirective(ifs.End())})
+				w.edits = append(w.edits, edit{off: w.off(ifs.End()), end: w.off(ifs.End()), prio: prioClose, text: " }" + w.lineDirective(ifs.End())})
 			}
 		}
 	}
@@ -452,7 +457,7 @@ func (w *fileRewriter) before(st ast.Stmt, prio int, text string) {
 
 // after inserts text after statement st.
 func (w *fileRewriter) after(st ast.Stmt, text string) {
-	w.edits = append(w.edits, edit{off: w.off(st.End()), end: w.off(st.End()), prio: -2, text: "; " + text + w.lineDirective(st.End())})
+	w.edits = append(w.edits, edit{off: w.off(st.End()), end: w.off(st.End()), prio: prioAfter, text: "; " + text + w.lineDirective(st.End())})
 }
 
 // declaredIn reports whether e names a variable that st declares (and
@@ -538,7 +543,14 @@ func (w *fileRewriter) addressable(e ast.Expr) bool {
 }
 
 // rewrite returns the rewritten source, and whether anything changed.
-func (w *fileRewriter) rewrite() ([]byte, bool, error) {
+// A construct the rewriting does not expect is an error, never a panic:
+// the file is then compiled as it is, without probes.
+func (w *fileRewriter) rewrite() (out []byte, changed bool, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			out, changed, err = nil, false, fmt.Errorf("internal error: %v", r)
+		}
+	}()
 	w.accesses()
 	w.branches()
 	w.code()
@@ -774,18 +786,18 @@ func (w *fileRewriter) accessProbe(line int, p AccessProbe) (ast.Stmt, ast.Expr,
 			if !w.pure(ix.X) || !w.pure(ix.Index) {
 				return nil, nil, "", false
 			}
-			fn := "MapRead"
+			fn := "Read"
 			if p.Write {
-				fn = "MapWrite"
+				fn = "Write"
 			}
-			return st, found, fmt.Sprintf("%s.%s(%s, %s, %d)", rtName, fn, w.text(ix.X), w.text(ix.Index), site), true
+			return st, found, fmt.Sprintf("%s.Map(%s, %d).%s(%s)", rtName, w.text(ix.X), site, fn, w.text(ix.Index)), true
 		}
 	}
 	if call, ok := ast.Unparen(found).(*ast.CallExpr); ok && len(call.Args) == 2 {
 		// delete(m, k)
 		if id, ok := ast.Unparen(call.Fun).(*ast.Ident); ok {
 			if b, ok := w.info.Uses[id].(*types.Builtin); ok && b.Name() == "delete" && w.pure(call.Args[0]) && w.pure(call.Args[1]) {
-				return st, found, fmt.Sprintf("%s.MapWrite(%s, %s, %d)", rtName, w.text(call.Args[0]), w.text(call.Args[1]), site), true
+				return st, found, fmt.Sprintf("%s.Map(%s, %d).Write(%s)", rtName, w.text(call.Args[0]), site, w.text(call.Args[1])), true
 			}
 		}
 	}
@@ -1063,6 +1075,18 @@ func (w *fileRewriter) recv(u *ast.UnaryExpr) {
 		}
 		parent = w.parents[p]
 	}
+	// A select's receive case: recorded at the start of its body.
+	if st, ok := parent.(ast.Stmt); ok {
+		if cc, ok := w.parents[st].(*ast.CommClause); ok && cc.Comm == st {
+			w.insert(cc.Colon+1, prioProbe, " "+call+";")
+			return
+		}
+	}
+	if _, ok := parent.(*ast.CommClause); ok {
+		return
+	}
+	// A receive of two values, or one whose value is dropped: recorded
+	// after its statement.
 	var st ast.Stmt
 	switch p := parent.(type) {
 	case *ast.ExprStmt:
@@ -1073,26 +1097,20 @@ func (w *fileRewriter) recv(u *ast.UnaryExpr) {
 		}
 	case *ast.ValueSpec:
 		if len(p.Names) == 2 {
-			if ds, ok := w.parents[w.parents[p]].(*ast.DeclStmt); ok {
-				st = ds
-			} else {
+			ds, ok := w.parents[w.parents[p]].(*ast.DeclStmt)
+			if !ok {
 				return
 			}
+			st = ds
 		}
 	}
 	if st != nil {
-		if cc, ok := w.parents[st].(*ast.CommClause); ok && cc.Comm == st {
-			w.insert(cc.Colon+1, prioProbe, " "+call+";")
-			return
-		}
 		if s, ok := w.stmtOf(st); ok && s == st {
 			w.after(st, call)
 		}
 		return
 	}
-	if _, ok := parent.(*ast.CommClause); ok {
-		return
-	}
+	// Any other: wrapped, recorded after it returned.
 	w.replace(u.Pos(), u.Pos(), rtName+".Recv(")
 	w.replace(u.End(), u.End(), fmt.Sprintf(", %s, %d)", w.text(u.X), site))
 }
@@ -1257,7 +1275,7 @@ func (w *fileRewriter) region(rp RegionProbe) {
 			return true
 		})
 	}
-	if !terminates(last) {
+	if !terminates(last) && !(w.endsBody(last) && mayTerminate(last)) {
 		w.after(last, finish)
 	}
 }
@@ -1286,6 +1304,30 @@ func (w *fileRewriter) listOf(st ast.Stmt) []ast.Stmt {
 		return p.Body
 	}
 	return nil
+}
+
+// endsBody reports whether st is the last statement of its function's
+// body.
+func (w *fileRewriter) endsBody(st ast.Stmt) bool {
+	b, ok := w.parents[st].(*ast.BlockStmt)
+	if !ok || len(b.List) == 0 || b.List[len(b.List)-1] != st {
+		return false
+	}
+	switch w.parents[b].(type) {
+	case *ast.FuncDecl, *ast.FuncLit:
+		return true
+	}
+	return false
+}
+
+// mayTerminate reports whether st may be a terminating statement, which
+// ends a function with results: nothing may follow it there.
+func mayTerminate(st ast.Stmt) bool {
+	switch st.(type) {
+	case *ast.ForStmt, *ast.SwitchStmt, *ast.TypeSwitchStmt, *ast.SelectStmt, *ast.IfStmt, *ast.BlockStmt, *ast.LabeledStmt:
+		return true
+	}
+	return terminates(st)
 }
 
 func terminates(s ast.Stmt) bool {

@@ -245,20 +245,31 @@ func mapElem[K comparable](m unsafe.Pointer, k K) uint64 {
 
 func mapPtr[M any](m M) unsafe.Pointer { return *(*unsafe.Pointer)(unsafe.Pointer(&m)) }
 
-// MapRead records a read of m[k].
-func MapRead[M ~map[K]V, K comparable, V any](m M, k K, site uint32) {
+// MapRef is a map whose element accesses a probe records: Map(m,
+// site).Read(k). The key goes through the method, typed by the map, so
+// that it converts to the map's key type as it does in m[k].
+type MapRef[K comparable, V any] struct {
+	m    unsafe.Pointer
+	site uint32
+}
+
+// Map returns m, for recording an access of one of its elements.
+func Map[M ~map[K]V, K comparable, V any](m M, site uint32) MapRef[K, V] {
+	return MapRef[K, V]{mapPtr(m), site}
+}
+
+// Read records a read of the element k.
+func (r MapRef[K, V]) Read(k K) {
 	if enabled {
-		p := mapPtr(m)
-		emit(KindMapRead, mapElem(p, k), uint64(uintptr(p)), site)
+		emit(KindMapRead, mapElem(r.m, k), uint64(uintptr(r.m)), r.site)
 	}
 }
 
-// MapWrite records a write of m[k] (an assignment or a delete), which
-// writes m's contents too.
-func MapWrite[M ~map[K]V, K comparable, V any](m M, k K, site uint32) {
+// Write records a write of the element k (an assignment or a delete),
+// which writes the map's contents too.
+func (r MapRef[K, V]) Write(k K) {
 	if enabled {
-		p := mapPtr(m)
-		emit(KindMapWrite, mapElem(p, k), uint64(uintptr(p)), site)
+		emit(KindMapWrite, mapElem(r.m, k), uint64(uintptr(r.m)), r.site)
 	}
 }
 
