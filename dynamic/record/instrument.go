@@ -498,12 +498,34 @@ func (w *fileRewriter) pure(e ast.Expr) bool {
 			if n.Op == token.ARROW {
 				ok = false
 			}
-		case *ast.FuncLit:
+		case *ast.FuncLit, *ast.TypeAssertExpr, *ast.SliceExpr:
 			ok = false
 		}
 		return ok
 	})
 	return ok
+}
+
+// conditional reports whether the statement st may run without
+// evaluating n, or may evaluate it only after a check that makes it safe:
+// n is the right operand of && or ||, or in a loop's post statement. A
+// probe evaluated early, before the statement, could then panic where the
+// program does not (p != nil && p.n > 0).
+func (w *fileRewriter) conditional(n ast.Node, st ast.Stmt) bool {
+	prev := n
+	for cur := w.parents[n]; cur != nil && prev != ast.Node(st); prev, cur = cur, w.parents[cur] {
+		switch c := cur.(type) {
+		case *ast.BinaryExpr:
+			if (c.Op == token.LAND || c.Op == token.LOR) && prev == c.Y {
+				return true
+			}
+		case *ast.ForStmt:
+			if prev == c.Post {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // addressable reports whether &e compiles.
@@ -779,7 +801,7 @@ func (w *fileRewriter) accessProbe(line int, p AccessProbe) (ast.Stmt, ast.Expr,
 		if !w.pure(found) {
 			return nil, nil, "", false
 		}
-		return st, found, fmt.Sprintf("%s.Contents(%s, %d)", rtName, w.text(found), site), true
+		return st, found, w.guarded(found, st, fmt.Sprintf("%s.Contents(%s, %d)", rtName, w.text(found), site)), true
 	}
 	if ix, ok := ast.Unparen(found).(*ast.IndexExpr); ok {
 		if _, isMap := w.info.TypeOf(ix.X).Underlying().(*types.Map); isMap {
@@ -790,14 +812,14 @@ func (w *fileRewriter) accessProbe(line int, p AccessProbe) (ast.Stmt, ast.Expr,
 			if p.Write {
 				fn = "Write"
 			}
-			return st, found, fmt.Sprintf("%s.Map(%s, %d).%s(%s)", rtName, w.text(ix.X), site, fn, w.text(ix.Index)), true
+			return st, found, w.guarded(found, st, fmt.Sprintf("%s.Map(%s, %d).%s(%s)", rtName, w.text(ix.X), site, fn, w.text(ix.Index))), true
 		}
 	}
 	if call, ok := ast.Unparen(found).(*ast.CallExpr); ok && len(call.Args) == 2 {
 		// delete(m, k)
 		if id, ok := ast.Unparen(call.Fun).(*ast.Ident); ok {
 			if b, ok := w.info.Uses[id].(*types.Builtin); ok && b.Name() == "delete" && w.pure(call.Args[0]) && w.pure(call.Args[1]) {
-				return st, found, fmt.Sprintf("%s.Map(%s, %d).Write(%s)", rtName, w.text(call.Args[0]), site, w.text(call.Args[1])), true
+				return st, found, w.guarded(found, st, fmt.Sprintf("%s.Map(%s, %d).Write(%s)", rtName, w.text(call.Args[0]), site, w.text(call.Args[1]))), true
 			}
 		}
 	}
@@ -835,7 +857,7 @@ func (w *fileRewriter) accessProbe(line int, p AccessProbe) (ast.Stmt, ast.Expr,
 			call = strings.Join(params, "; ") + "; " + call
 		}
 	}
-	return st, found, call, true
+	return st, found, w.guarded(found, st, call), true
 }
 
 // intParamInScope reports whether name is, before st, an integer
@@ -857,6 +879,15 @@ func (w *fileRewriter) intParamInScope(name string, st ast.Stmt) bool {
 	// A parameter: declared in the signature of st's function.
 	body := w.bodyOf(st)
 	return body != nil && v.Pos() < body.Lbrace
+}
+
+// guarded runs a probe that may panic where the program does not
+// (conditional) through the runtime's Try, which recovers.
+func (w *fileRewriter) guarded(n ast.Node, st ast.Stmt, call string) string {
+	if w.conditional(n, st) {
+		return rtName + ".Try(func() { " + call + " })"
+	}
+	return call
 }
 
 func flagsOf(p AccessProbe) trace.Flags {

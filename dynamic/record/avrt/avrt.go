@@ -245,6 +245,18 @@ func Finish(id uint32) {
 	}
 }
 
+// Try runs a probe whose address may not be valid where it is evaluated
+// (p.n in p != nil && p.n > 0, probed before the statement): a panic of
+// the probe is the program's business only if the program makes it, so
+// it is recovered, and nothing recorded.
+func Try(probe func()) {
+	if !enabled {
+		return
+	}
+	defer func() { _ = recover() }()
+	probe()
+}
+
 // Branch records that the goroutine passes a conditional branch.
 func Branch() {
 	if enabled {
