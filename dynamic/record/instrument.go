@@ -1286,9 +1286,11 @@ func (w *fileRewriter) region(rp RegionProbe) {
 	}
 	site := w.in.site(trace.Site{File: rp.Begin.File, Line: rp.Begin.Line, Col: rp.BeginCol, Func: rp.Func}, "", 0, 0)
 	finish := fmt.Sprintf("%s.Finish(%d)", rtName, rp.ID)
-	if body := w.bodyOf(first); body != nil && w.fset.Position(body.Rbrace).Line <= rp.EndLine {
-		// A region to the function's end (a deferred unlock's) ends when
-		// the function returns, after the calls deferred in it.
+	if body := w.bodyOf(first); body != nil && (w.fset.Position(body.Rbrace).Line <= rp.EndLine || w.endsBody(last)) {
+		// A region to the function's end (a deferred unlock's, or one
+		// whose last statement is the function's) ends when the function
+		// returns, after the calls deferred in it, whichever way it
+		// returns.
 		w.before(first, prioBegin, fmt.Sprintf("%s.Begin(%d, %d); defer %s", rtName, rp.ID, site, finish))
 		return
 	}
@@ -1306,7 +1308,7 @@ func (w *fileRewriter) region(rp RegionProbe) {
 			return true
 		})
 	}
-	if !terminates(last) && !(w.endsBody(last) && mayTerminate(last)) {
+	if !terminates(last) {
 		w.after(last, finish)
 	}
 }
@@ -1349,16 +1351,6 @@ func (w *fileRewriter) endsBody(st ast.Stmt) bool {
 		return true
 	}
 	return false
-}
-
-// mayTerminate reports whether st may be a terminating statement, which
-// ends a function with results: nothing may follow it there.
-func mayTerminate(st ast.Stmt) bool {
-	switch st.(type) {
-	case *ast.ForStmt, *ast.SwitchStmt, *ast.TypeSwitchStmt, *ast.SelectStmt, *ast.IfStmt, *ast.BlockStmt, *ast.LabeledStmt:
-		return true
-	}
-	return terminates(st)
 }
 
 func terminates(s ast.Stmt) bool {
