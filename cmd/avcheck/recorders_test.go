@@ -55,9 +55,10 @@ func TestRecordersAgree(t *testing.T) {
 		{"bank-av", ""},
 		{"mapcache", ""},
 		{"lazyinit", "TestLookupBoth"},
+		{"bank-sav", ""},
+		{"checkset", ""},
 		{"acconnect", ""},
 		{"atom001", ""},
-		{"atom002", ""},
 	} {
 		t.Run(tc.dir, func(t *testing.T) {
 			delve := recorderFindings(t, "delve", tc.dir, tc.test)

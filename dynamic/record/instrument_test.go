@@ -144,3 +144,37 @@ func benchInstrumented(b *testing.B, name, arg string) {
 	b.ReportMetric(recorded.Seconds()/running.Seconds(), "slowdown")
 	b.ReportMetric(float64(events)/converting.Seconds(), "convert-events/s")
 }
+
+// The instrumenting recorder compiles and records the recorder's test
+// programs for each kind of synchronisation: every run ends normally
+// with a trace that is a possible execution, cut short by no event.
+func TestInstrumentedPrograms(t *testing.T) {
+	for _, name := range []string{"chanselect", "chanclose", "chanbuffered", "chantoken", "condwait", "oncelazy", "wggo", "mapelems", "atomics", "guards"} {
+		t.Run(name, func(t *testing.T) {
+			program := name == "mapelems" || name == "guards" // main packages without tests
+			in, bin, root := prepareInstrumented(t, name, program)
+			tr, oc, err := RecordInstrumented(context.Background(), in, Options{Binary: bin, Dir: filepath.Join(root, "testdata/record", name)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !oc.Complete || oc.Status != 0 || oc.Invalid != "" {
+				t.Fatalf("outcome %+v", oc)
+			}
+			if err := trace.Validate(tr); err != nil {
+				t.Fatal(err)
+			}
+			if len(in.Unrewritten) > 0 {
+				t.Errorf("files not rewritten: %v", in.Unrewritten)
+			}
+			accesses := 0
+			for _, e := range tr.Events {
+				if e.Kind.IsAccess() {
+					accesses++
+				}
+			}
+			if accesses == 0 {
+				t.Errorf("no access recorded")
+			}
+		})
+	}
+}
