@@ -104,6 +104,9 @@ const Magic = "avcheck raw events 1\n"
 // EnvFile is the environment variable that names the file to record to.
 const EnvFile = "AVCHECK_RECORD"
 
+// The runtime's state is package-level: the rewritten code calls plain
+// functions from anywhere in the program, and a program has one
+// recording. It is set once, by init, before any probe runs.
 var (
 	enabled bool
 	seq     atomic.Uint64
