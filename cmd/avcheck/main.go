@@ -52,6 +52,11 @@ var subcommands = map[string]subcommand{
 		short: "record a test or program under Delve, predict, report",
 		run:   runRecord,
 	},
+	"test": {
+		usage: "avcheck test [flags] [packages]",
+		short: "record the tests of every package matched, predict, report",
+		run:   runTest,
+	},
 	"report-hash": {
 		usage: "avcheck report-hash [FILE]",
 		short: "print the hash of avcheck run's report, for go vet's -avreport.hash",
@@ -67,7 +72,7 @@ func printHelp() {
 	fmt.Println("  avcheck [-flag...] package...           run the static suite")
 	fmt.Println("  avcheck -json|-sarif package...         the same, as go vet -json's JSON or as SARIF 2.1.0")
 	fmt.Println("  go vet -vettool=$(which avcheck) pkg... the same, through go vet")
-	for _, name := range []string{"predict", "run", "report-hash"} {
+	for _, name := range []string{"predict", "run", "test", "report-hash"} {
 		if sub, ok := subcommands[name]; ok {
 			fmt.Printf("  %-40s%s\n", sub.usage, sub.short)
 		}

@@ -40,7 +40,11 @@ predict'. The package defaults to the one in the current directory.
      temporary directory, removed afterwards;
   3. record: the binary runs under Delve with a breakpoint at every probe;
      locks, WaitGroups, Cond and Once are recorded at the sync package,
-     channel operations inside the runtime, atomics at their lines;
+     channel operations inside the runtime, atomics at their lines.
+     With -recorder=instrument, step 2 instead compiles the packages under
+     test from rewritten copies (go build -overlay; your files are not
+     written) that record their own probes, optimised, and step 3 runs
+     the binary at nearly its own speed (docs/run.md);
   4. predict, prove each finding with a solver over the values the run
      read (-precise, on by default: level proven, or dropped as
      infeasible; see avcheck predict -h), and report; the report is also
@@ -51,6 +55,7 @@ Examples:
   avcheck run -json -o run.avt ./pkg      keep the trace, JSON report
   avcheck run -sarif ./pkg > av.sarif     SARIF 2.1.0, for GitHub code scanning
   avcheck run ./cmd/server -- -port 0     a main package with arguments
+  avcheck run -recorder=instrument ./pkg  record without the debugger, fast
 
 The run is slow (every probe stops the program); choose one test with
 -run. If the program panics, exits, deadlocks, runs past -timeout or is
@@ -127,6 +132,8 @@ type runConfig struct {
 	precise preciseFlags
 	pkg     string
 	args    []string
+	// recorder is "delve" or "instrument" (see record.Instrument).
+	recorder string
 }
 
 func parseRunArgs(args []string, stdout, stderr io.Writer) (*runConfig, int, bool) {
@@ -142,6 +149,7 @@ func parseRunArgs(args []string, stdout, stderr io.Writer) (*runConfig, int, boo
 	fs.BoolVar(&cfg.asSARIF, "sarif", false, "write the report as SARIF 2.1.0, with paths relative to the top of the Git checkout (see docs/run.md)")
 	fs.BoolVar(&cfg.all, "all", false, "also show findings removed by AVFilter or without a witness, marked as dropped")
 	fs.BoolVar(&cfg.verbose, "v", false, "list, by site, the accesses of the packages under test that were reached but not recorded")
+	fs.StringVar(&cfg.recorder, "recorder", "delve", "how to record: `delve` (the debugger, no rewriting) or instrument (rewritten packages under test, much faster; see docs/run.md)")
 	fs.IntVar(&cfg.maxd, "maxd", 5, "how many source lines apart two accesses may be and still form one proximity region")
 	cfg.precise.register(fs)
 	// The program's own arguments follow "--".
@@ -203,6 +211,10 @@ func parseRunArgs(args []string, stdout, stderr io.Writer) (*runConfig, int, boo
 		}
 		return nil, code, false
 	}
+	if cfg.recorder != "delve" && cfg.recorder != "instrument" {
+		fmt.Fprintf(stderr, "avcheck run: -recorder %q: want delve or instrument\n", cfg.recorder)
+		return nil, exitUsage, false
+	}
 	if cfg.timeout <= 0 {
 		fmt.Fprintln(stderr, "avcheck run: -timeout must be positive")
 		return nil, exitUsage, false
@@ -259,7 +271,16 @@ func runStages(in *interrupts, args []string, stdout, stderr io.Writer) int {
 		return exitError
 	}
 	program := plan.Main && !plan.HasTests
-	bin, cleanup, err := record.Build(ctx, dir, cfg.pkg, program, plan)
+	var (
+		bin     string
+		cleanup func()
+		instr   *record.Instrumented
+	)
+	if cfg.recorder == "instrument" {
+		bin, instr, cleanup, err = record.BuildInstrumented(ctx, dir, cfg.pkg, program, plan)
+	} else {
+		bin, cleanup, err = record.Build(ctx, dir, cfg.pkg, program, plan)
+	}
 	defer cleanup()
 	interrupted := ctx.Err() != nil
 	endStage()
@@ -293,7 +314,13 @@ func runStages(in *interrupts, args []string, stdout, stderr io.Writer) int {
 	opts.Progress = func(n int) { events.Store(int64(n)) }
 	p.Stage("recording", func() string { return plural(int(events.Load()), "event") }, "Ctrl-C: stop it and predict")
 	start := time.Now()
-	t, oc, err := record.Record(ctx, plan, opts)
+	var t *trace.Trace
+	var oc record.Outcome
+	if instr != nil {
+		t, oc, err = record.RecordInstrumented(ctx, instr, opts)
+	} else {
+		t, oc, err = record.Record(ctx, plan, opts)
+	}
 	endStage()
 	if err != nil {
 		p.Close()
@@ -301,6 +328,11 @@ func runStages(in *interrupts, args []string, stdout, stderr io.Writer) int {
 		return exitError
 	}
 	fmt.Fprintf(errw, "avcheck run: %s; %d events recorded\n", oc.Message, len(t.Events))
+	if instr != nil {
+		for _, u := range instr.Unrewritten {
+			fmt.Fprintf(errw, "avcheck run: not instrumented, so not recorded: %s\n", u)
+		}
+	}
 	printUnrecorded(errw, plan, t, oc, cfg.verbose, dir)
 	if oc.Invalid != "" {
 		fmt.Fprintf(errw, "avcheck run: the trace stops before an impossible event: %s\n", oc.Invalid)

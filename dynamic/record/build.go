@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -66,11 +67,24 @@ func Build(ctx context.Context, dir, pkg string, isMain bool, plan *Plan) (bin s
 		cleanup()
 		return "", func() {}, err
 	}
-	out := binDir + string(filepath.Separator)
-	flags := []string{"-gcflags=all=-N -l", "-o", out}
+	flags := []string{"-gcflags=all=-N -l"}
 	if overlay != "" {
 		flags = append(flags, "-overlay="+overlay)
 	}
+	bin, err = goBuild(ctx, dir, pkg, isMain, binDir, workDir, flags)
+	if err != nil {
+		cleanup()
+		return "", func() {}, err
+	}
+	return bin, cleanup, nil
+}
+
+// goBuild runs go test -c (go build for a program) of pkg into binDir,
+// with the go command's work directory in workDir, and returns the
+// binary.
+func goBuild(ctx context.Context, dir, pkg string, isMain bool, binDir, workDir string, flags []string) (string, error) {
+	out := binDir + string(filepath.Separator)
+	flags = append(slices.Clip(flags), "-o", out)
 	args := append(append([]string{"test", "-c"}, flags...), pkg)
 	if isMain {
 		args = append(append([]string{"build"}, flags...), pkg)
@@ -82,18 +96,16 @@ func Build(ctx context.Context, dir, pkg string, isMain bool, plan *Plan) (bin s
 	var output bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &output, &output
 	if err := cmd.Run(); err != nil {
-		cleanup()
 		var ee *exec.ExitError
 		if errors.As(err, &ee) {
-			return "", func() {}, &BuildError{Output: output.String()}
+			return "", &BuildError{Output: output.String()}
 		}
-		return "", func() {}, fmt.Errorf("go %s: %w", args[0], err)
+		return "", fmt.Errorf("go %s: %w", args[0], err)
 	}
 	entries, err := os.ReadDir(binDir)
 	if err != nil || len(entries) != 1 {
 		// go test -c writes nothing for a package without test files.
-		cleanup()
-		return "", func() {}, fmt.Errorf("%s has no test files to run", pkg)
+		return "", fmt.Errorf("%s has no test files to run", pkg)
 	}
-	return filepath.Join(binDir, entries[0].Name()), cleanup, nil
+	return filepath.Join(binDir, entries[0].Name()), nil
 }

@@ -3,6 +3,13 @@
 // only package of avcheck that imports Delve; none of Delve's types leave
 // it.
 //
+// Beside Delve, the instrumenting recorder (instrument.go, irecord.go,
+// convert.go) records the same trace without a debugger: it compiles the
+// packages under test from rewritten copies whose probes call the
+// recording runtime, package avrt, and converts the runtime's raw events
+// into the trace afterwards. It probes what the plan below says, at the
+// probes' own statements and call sites.
+//
 // The probe plan (MakePlan) comes from the regions analyzer: a breakpoint
 // at every line with a direct access to shared state (sync/atomic calls
 // included) and every go statement, plus the entries of the sync

@@ -116,6 +116,10 @@ type Plan struct {
 	// reads, which the recorder's build rewrites so that the compiler
 	// keeps the read (keep.go).
 	Keeps map[string]*KeepFile
+	// pkgs are the packages MakePlan analysed (the package, its test
+	// variants, the packages of the main module it imports), which the
+	// instrumenting recorder rewrites (instrument.go).
+	pkgs []*packages.Package
 }
 
 // Lines returns every line the recorder sets a breakpoint at, sorted: the
@@ -249,6 +253,7 @@ func MakePlan(opts PlanOptions) (*Plan, error) {
 		plan.addFuncs(p.Fset, act.Result.(*regions.Result), seenAccess, seenRegion, seenUnprobed)
 		analysed = append(analysed, analysedPackage{p.Fset, p.TypesSizes, act.Result.(*regions.Result)})
 	}
+	plan.pkgs = roots
 	plan.shareIntents()
 	plan.addKeeps(roots)
 	plan.addGuards(analysed)

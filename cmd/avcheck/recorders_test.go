@@ -1,0 +1,115 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// The two recorders write one trace model, and on the corpus programs
+// below they give the same findings, at the same levels, with -all: the
+// Delve recorder (-recorder=delve) and the instrumenting one
+// (-recorder=instrument).
+//
+// One difference is allowed, in names only: the Delve recorder names a map
+// element by the key's value (c.m["k"]), which it reads from the
+// program's memory, and the instrumenting recorder by the key's
+// expression (c.m[key]), since its runtime records a hash of the key.
+
+// mapKey is the key of a map element in a finding's variable.
+var mapKey = regexp.MustCompile(`\[[^\]*]+\]`)
+
+func recorderFindings(t *testing.T, recorder, dir, test string) []string {
+	t.Helper()
+	args := []string{"-all", "-recorder=" + recorder, "./testdata/corpus/" + dir}
+	if test != "" {
+		args = append(args, "-run", "^"+test+"$")
+	}
+	r := avcheckRun(t, context.Background(), args...)
+	if r.code != exitClean && r.code != exitFindings {
+		t.Fatalf("avcheck run %s: exit %d\n%s", strings.Join(args, " "), r.code, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "avcheck run: the program exited normally;") {
+		t.Errorf("-recorder=%s: the test did not end normally:\n%s", recorder, r.stderr)
+	}
+	if strings.Contains(r.stderr, "the trace stops before an impossible event") {
+		t.Errorf("-recorder=%s: the trace was cut short:\n%s", recorder, r.stderr)
+	}
+	var out []string
+	for _, f := range r.doc.Findings {
+		out = append(out, mapKey.ReplaceAllString(summary(f), "[k]"))
+	}
+	slices.Sort(out)
+	return out
+}
+
+func TestRecordersAgree(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ dir, test string }{
+		{"splitcounter", ""},
+		{"getset", ""},
+		{"bank-av", ""},
+		{"mapcache", ""},
+		{"lazyinit", "TestLookupBoth"},
+		{"bank-sav", ""},
+		{"checkset", ""},
+		{"acconnect", ""},
+		{"atom001", ""},
+	} {
+		t.Run(tc.dir, func(t *testing.T) {
+			delve := recorderFindings(t, "delve", tc.dir, tc.test)
+			instr := recorderFindings(t, "instrument", tc.dir, tc.test)
+			if !slices.Equal(delve, instr) {
+				t.Errorf("-recorder=delve finds\n%s\n-recorder=instrument finds\n%s", strings.Join(delve, "\n"), strings.Join(instr, "\n"))
+			}
+			if len(delve) == 0 {
+				t.Errorf("no finding: the comparison shows nothing")
+			}
+		})
+	}
+}
+
+// The instrumenting recorder keeps what a run recorded however it ends:
+// its runtime writes the events into a shared file mapping as they
+// happen, so a panic, an os.Exit, a deadlock and a kill at the time limit
+// all leave them in the file.
+func TestRunInstrumentEndsBadly(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		pkg, extra, says, file string
+		line0, line1           int
+	}{
+		{"crash", "", "exited with status 2 (a panic", "crash_test.go", 17, 20},
+		{"exit", "", "exited with status 3", "exit_test.go", 18, 21},
+		{"deadlock", "", "exited with status 2 (a panic or a fatal error such as a deadlock", "deadlock_test.go", 17, 20},
+		{"forever", "-timeout=2s", "ran past its time limit and was killed", "main.go", 14, 17},
+	} {
+		t.Run(tc.pkg, func(t *testing.T) {
+			t.Parallel()
+			out := filepath.Join(t.TempDir(), "run.avt")
+			args := []string{"-recorder=instrument", "-o", out, "./testdata/record/" + tc.pkg}
+			if tc.extra != "" {
+				args = append([]string{tc.extra}, args...)
+			}
+			r := avcheckRun(t, context.Background(), args...)
+			checkEndedBadly(t, r, tc.says, out, fmt.Sprintf("proven R-W-W c.n %s:%d:rd %s:%d:wr %s:%d:wr", tc.file, tc.line0, tc.file, tc.line1, tc.file, tc.line1))
+		})
+	}
+}
+
+// A package that does not compile gives the compiler's message at the
+// user's position with either recorder.
+func TestRunInstrumentBuildError(t *testing.T) {
+	t.Parallel()
+	r := avcheckRun(t, context.Background(), "-recorder=instrument", "./testdata/record/broken")
+	if r.code != exitError {
+		t.Fatalf("exit %d, want %d", r.code, exitError)
+	}
+	if !strings.Contains(r.stderr, `broken.go:3:23: cannot use "x"`) || strings.Count(r.stderr, "\n") != 1 {
+		t.Errorf("want the compiler's message alone, on one line; got:\n%s", r.stderr)
+	}
+}

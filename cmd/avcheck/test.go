@@ -1,0 +1,261 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/avcheck/avcheck/dynamic/report"
+)
+
+const testHelp = `usage: avcheck test [flags] [packages]
+
+Record the tests of every package matched, as 'go test -race' runs them,
+with the instrumenting recorder (avcheck run -recorder=instrument), and
+predict and report each package's atomicity violations as 'avcheck run'
+does. The packages default to the one in the current directory; ./...
+names every package below it. Each package's output (the tests' own
+PASS and FAIL lines, then its findings) is printed when it is done, in
+the order of the packages, with a line per package and a summary at the
+end. Packages are recorded in parallel, up to -p at a time.
+
+Exit status: 0 nothing reported, 3 findings reported, 1 a package could
+not be built or recorded, 2 bad usage.
+
+Examples:
+  avcheck test ./...
+  avcheck test -run TestTransfer ./bank
+`
+
+const testUsage = "usage: avcheck test [flags] [packages] (avcheck test -h for help)"
+
+func runTest(args []string) int {
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	return testStages(&interrupts{parent: context.Background(), sigs: sigs}, args, os.Stdout, os.Stderr)
+}
+
+// testMain is avcheck test with ctx, for tests.
+func testMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	return testStages(&interrupts{parent: ctx}, args, stdout, stderr)
+}
+
+// testConfig holds avcheck test's flags.
+type testConfig struct {
+	run      string
+	timeout  time.Duration
+	p        int
+	all      bool
+	recorder string
+	patterns []string
+}
+
+func parseTestArgs(args []string, stdout, stderr io.Writer) (*testConfig, int, bool) {
+	cfg := &testConfig{}
+	fs := flag.NewFlagSet("avcheck test", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.StringVar(&cfg.run, "run", "", "run only the tests matching `regexp` (as go test -run)")
+	fs.DurationVar(&cfg.timeout, "timeout", 10*time.Minute, "kill a package's test binary after `d` and predict on what was recorded")
+	fs.IntVar(&cfg.p, "p", runtime.GOMAXPROCS(0), "record up to `n` packages at a time")
+	fs.BoolVar(&cfg.all, "all", false, "also show findings removed by AVFilter or without a witness, marked as dropped")
+	fs.StringVar(&cfg.recorder, "recorder", "instrument", "how to record: `instrument` or delve (see avcheck run -h)")
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				fmt.Fprint(stdout, testHelp)
+				fs.SetOutput(stdout)
+				fs.PrintDefaults()
+				return nil, exitClean, false
+			}
+			fmt.Fprintf(stderr, "avcheck test: %v\n", err)
+			fmt.Fprintln(stderr, testUsage)
+			return nil, exitUsage, false
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		pos = append(pos, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	if cfg.p < 1 {
+		fmt.Fprintf(stderr, "avcheck test: -p %d: want at least 1\n", cfg.p)
+		return nil, exitUsage, false
+	}
+	if cfg.timeout <= 0 {
+		fmt.Fprintln(stderr, "avcheck test: -timeout must be positive")
+		return nil, exitUsage, false
+	}
+	if cfg.recorder != "delve" && cfg.recorder != "instrument" {
+		fmt.Fprintf(stderr, "avcheck test: -recorder %q: want instrument or delve\n", cfg.recorder)
+		return nil, exitUsage, false
+	}
+	if len(pos) == 0 {
+		pos = []string{"."}
+	}
+	cfg.patterns = pos
+	return cfg, 0, true
+}
+
+// testPackage is a package that avcheck test records.
+type testPackage struct {
+	ImportPath   string
+	Dir          string
+	TestGoFiles  []string
+	XTestGoFiles []string
+	Error        *struct{ Err string }
+}
+
+// listTestPackages resolves the patterns with go list.
+func listTestPackages(ctx context.Context, dir string, patterns []string) ([]testPackage, error) {
+	cmd := exec.CommandContext(ctx, "go", append([]string{"list", "-e", "-json=ImportPath,Dir,TestGoFiles,XTestGoFiles,Error"}, patterns...)...)
+	cmd.Dir = dir
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		if msg := strings.TrimSpace(errb.String()); msg != "" {
+			return nil, errors.New(msg)
+		}
+		return nil, err
+	}
+	var pkgs []testPackage
+	dec := json.NewDecoder(&out)
+	for {
+		var p testPackage
+		if err := dec.Decode(&p); errors.Is(err, io.EOF) {
+			break
+		} else if err != nil {
+			return nil, fmt.Errorf("go list: %w", err)
+		}
+		pkgs = append(pkgs, p)
+	}
+	return pkgs, nil
+}
+
+// testResult is what avcheck test shows of one package.
+type testResult struct {
+	code     int
+	output   string // the recording's and the report's lines
+	findings int
+	elapsed  time.Duration
+}
+
+func testStages(in *interrupts, args []string, stdout, stderr io.Writer) int {
+	cfg, code, ok := parseTestArgs(args, stdout, stderr)
+	if !ok {
+		return code
+	}
+	dir := workDir()
+	pkgs, err := listTestPackages(in.parent, dir, cfg.patterns)
+	if err != nil {
+		fmt.Fprintf(stderr, "avcheck test: %v\n", err)
+		return exitError
+	}
+	if len(pkgs) == 0 {
+		fmt.Fprintf(stderr, "avcheck test: no packages to test in %s\n", strings.Join(cfg.patterns, " "))
+		return exitError
+	}
+	tmp, err := os.MkdirTemp("", "avcheck-test-")
+	if err != nil {
+		fmt.Fprintf(stderr, "avcheck test: %v\n", err)
+		return exitError
+	}
+	defer os.RemoveAll(tmp)
+
+	results := make([]chan testResult, len(pkgs))
+	sem := make(chan struct{}, cfg.p)
+	for i, p := range pkgs {
+		results[i] = make(chan testResult, 1)
+		go func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			results[i] <- testOne(in, cfg, p, filepath.Join(tmp, strconv.Itoa(i)+".json"))
+		}()
+	}
+	var tested, withFindings, findings, failed int
+	for i, p := range pkgs {
+		r := <-results[i]
+		fmt.Fprint(stdout, r.output)
+		switch {
+		case r.code == -1:
+			fmt.Fprintf(stdout, "?   \t%s\t[no test files]\n", p.ImportPath)
+			continue
+		case r.code == exitError || r.code == exitUsage:
+			failed++
+			fmt.Fprintf(stdout, "FAIL\t%s\t%.3fs\t[not recorded]\n", p.ImportPath, r.elapsed.Seconds())
+		case r.findings > 0:
+			withFindings++
+			findings += r.findings
+			fmt.Fprintf(stdout, "av  \t%s\t%.3fs\t%s\n", p.ImportPath, r.elapsed.Seconds(), plural(r.findings, "finding"))
+		default:
+			fmt.Fprintf(stdout, "ok  \t%s\t%.3fs\n", p.ImportPath, r.elapsed.Seconds())
+		}
+		tested++
+	}
+	fmt.Fprintf(stdout, "avcheck test: %s recorded, %s with findings (%s), %s not recorded\n",
+		plural(tested-failed, "package"), plural(withFindings, "package"), plural(findings, "finding"), plural(failed, "package"))
+	switch {
+	case failed > 0:
+		return exitError
+	case findings > 0:
+		return exitFindings
+	}
+	return exitClean
+}
+
+// testOne records one package with avcheck run, its output captured, and
+// counts its findings from the JSON report; code -1 says the package has
+// no tests.
+func testOne(in *interrupts, cfg *testConfig, p testPackage, reportPath string) testResult {
+	if p.Error != nil {
+		return testResult{code: exitError, output: p.Error.Err + "\n"}
+	}
+	if len(p.TestGoFiles)+len(p.XTestGoFiles) == 0 {
+		return testResult{code: -1}
+	}
+	args := []string{"-recorder=" + cfg.recorder, "-report", reportPath, "-timeout", cfg.timeout.String()}
+	if cfg.run != "" {
+		args = append(args, "-run", cfg.run)
+	}
+	if cfg.all {
+		args = append(args, "-all")
+	}
+	args = append(args, p.Dir)
+	var out bytes.Buffer
+	start := time.Now()
+	code := runStages(in, args, &out, &out)
+	// The report is a temporary file, gone when avcheck test ends: the
+	// line that names it for go vet is left out.
+	var kept strings.Builder
+	for line := range strings.SplitAfterSeq(out.String(), "\n") {
+		if !strings.HasPrefix(line, "avcheck run: to see the findings as diagnostics:") {
+			kept.WriteString(line)
+		}
+	}
+	r := testResult{code: code, output: kept.String(), elapsed: time.Since(start)}
+	if data, err := os.ReadFile(reportPath); err == nil {
+		var doc report.Document
+		if json.Unmarshal(data, &doc) == nil {
+			for _, f := range doc.Findings {
+				if f.Dropped == "" || cfg.all {
+					r.findings++
+				}
+			}
+		}
+	}
+	return r
+}

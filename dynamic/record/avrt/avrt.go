@@ -1,0 +1,302 @@
+// Package avrt is the recording runtime of avcheck's instrumenting
+// recorder. The recorder rewrites the packages under test so that each
+// probe of its plan calls one of this package's functions, and builds the
+// test or program with this package beside them (as the module
+// avcheck.invalid/avrt, added through an overlaid go.mod; see
+// dynamic/record/instrument.go). It imports the standard library only.
+//
+// A probe appends one fixed-size event to the buffer of the P its
+// goroutine runs on, pinned to that P for the append (as sync.Pool is), so
+// the hot path takes no lock; a global atomic counter orders the events
+// of all buffers. The buffers are chunks of a file mapped into memory
+// (MAP_SHARED): an event is in the file's pages the moment it is written,
+// so the trace survives every way a process can end, os.Exit, a panic, a
+// fatal signal, SIGKILL, without a flush. A chunk holds the events of one
+// buffer in the order of their sequence numbers, and a chunk's unused
+// slots are zero, which ends it. The recorder (dynamic/record) merges the
+// chunks by sequence number into a trace.
+//
+// Recording is on when the environment variable AVCHECK_RECORD names the
+// file to write; otherwise every probe returns at once.
+//
+// A goroutine is identified by the runtime's goroutine id, read from the
+// goroutine's g at an offset found at start-up (goid.go); the go
+// statements of the packages under test tell their children their parent
+// with a token (Fork, Start).
+package avrt
+
+import (
+	"os"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+)
+
+// Kind is the operation of a raw event. The recorder's converter
+// (dynamic/record/convert.go) turns raw events into trace events.
+type Kind uint8
+
+// The raw event kinds. Their values are the file format: append only.
+const (
+	KindNone          Kind = iota
+	KindRead               // Obj read
+	KindReadValue          // Obj read; Arg is the value read
+	KindWrite              // Obj written
+	KindAcquire            // Lock of Obj returned
+	KindRelease            // Unlock of Obj, before it
+	KindRAcquire           // RLock of Obj returned
+	KindRRelease           // RUnlock of Obj, before it
+	KindFork               // a go statement; Arg is the child's token
+	KindStart              // the goroutine with token Arg starts
+	KindEnd                // the goroutine returns
+	KindSend               // send on channel Obj, before it
+	KindRecv               // receive from channel Obj returned
+	KindRangeEnd           // a range over channel Obj ended (closed, or left by a break)
+	KindClose              // close of channel Obj, before it
+	KindWGAdd              // WaitGroup.Add of Obj; Arg is the delta
+	KindWGDone             // WaitGroup.Done of Obj, before it
+	KindWGWait             // WaitGroup.Wait of Obj returned
+	KindCondWait           // Cond.Wait of Obj returned
+	KindCondSignal         // Cond.Signal of Obj, before it
+	KindCondBroadcast      // Cond.Broadcast of Obj, before it
+	KindOnce               // Once.Do of Obj returned; Arg is 1 if it ran the function
+	KindAtomicLoad         // atomic load of Obj returned
+	KindAtomicStore        // atomic store of Obj, before it
+	KindAtomicRMW          // atomic read-modify-write of Obj returned
+	KindBegin              // region Arg begins
+	KindFinish             // region Arg ends
+	KindMapRead            // read of a map element; Obj names the map and key, Arg is the map
+	KindMapWrite           // write of a map element; Obj names the map and key, Arg is the map
+	KindContents           // read of a map's contents (len, range); Obj is the map
+	KindBranch             // a conditional branch, or a call that may branch on a value read
+	KindParam              // Arg is the value of a parameter that the next read's guard compares with
+)
+
+// Event is one raw event, as it lies in the file (little-endian, on the
+// machines the recorder runs on). Seq 0 marks an unused slot.
+type Event struct {
+	Seq  uint64
+	G    uint64
+	Obj  uint64
+	Arg  uint64
+	Site uint32
+	Kind Kind
+	_    [3]byte
+}
+
+// EventSize is the size of an Event in the file.
+const EventSize = int(unsafe.Sizeof(Event{}))
+
+// ChunkEvents is the number of events in a chunk; ChunkBytes, a chunk's
+// size, is a multiple of every page size the recorder runs with.
+const (
+	ChunkEvents = 16384
+	ChunkBytes  = ChunkEvents * EventSize
+)
+
+// HeaderBytes is the size of the file's header, which holds Magic; the
+// chunks follow it.
+const HeaderBytes = 64 << 10
+
+// Magic starts the file, with the event size after it.
+const Magic = "avcheck raw events 1\n"
+
+// EnvFile is the environment variable that names the file to record to.
+const EnvFile = "AVCHECK_RECORD"
+
+// The runtime's state is package-level: the rewritten code calls plain
+// functions from anywhere in the program, and a program has one
+// recording. It is set once, by init, before any probe runs.
+var (
+	enabled bool
+	seq     atomic.Uint64
+	tokens  atomic.Uint64
+	// shards are the buffers of the Ps, indexed by the P's id; overflow
+	// is the buffer of the rare goroutine whose P is not among them
+	// (GOMAXPROCS raised after start-up), under slow.
+	shards   []shard
+	overflow shard
+	// slow serialises the allocation of chunks and the overflow buffer.
+	slow sync.Mutex
+	out  *mapping
+)
+
+type shard struct {
+	buf []Event
+	n   int
+	_   [64 - 32]byte // one cache line per shard
+}
+
+func init() {
+	if name := os.Getenv(EnvFile); name != "" {
+		if err := start(name); err != nil {
+			os.Stderr.WriteString("avcheck: recording disabled: " + err.Error() + "\n")
+		}
+	}
+}
+
+// start begins recording to the file name.
+func start(name string) error {
+	m, err := openMapping(name)
+	if err != nil {
+		return err
+	}
+	out = m
+	calibrate()
+	shards = make([]shard, maxProcs())
+	enabled = true
+	return nil
+}
+
+// emit records one event of the calling goroutine.
+func emit(kind Kind, obj, arg uint64, site uint32) {
+	g := goid()
+	pid := procPin()
+	if pid < len(shards) {
+		sh := &shards[pid]
+		if sh.n < len(sh.buf) {
+			sh.buf[sh.n] = Event{Seq: seq.Add(1), G: g, Obj: obj, Arg: arg, Site: site, Kind: kind}
+			sh.n++
+			procUnpin()
+			return
+		}
+	}
+	procUnpin()
+	emitSlow(g, kind, obj, arg, site)
+}
+
+// emitSlow records an event whose buffer is full or missing: a new chunk
+// is mapped, without the pin (mapping is a system call), and installed
+// with it.
+func emitSlow(g uint64, kind Kind, obj, arg uint64, site uint32) {
+	slow.Lock()
+	defer slow.Unlock()
+	fresh, err := out.chunk()
+	if err != nil {
+		return // the disk is full: the trace ends here
+	}
+	var old []Event
+	pid := procPin()
+	sh := &overflow
+	if pid < len(shards) {
+		sh = &shards[pid]
+	}
+	if sh.n >= len(sh.buf) {
+		old = sh.buf
+		sh.buf, sh.n = fresh, 0
+		fresh = nil
+	}
+	sh.buf[sh.n] = Event{Seq: seq.Add(1), G: g, Obj: obj, Arg: arg, Site: site, Kind: kind}
+	sh.n++
+	procUnpin()
+	// No goroutine writes a full chunk, and every other writer of this
+	// shard runs pinned to its P: the old chunk is no one's now.
+	out.release(old)
+	out.release(fresh)
+}
+
+func ptr[T any](p *T) uint64 { return uint64(uintptr(unsafe.Pointer(p))) }
+
+// Read records a read of *p.
+func Read[T any](p *T, site uint32) {
+	if enabled {
+		emit(KindRead, ptr(p), 0, site)
+	}
+}
+
+// Integer is the types whose values a read records.
+type Integer interface {
+	~int | ~int8 | ~int16 | ~int32 | ~int64 | ~uint | ~uint8 | ~uint16 | ~uint32 | ~uint64 | ~uintptr
+}
+
+// ReadInt records a read of *p with the value it holds.
+func ReadInt[T Integer](p *T, site uint32) {
+	if enabled {
+		emit(KindReadValue, ptr(p), uint64(*p), site)
+	}
+}
+
+// ReadBool records a read of *p with the value it holds.
+func ReadBool[T ~bool](p *T, site uint32) {
+	if enabled {
+		var v uint64
+		if *p {
+			v = 1
+		}
+		emit(KindReadValue, ptr(p), v, site)
+	}
+}
+
+// Write records a write of *p, before it.
+func Write[T any](p *T, site uint32) {
+	if enabled {
+		emit(KindWrite, ptr(p), 0, site)
+	}
+}
+
+// Begin records that region id begins.
+func Begin(id, site uint32) {
+	if enabled {
+		emit(KindBegin, 0, uint64(id), site)
+	}
+}
+
+// Finish records that region id ends.
+func Finish(id uint32) {
+	if enabled {
+		emit(KindFinish, 0, uint64(id), 0)
+	}
+}
+
+// Try runs a probe whose address may not be valid where it is evaluated
+// (p.n in p != nil && p.n > 0, probed before the statement): a panic of
+// the probe is the program's business only if the program makes it, so
+// it is recovered, and nothing recorded.
+func Try(probe func()) {
+	if !enabled {
+		return
+	}
+	defer func() { _ = recover() }()
+	probe()
+}
+
+// Branch records that the goroutine passes a conditional branch.
+func Branch() {
+	if enabled {
+		emit(KindBranch, 0, 0, 0)
+	}
+}
+
+// Param records the value of a parameter that the guard of the next read
+// compares the value read with.
+func Param(v int64) {
+	if enabled {
+		emit(KindParam, 0, uint64(v), 0)
+	}
+}
+
+// Fork records a go statement, before it, and returns the token its
+// child passes to Start.
+func Fork(site uint32) uint64 {
+	if !enabled {
+		return 0
+	}
+	t := tokens.Add(1)
+	emit(KindFork, 0, t, site)
+	return t
+}
+
+// Start records that the goroutine a go statement forked with token t
+// starts. The goroutine calls End, deferred, when it returns.
+func Start(t uint64) {
+	if enabled {
+		emit(KindStart, 0, t, 0)
+	}
+}
+
+// End records that the calling goroutine returns.
+func End() {
+	if enabled {
+		emit(KindEnd, 0, 0, 0)
+	}
+}

@@ -1,0 +1,183 @@
+package avrt
+
+import (
+	"encoding/binary"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+	"testing"
+)
+
+// The tests of this package record into one file, started once.
+var (
+	startOnce sync.Once
+	startFile string
+	startErr  error
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if startFile != "" {
+		os.RemoveAll(filepath.Dir(startFile))
+	}
+	os.Exit(code)
+}
+
+func begin(t testing.TB) {
+	startOnce.Do(func() {
+		dir, err := os.MkdirTemp(os.Getenv("AVRT_DIR"), "avrt-test-")
+		if err != nil {
+			startErr = err
+			return
+		}
+		startFile = filepath.Join(dir, "raw")
+		startErr = start(startFile)
+	})
+	if startErr != nil {
+		t.Fatal(startErr)
+	}
+}
+
+// readRaw returns the events of the file, by sequence number.
+func readRaw(t *testing.T, name string) []Event {
+	data, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var evs []Event
+	for off := HeaderBytes; off+ChunkBytes <= len(data); off += ChunkBytes {
+		for i := 0; i < ChunkEvents; i++ {
+			b := data[off+i*EventSize:]
+			e := Event{
+				Seq: binary.LittleEndian.Uint64(b), G: binary.LittleEndian.Uint64(b[8:]),
+				Obj: binary.LittleEndian.Uint64(b[16:]), Arg: binary.LittleEndian.Uint64(b[24:]),
+				Site: binary.LittleEndian.Uint32(b[32:]), Kind: Kind(b[36]),
+			}
+			if e.Seq == 0 {
+				break
+			}
+			evs = append(evs, e)
+		}
+	}
+	sort.Slice(evs, func(i, j int) bool { return evs[i].Seq < evs[j].Seq })
+	return evs
+}
+
+func TestGoid(t *testing.T) {
+	if getg() == nil {
+		t.Skip("no g on this architecture")
+	}
+	begin(t)
+	if goidOffset < 0 {
+		t.Fatal("calibration found no offset of the goroutine id")
+	}
+	var wg sync.WaitGroup
+	for range 10 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if a, b := goid(), slowGoid(); a != b {
+				t.Errorf("goid() = %d, runtime.Stack says %d", a, b)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// TestRecord records the events of goroutines that share a counter under
+// a lock, more than a chunk's worth, and reads them back: every event is
+// there once, in an order where each goroutine's own events keep theirs.
+func TestRecord(t *testing.T) {
+	begin(t)
+	const workers, iters = 4, 3 * ChunkEvents
+	var mu sync.Mutex
+	var n int
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range iters {
+				Lock(&mu, uint32(w))
+				ReadInt(&n, uint32(i))
+				n++
+				Write(&n, uint32(i))
+				Unlock(&mu, uint32(w))
+			}
+		}()
+	}
+	wg.Wait()
+	evs := readRaw(t, startFile)
+	counts := make(map[Kind]int)
+	last := make(map[uint64]uint32) // per goroutine, the site of its last access
+	held := uint64(0)
+	for _, e := range evs {
+		if e.Obj != ptr(&mu) && e.Obj != ptr(&n) {
+			continue
+		}
+		counts[e.Kind]++
+		switch e.Kind {
+		case KindAcquire:
+			if held != 0 {
+				t.Fatalf("event %d: acquire while g%d holds the lock", e.Seq, held)
+			}
+			held = e.G
+		case KindRelease:
+			if held != e.G {
+				t.Fatalf("event %d: release by g%d, held by g%d", e.Seq, e.G, held)
+			}
+			held = 0
+		case KindWrite:
+			if last[e.G] != e.Site {
+				t.Fatalf("event %d: write at %d after a read at %d", e.Seq, e.Site, last[e.G])
+			}
+		case KindReadValue:
+			last[e.G] = e.Site
+		}
+	}
+	for _, k := range []Kind{KindAcquire, KindRelease, KindReadValue, KindWrite} {
+		if counts[k] != workers*iters {
+			t.Errorf("%d events of kind %d, want %d", counts[k], k, workers*iters)
+		}
+	}
+}
+
+// BenchmarkLoop records the accesses of one goroutine's loop: the
+// runtime's cost per event without contention.
+func BenchmarkLoop(b *testing.B) {
+	begin(b)
+	var n int
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		ReadInt(&n, 1)
+		Write(&n, 2)
+		n++
+	}
+	b.ReportMetric(float64(2*b.N)/b.Elapsed().Seconds(), "events/s")
+}
+
+// BenchmarkPingPong records two goroutines handing a counter to each
+// other through a mutex, each round a lock, a read, a write and an
+// unlock: the cost per event with the goroutines on two Ps.
+func BenchmarkPingPong(b *testing.B) {
+	begin(b)
+	var mu sync.Mutex
+	var n int
+	var wg sync.WaitGroup
+	for range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < b.N/2; i++ {
+				Lock(&mu, 1)
+				ReadInt(&n, 2)
+				n++
+				Write(&n, 3)
+				Unlock(&mu, 4)
+			}
+		}()
+	}
+	wg.Wait()
+	b.ReportMetric(float64(4*(b.N/2)*2)/b.Elapsed().Seconds(), "events/s")
+}

@@ -1,0 +1,86 @@
+package avrt
+
+import (
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"unsafe"
+	_ "unsafe" // for go:linkname
+)
+
+// procPin pins the calling goroutine to its P and returns the P's id, as
+// sync.Pool does; the runtime keeps the symbol for the packages that
+// link to it.
+//
+//go:linkname procPin runtime.procPin
+func procPin() int
+
+//go:linkname procUnpin runtime.procUnpin
+func procUnpin()
+
+// goidOffset is where the runtime's g holds the goroutine id, found by
+// calibrate; -1 if it was not found, and the ids come from runtime.Stack.
+var goidOffset = -1
+
+// maxGOffset bounds the search for the id in a g.
+const maxGOffset = 512
+
+// goid returns the runtime's id of the calling goroutine.
+func goid() uint64 {
+	if goidOffset >= 0 {
+		if g := getg(); g != nil {
+			return *(*uint64)(unsafe.Add(g, goidOffset))
+		}
+	}
+	return slowGoid()
+}
+
+// slowGoid reads the goroutine's id from the header of its stack trace.
+func slowGoid() uint64 {
+	var buf [64]byte
+	s := string(buf[:runtime.Stack(buf[:], false)])
+	s = strings.TrimPrefix(s, "goroutine ")
+	if i := strings.IndexByte(s, ' '); i > 0 {
+		s = s[:i]
+	}
+	n, _ := strconv.ParseUint(s, 10, 64)
+	return n
+}
+
+// calibrate finds the offset of the goroutine id in the runtime's g: the
+// one word offset at which several goroutines' g hold their ids, read
+// from their stack traces. The g's layout changes between Go releases;
+// this finds it in the one the program was built with.
+func calibrate() {
+	if getg() == nil {
+		return
+	}
+	// Each of a few goroutines marks the offsets at which its g holds its
+	// id; the offset all of them mark is the one.
+	const samples = 5
+	var marks [maxGOffset / 8]int
+	var wg sync.WaitGroup
+	for range samples {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			id, g := slowGoid(), getg()
+			if id == 0 {
+				return
+			}
+			for i := range marks {
+				if *(*uint64)(unsafe.Add(g, i*8)) == id {
+					marks[i]++
+				}
+			}
+		}()
+		wg.Wait()
+	}
+	for i, n := range marks {
+		if n == samples {
+			goidOffset = i * 8
+			return
+		}
+	}
+}

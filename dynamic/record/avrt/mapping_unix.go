@@ -1,0 +1,58 @@
+//go:build unix
+
+package avrt
+
+import (
+	"os"
+	"runtime"
+	"syscall"
+	"unsafe"
+)
+
+// mapping is the file the events go to, grown a chunk at a time; each
+// buffer is a chunk of it, mapped shared, so that what is written is in
+// the file whatever becomes of the process.
+type mapping struct {
+	f    *os.File
+	next int64 // the offset of the next chunk
+}
+
+func openMapping(name string) (*mapping, error) {
+	f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	var head [HeaderBytes]byte
+	n := copy(head[:], Magic)
+	head[n] = byte(EventSize)
+	if _, err := f.Write(head[:]); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return &mapping{f: f, next: HeaderBytes}, nil
+}
+
+// chunk maps a new chunk; the caller holds slow.
+func (m *mapping) chunk() ([]Event, error) {
+	off := m.next
+	if err := grow(m.f, off, int64(ChunkBytes)); err != nil {
+		return nil, err
+	}
+	b, err := syscall.Mmap(int(m.f.Fd()), off, ChunkBytes, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_SHARED|mapPopulate)
+	if err != nil {
+		return nil, err
+	}
+	m.next += int64(ChunkBytes)
+	return unsafe.Slice((*Event)(unsafe.Pointer(&b[0])), ChunkEvents), nil
+}
+
+// release unmaps a chunk no one writes any more; its events stay in the
+// file.
+func (m *mapping) release(c []Event) {
+	if c == nil {
+		return
+	}
+	_ = syscall.Munmap(unsafe.Slice((*byte)(unsafe.Pointer(&c[0])), ChunkBytes))
+}
+
+func maxProcs() int { return max(runtime.GOMAXPROCS(0), runtime.NumCPU()) }

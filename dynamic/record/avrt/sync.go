@@ -1,0 +1,289 @@
+package avrt
+
+import (
+	"hash/maphash"
+	"sync"
+	"unsafe"
+)
+
+// The wrappers below replace the calls of the packages under test to the
+// sync package, at their call sites. A release is recorded before it
+// happens and an acquire after it returned, so that the recorded order is
+// one the program could have run.
+
+// Lock locks m and records the acquire.
+func Lock(m *sync.Mutex, site uint32) {
+	m.Lock()
+	if enabled {
+		emit(KindAcquire, ptr(m), 0, site)
+	}
+}
+
+// TryLock tries to lock m and records the acquire if it did.
+func TryLock(m *sync.Mutex, site uint32) bool {
+	ok := m.TryLock()
+	if ok && enabled {
+		emit(KindAcquire, ptr(m), 0, site)
+	}
+	return ok
+}
+
+// Unlock records the release of m and unlocks it.
+func Unlock(m *sync.Mutex, site uint32) {
+	if enabled {
+		emit(KindRelease, ptr(m), 0, site)
+	}
+	m.Unlock()
+}
+
+// WLock write-locks m and records the acquire.
+func WLock(m *sync.RWMutex, site uint32) {
+	m.Lock()
+	if enabled {
+		emit(KindAcquire, ptr(m), 0, site)
+	}
+}
+
+// TryWLock tries to write-lock m and records the acquire if it did.
+func TryWLock(m *sync.RWMutex, site uint32) bool {
+	ok := m.TryLock()
+	if ok && enabled {
+		emit(KindAcquire, ptr(m), 0, site)
+	}
+	return ok
+}
+
+// WUnlock records the release of m's write lock and unlocks it.
+func WUnlock(m *sync.RWMutex, site uint32) {
+	if enabled {
+		emit(KindRelease, ptr(m), 0, site)
+	}
+	m.Unlock()
+}
+
+// RLock read-locks m and records the read-acquire.
+func RLock(m *sync.RWMutex, site uint32) {
+	m.RLock()
+	if enabled {
+		emit(KindRAcquire, ptr(m), 0, site)
+	}
+}
+
+// TryRLock tries to read-lock m and records the read-acquire if it did.
+func TryRLock(m *sync.RWMutex, site uint32) bool {
+	ok := m.TryRLock()
+	if ok && enabled {
+		emit(KindRAcquire, ptr(m), 0, site)
+	}
+	return ok
+}
+
+// RUnlock records the read-release of m and unlocks it.
+func RUnlock(m *sync.RWMutex, site uint32) {
+	if enabled {
+		emit(KindRRelease, ptr(m), 0, site)
+	}
+	m.RUnlock()
+}
+
+// WGAdd records wg.Add(delta) and does it.
+func WGAdd(wg *sync.WaitGroup, delta int, site uint32) {
+	if enabled {
+		emit(KindWGAdd, ptr(wg), uint64(int64(delta)), site)
+	}
+	wg.Add(delta)
+}
+
+// WGDone records wg.Done() and does it.
+func WGDone(wg *sync.WaitGroup, site uint32) {
+	if enabled {
+		emit(KindWGDone, ptr(wg), 0, site)
+	}
+	wg.Done()
+}
+
+// WGWait waits for wg and records that the wait returned.
+func WGWait(wg *sync.WaitGroup, site uint32) {
+	wg.Wait()
+	if enabled {
+		emit(KindWGWait, ptr(wg), 0, site)
+	}
+}
+
+// CondWait waits on c, recording, as the program does them, the release
+// of c.L (a *sync.Mutex or the write lock of a *sync.RWMutex; another
+// Locker's operations are not recorded), the wake-up and the re-acquire.
+func CondWait(c *sync.Cond, site uint32) {
+	if !enabled {
+		c.Wait()
+		return
+	}
+	var l uint64
+	switch m := c.L.(type) {
+	case *sync.Mutex:
+		l = ptr(m)
+	case *sync.RWMutex:
+		l = ptr(m)
+	}
+	if l != 0 {
+		emit(KindRelease, l, 0, site)
+	}
+	c.Wait()
+	emit(KindCondWait, ptr(c), 0, site)
+	if l != 0 {
+		emit(KindAcquire, l, 0, site)
+	}
+}
+
+// CondSignal records c.Signal() and does it.
+func CondSignal(c *sync.Cond, site uint32) {
+	if enabled {
+		emit(KindCondSignal, ptr(c), 0, site)
+	}
+	c.Signal()
+}
+
+// CondBroadcast records c.Broadcast() and does it.
+func CondBroadcast(c *sync.Cond, site uint32) {
+	if enabled {
+		emit(KindCondBroadcast, ptr(c), 0, site)
+	}
+	c.Broadcast()
+}
+
+// OnceDo calls o.Do(f) and records that it returned. The call that runs f
+// records its return inside Do, before Do marks o done, so that it comes
+// before the returns of the calls that waited for it.
+func OnceDo(o *sync.Once, f func(), site uint32) {
+	if !enabled {
+		o.Do(f)
+		return
+	}
+	ran := false
+	o.Do(func() {
+		f()
+		ran = true
+		emit(KindOnce, ptr(o), 1, site)
+	})
+	if !ran {
+		emit(KindOnce, ptr(o), 0, site)
+	}
+}
+
+// chanPtr returns the channel an interface holds, by its address.
+func chanPtr(ch any) uint64 {
+	return uint64(uintptr((*[2]unsafe.Pointer)(unsafe.Pointer(&ch))[1]))
+}
+
+// Send records a send on ch, before it.
+func Send(ch any, site uint32) {
+	if enabled {
+		emit(KindSend, chanPtr(ch), 0, site)
+	}
+}
+
+// Recv records a receive from ch that returned v, and returns v.
+func Recv[T any](v T, ch any, site uint32) T {
+	if enabled {
+		emit(KindRecv, chanPtr(ch), 0, site)
+	}
+	return v
+}
+
+// Received records a receive from ch that returned.
+func Received(ch any, site uint32) {
+	if enabled {
+		emit(KindRecv, chanPtr(ch), 0, site)
+	}
+}
+
+// RangeEnd records that a range over ch ended.
+func RangeEnd(ch any, site uint32) {
+	if enabled {
+		emit(KindRangeEnd, chanPtr(ch), 0, site)
+	}
+}
+
+// Close records the close of ch, before it.
+func Close(ch any, site uint32) {
+	if enabled {
+		emit(KindClose, chanPtr(ch), 0, site)
+	}
+}
+
+// AtomicStore records an atomic store to *p, before it.
+func AtomicStore[T any](p *T, site uint32) {
+	if enabled {
+		emit(KindAtomicStore, ptr(p), 0, site)
+	}
+}
+
+// Loaded records an atomic load of *p that returned v, and returns v.
+func Loaded[T, P any](v T, p *P, site uint32) T {
+	if enabled {
+		emit(KindAtomicLoad, ptr(p), 0, site)
+	}
+	return v
+}
+
+// Modified records an atomic read-modify-write of *p that returned v, and
+// returns v.
+func Modified[T, P any](v T, p *P, site uint32) T {
+	if enabled {
+		emit(KindAtomicRMW, ptr(p), 0, site)
+	}
+	return v
+}
+
+var seed = maphash.MakeSeed()
+
+// mapElem names an element of a map by the map and the key: a hash of
+// them with the top bit set, which no address has.
+func mapElem[K comparable](m unsafe.Pointer, k K) uint64 {
+	return (maphash.Comparable(seed, k) ^ uint64(uintptr(m))*0x9e3779b97f4a7c15) | 1<<63
+}
+
+func mapPtr[M any](m M) unsafe.Pointer { return *(*unsafe.Pointer)(unsafe.Pointer(&m)) }
+
+// MapRef is a map whose element accesses a probe records: Map(m,
+// site).Read(k). The key goes through the method, typed by the map, so
+// that it converts to the map's key type as it does in m[k].
+type MapRef[K comparable, V any] struct {
+	m    unsafe.Pointer
+	site uint32
+}
+
+// Map returns m, for recording an access of one of its elements.
+func Map[M ~map[K]V, K comparable, V any](m M, site uint32) MapRef[K, V] {
+	return MapRef[K, V]{mapPtr(m), site}
+}
+
+// Read records a read of the element k.
+func (r MapRef[K, V]) Read(k K) {
+	if enabled {
+		emit(KindMapRead, mapElem(r.m, k), uint64(uintptr(r.m)), r.site)
+	}
+}
+
+// Write records a write of the element k (an assignment or a delete),
+// which writes the map's contents too.
+func (r MapRef[K, V]) Write(k K) {
+	if enabled {
+		emit(KindMapWrite, mapElem(r.m, k), uint64(uintptr(r.m)), r.site)
+	}
+}
+
+// Contents records a read of all of m (len, range).
+func Contents[M ~map[K]V, K comparable, V any](m M, site uint32) {
+	if enabled {
+		emit(KindContents, uint64(uintptr(mapPtr(m))), 0, site)
+	}
+}
+
+// CloseChan records the close of ch and closes it.
+func CloseChan[T any](ch chan T, site uint32) {
+	if enabled {
+		emit(KindClose, chanPtr(ch), 0, site)
+	}
+	close(ch)
+}

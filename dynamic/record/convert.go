@@ -1,0 +1,576 @@
+package record
+
+import (
+	"container/heap"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/avcheck/avcheck/dynamic/record/avrt"
+	"github.com/avcheck/avcheck/dynamic/trace"
+)
+
+// Converting the runtime's raw events (package avrt) into a trace.
+//
+// The raw file is a header and chunks of fixed-size events, each chunk
+// in the order of the events' sequence numbers; a merge of the chunks by
+// sequence number is the order the program ran them in. The converter
+// then does what the Delve recorder does as it stops: it gives each
+// goroutine whose parent is not known a fork from the root goroutine,
+// numbers regions' instances and channels' messages, names objects, and
+// steps every event through trace.Validator. An event that the program
+// did but whose partners the trace lacks (the release of a lock taken
+// outside the packages under test, a receive of a message sent by code
+// that is not rewritten, the Done of an Add that is not recorded) is left
+// out, so that the trace stays a possible execution; if one still makes
+// the trace impossible, the trace ends before it, as the Delve
+// recorder's does.
+
+// rawCursor reads one chunk of the raw file.
+type rawCursor struct {
+	r    io.ReaderAt
+	off  int64 // the next event's offset
+	end  int64
+	buf  []byte
+	pos  int
+	head avrt.Event
+}
+
+const cursorEvents = 256
+
+// next loads the cursor's next event into head, reporting false at the
+// chunk's end.
+func (c *rawCursor) next() bool {
+	if c.pos >= len(c.buf) {
+		if c.off >= c.end {
+			return false
+		}
+		n := min(int64(cursorEvents*avrt.EventSize), c.end-c.off)
+		if cap(c.buf) < int(n) {
+			c.buf = make([]byte, n)
+		}
+		c.buf = c.buf[:n]
+		m, err := c.r.ReadAt(c.buf, c.off)
+		c.buf = c.buf[:m-m%avrt.EventSize]
+		if len(c.buf) == 0 || err != nil && !errors.Is(err, io.EOF) {
+			return false
+		}
+		c.off += int64(len(c.buf))
+		c.pos = 0
+	}
+	b := c.buf[c.pos:]
+	c.pos += avrt.EventSize
+	c.head = avrt.Event{
+		Seq: binary.LittleEndian.Uint64(b), G: binary.LittleEndian.Uint64(b[8:]),
+		Obj: binary.LittleEndian.Uint64(b[16:]), Arg: binary.LittleEndian.Uint64(b[24:]),
+		Site: binary.LittleEndian.Uint32(b[32:]), Kind: avrt.Kind(b[36]),
+	}
+	return c.head.Seq != 0
+}
+
+type cursorHeap []*rawCursor
+
+func (h cursorHeap) Len() int           { return len(h) }
+func (h cursorHeap) Less(i, j int) bool { return h[i].head.Seq < h[j].head.Seq }
+func (h cursorHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *cursorHeap) Push(x any)        { *h = append(*h, x.(*rawCursor)) }
+func (h *cursorHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// readRaw calls f with the events of the raw file in the order of their
+// sequence numbers, until f returns false.
+func readRaw(f *os.File, each func(avrt.Event) bool) error {
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	head := make([]byte, len(avrt.Magic)+1)
+	if _, err := f.ReadAt(head, 0); err != nil || string(head[:len(avrt.Magic)]) != avrt.Magic {
+		return fmt.Errorf("%s: not a raw event file of the recording runtime (was the program built by avcheck?)", f.Name())
+	}
+	if int(head[len(avrt.Magic)]) != avrt.EventSize {
+		return fmt.Errorf("%s: events of %d bytes, expected %d", f.Name(), head[len(avrt.Magic)], avrt.EventSize)
+	}
+	var h cursorHeap
+	for off := int64(avrt.HeaderBytes); off < fi.Size(); off += int64(avrt.ChunkBytes) {
+		c := &rawCursor{r: f, off: off, end: min(off+int64(avrt.ChunkBytes), fi.Size())}
+		if c.next() {
+			h = append(h, c)
+		}
+	}
+	heap.Init(&h)
+	for len(h) > 0 {
+		c := h[0]
+		if !each(c.head) {
+			return nil
+		}
+		if c.next() {
+			heap.Fix(&h, 0)
+		} else {
+			heap.Pop(&h)
+		}
+	}
+	return nil
+}
+
+// convOutcome is what the conversion tells the outcome.
+type convOutcome struct {
+	Invalid string // why the trace ends before the run did
+	Dropped int    // events left out for want of their partners
+}
+
+type convG struct {
+	id      trace.GoID
+	regions []convRegion
+	ended   bool
+	rholds  map[trace.ObjID]int
+	br      uint32  // branches passed since the goroutine's previous access or lock operation
+	params  []int64 // the parameters recorded for the goroutine's next read
+}
+
+type convRegion struct {
+	id       int
+	inst     uint64
+	covers   []int // the plan's regions this instance stands for
+	fn       string
+	intended bool
+}
+
+type convChan struct {
+	sent, received uint64
+	closed         bool
+}
+
+type converter struct {
+	in       *Instrumented
+	t        *trace.Trace
+	v        *trace.Validator
+	gs       map[uint64]*convG
+	children map[uint64]uint64 // token → the goroutine that started with it
+	started  map[uint64]bool   // goroutines that a recorded fork created
+	rootUp   bool
+	inst     map[int]uint64
+	chans    map[trace.ObjID]*convChan
+	holder   map[trace.ObjID]trace.GoID // a lock's writer
+	readers  map[trace.ObjID]int
+	wg       map[trace.ObjID]int64
+	signaled map[trace.ObjID]bool
+	onceRan  map[trace.ObjID]bool
+	out      convOutcome
+}
+
+// convert reads the raw file into a trace.
+func (in *Instrumented) convert(name string) (*trace.Trace, convOutcome, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, convOutcome{}, err
+	}
+	defer f.Close()
+	t := &trace.Trace{Objects: make(map[trace.ObjID]trace.Object)}
+	for _, s := range in.sites {
+		t.Sites = append(t.Sites, s.Site)
+	}
+	c := &converter{
+		in: in, t: t, gs: make(map[uint64]*convG), children: make(map[uint64]uint64), started: make(map[uint64]bool),
+		inst: make(map[int]uint64), chans: make(map[trace.ObjID]*convChan), holder: make(map[trace.ObjID]trace.GoID),
+		readers: make(map[trace.ObjID]int), wg: make(map[trace.ObjID]int64), signaled: make(map[trace.ObjID]bool),
+		onceRan: make(map[trace.ObjID]bool),
+	}
+	c.v = trace.NewValidator(t)
+	// The children's tokens first: a fork names its child, whose id the
+	// raw fork does not know.
+	if err := readRaw(f, func(e avrt.Event) bool {
+		if e.Kind == avrt.KindStart {
+			c.children[e.Arg] = e.G
+		}
+		return true
+	}); err != nil {
+		return nil, convOutcome{}, err
+	}
+	if err := readRaw(f, func(e avrt.Event) bool {
+		c.step(e)
+		return c.out.Invalid == ""
+	}); err != nil {
+		return nil, convOutcome{}, err
+	}
+	c.finish()
+	return t, c.out, nil
+}
+
+func (c *converter) site(id uint32) rawSite {
+	if int(id) < len(c.in.sites) {
+		return c.in.sites[id]
+	}
+	return rawSite{}
+}
+
+// g returns the state of a goroutine, forking it from the root if no
+// recorded go statement did.
+func (c *converter) g(id uint64) *convG {
+	if gs := c.gs[id]; gs != nil {
+		return gs
+	}
+	gs := &convG{id: trace.GoID(id)}
+	c.gs[id] = gs
+	if !c.started[id] {
+		if !c.rootUp {
+			c.rootUp = true
+			c.gs[uint64(rootG)] = &convG{id: rootG}
+		}
+		c.emit(c.gs[uint64(rootG)], trace.Event{Kind: trace.KindFork, Arg: id})
+	}
+	return gs
+}
+
+func (c *converter) drop() { c.out.Dropped++ }
+
+// object declares an object on first use.
+func (c *converter) object(id trace.ObjID, kind trace.ObjKind, s rawSite, name string) {
+	if _, ok := c.t.Objects[id]; ok {
+		return
+	}
+	if name == "" {
+		name = s.Name
+	}
+	if name == "" {
+		name = fmt.Sprintf("%s@%s:%d", strings.TrimPrefix(kind.String(), "obj"), shortFile(s.Site.File), s.Site.Line)
+	}
+	c.t.Objects[id] = trace.Object{Kind: kind, Name: name}
+}
+
+func (c *converter) step(r avrt.Event) {
+	gs := c.g(r.G)
+	if gs.ended {
+		c.drop()
+		return
+	}
+	if r.Kind == avrt.KindParam {
+		gs.params = append(gs.params, int64(r.Arg))
+		return
+	}
+	params := gs.params
+	gs.params = nil
+	s := c.site(r.Site)
+	obj := trace.ObjID(r.Obj)
+	e := trace.Event{Obj: obj, Site: trace.SiteID(r.Site)}
+	switch r.Kind {
+	case avrt.KindRead, avrt.KindReadValue, avrt.KindWrite, avrt.KindMapRead, avrt.KindMapWrite, avrt.KindContents:
+		name := ""
+		if r.Kind == avrt.KindContents {
+			name = s.Map + "[*]"
+		}
+		c.object(obj, trace.ObjVar, s, name)
+		e.Kind = trace.KindRead
+		switch r.Kind {
+		case avrt.KindReadValue:
+			e.Value, e.Flags = r.Arg, trace.HasValue
+			if g := s.Guard; g != nil && !g.Len && !g.Returned {
+				// The guard's comparisons give the range as the Delve
+				// recorder's guardedRead does, with the values of the
+				// parameters they compare with, which the rewritten code
+				// records just before the read (KindParam).
+				i := 0
+				param := func(frame int, _ string) (int64, bool) {
+					if frame != 0 || i >= len(params) {
+						return 0, false
+					}
+					i++
+					return params[i-1], true
+				}
+				if rg, ok := guardRange(g, int64(r.Arg), nil, param); ok {
+					e.SetRange(rg)
+				}
+			}
+		case avrt.KindWrite, avrt.KindMapWrite:
+			e.Kind, e.Flags = trace.KindWrite, s.Flags
+		}
+		c.emit(gs, e)
+		if r.Kind == avrt.KindMapWrite && s.Map != "" {
+			// A write of an element writes the map's contents too.
+			m := trace.ObjID(r.Arg)
+			c.object(m, trace.ObjVar, s, s.Map+"[*]")
+			c.emit(gs, trace.Event{Kind: trace.KindWrite, Obj: m, Site: e.Site})
+		}
+	case avrt.KindAtomicLoad, avrt.KindAtomicStore, avrt.KindAtomicRMW:
+		c.object(obj, trace.ObjVar, s, "")
+		e.Kind = map[avrt.Kind]trace.Kind{avrt.KindAtomicLoad: trace.KindAtomicLoad, avrt.KindAtomicStore: trace.KindAtomicStore, avrt.KindAtomicRMW: trace.KindAtomicRMW}[r.Kind]
+		c.emit(gs, e)
+	case avrt.KindAcquire, avrt.KindRelease, avrt.KindRAcquire, avrt.KindRRelease:
+		c.lock(gs, r.Kind, e, s)
+	case avrt.KindFork:
+		child, ok := c.children[r.Arg]
+		if !ok || c.gs[child] != nil || c.started[child] {
+			c.drop() // a child that never ran, or one seen already
+			return
+		}
+		c.started[child] = true
+		e.Obj, e.Kind, e.Arg = 0, trace.KindFork, child
+		c.emit(gs, e)
+	case avrt.KindStart:
+	case avrt.KindEnd:
+		c.end(gs)
+	case avrt.KindSend, avrt.KindRecv, avrt.KindRangeEnd, avrt.KindClose:
+		c.channel(gs, r.Kind, e, s)
+	case avrt.KindWGAdd, avrt.KindWGDone, avrt.KindWGWait:
+		c.object(obj, trace.ObjWaitGroup, s, "")
+		n := c.wg[obj]
+		switch r.Kind {
+		case avrt.KindWGAdd:
+			e.Kind, e.Arg = trace.KindWGAdd, r.Arg
+			n += int64(r.Arg)
+		case avrt.KindWGDone:
+			e.Kind = trace.KindWGDone
+			n--
+		default:
+			e.Kind = trace.KindWGWait
+		}
+		if n < 0 || e.Kind == trace.KindWGWait && n != 0 {
+			c.drop()
+			return
+		}
+		c.wg[obj] = n
+		c.emit(gs, e)
+	case avrt.KindCondWait, avrt.KindCondSignal, avrt.KindCondBroadcast:
+		c.object(obj, trace.ObjCond, s, "")
+		switch r.Kind {
+		case avrt.KindCondWait:
+			if !c.signaled[obj] {
+				c.drop()
+				return
+			}
+			e.Kind = trace.KindCondWait
+		case avrt.KindCondSignal:
+			e.Kind = trace.KindCondSignal
+		default:
+			e.Kind = trace.KindCondBroadcast
+		}
+		c.signaled[obj] = true
+		c.emit(gs, e)
+	case avrt.KindOnce:
+		c.object(obj, trace.ObjOnce, s, "")
+		if r.Arg == 1 && c.onceRan[obj] || r.Arg == 0 && !c.onceRan[obj] {
+			c.drop()
+			return
+		}
+		c.onceRan[obj] = true
+		e.Kind, e.Arg = trace.KindOnceDo, r.Arg
+		c.emit(gs, e)
+	case avrt.KindBranch:
+		gs.br++
+	case avrt.KindBegin:
+		c.begin(gs, int(r.Arg), e.Site)
+	case avrt.KindFinish:
+		c.finishRegion(gs, int(r.Arg))
+	default:
+		c.drop()
+	}
+}
+
+func (c *converter) lock(gs *convG, k avrt.Kind, e trace.Event, s rawSite) {
+	kind := s.Obj
+	if kind != trace.ObjRWMutex {
+		kind = trace.ObjMutex
+	}
+	c.object(e.Obj, kind, s, "")
+	holder, held := c.holder[e.Obj]
+	switch k {
+	case avrt.KindAcquire:
+		if held || c.readers[e.Obj] > 0 {
+			c.drop()
+			return
+		}
+		c.holder[e.Obj] = gs.id
+		e.Kind = trace.KindAcquire
+	case avrt.KindRelease:
+		if !held || holder != gs.id {
+			c.drop()
+			return
+		}
+		delete(c.holder, e.Obj)
+		e.Kind = trace.KindRelease
+	case avrt.KindRAcquire:
+		if held {
+			c.drop()
+			return
+		}
+		if gs.rholds == nil {
+			gs.rholds = make(map[trace.ObjID]int)
+		}
+		gs.rholds[e.Obj]++
+		c.readers[e.Obj]++
+		e.Kind = trace.KindRAcquire
+	case avrt.KindRRelease:
+		if gs.rholds[e.Obj] == 0 {
+			c.drop()
+			return
+		}
+		gs.rholds[e.Obj]--
+		c.readers[e.Obj]--
+		e.Kind = trace.KindRRelease
+	}
+	c.emit(gs, e)
+}
+
+// channel numbers a channel's messages in the order their sends and
+// receives were recorded: a receive takes the oldest message not taken,
+// or, if none is left and the channel is closed, returns closed. A
+// receive with neither took a message that code outside the packages
+// under test sent, and is left out.
+func (c *converter) channel(gs *convG, k avrt.Kind, e trace.Event, s rawSite) {
+	c.object(e.Obj, trace.ObjChan, s, "")
+	ch := c.chans[e.Obj]
+	if ch == nil {
+		ch = &convChan{}
+		c.chans[e.Obj] = ch
+	}
+	switch k {
+	case avrt.KindSend:
+		if ch.closed {
+			c.drop()
+			return
+		}
+		ch.sent++
+		e.Kind, e.Arg = trace.KindSend, ch.sent
+	case avrt.KindRecv, avrt.KindRangeEnd:
+		switch {
+		case ch.received < ch.sent && k == avrt.KindRecv:
+			ch.received++
+			e.Kind, e.Arg = trace.KindRecv, ch.received
+		case ch.closed && ch.received >= ch.sent:
+			e.Kind, e.Arg = trace.KindRecv, 0
+		default:
+			c.drop()
+			return
+		}
+	case avrt.KindClose:
+		if ch.closed {
+			c.drop()
+			return
+		}
+		ch.closed = true
+		e.Kind = trace.KindClose
+	}
+	c.emit(gs, e)
+}
+
+// begin opens an instance of region id, as the Delve recorder's
+// openRegion does: a region that begins while another of the same
+// function, with the same evidence of intent or none, is open joins it;
+// one that begins again while it is open is a loop's next iteration.
+func (c *converter) begin(gs *convG, id int, site trace.SiteID) {
+	if id < 1 || id > len(c.in.plan.Regions) {
+		c.drop()
+		return
+	}
+	rp := c.in.plan.Regions[id-1]
+	for k := len(gs.regions) - 1; k >= 0; k-- {
+		o := &gs.regions[k]
+		if o.fn != rp.Func || o.intended != rp.Intent.Confirms() {
+			continue
+		}
+		if slices.Contains(o.covers, id) {
+			c.endRegions(gs, k)
+			break
+		}
+		o.covers = append(o.covers, id)
+		return
+	}
+	c.inst[id]++
+	inst := c.inst[id]
+	gs.regions = append(gs.regions, convRegion{id: id, inst: inst, covers: []int{id}, fn: rp.Func, intended: rp.Intent.Confirms()})
+	e := trace.Event{Kind: trace.KindRegionBegin, Site: site, Region: trace.RegionID(id), Inst: inst}
+	var at [2]trace.SiteID
+	for k, sp := range rp.Evidence {
+		if sp.File != "" {
+			at[k] = trace.SiteID(c.in.site(trace.Site{File: sp.File, Line: sp.Line.Line, Col: sp.Col, Func: rp.Func}, "", 0, 0))
+		}
+	}
+	for len(c.t.Sites) < len(c.in.sites) {
+		c.t.Sites = append(c.t.Sites, c.in.sites[len(c.t.Sites)].Site)
+	}
+	e.SetIntent(rp.Intent, at[0], at[1])
+	c.emit(gs, e)
+}
+
+// finishRegion ends region id's part in the open instance that stands
+// for it; the instance ends when every region it stands for has.
+func (c *converter) finishRegion(gs *convG, id int) {
+	for k := len(gs.regions) - 1; k >= 0; k-- {
+		o := &gs.regions[k]
+		i := slices.Index(o.covers, id)
+		if i < 0 {
+			continue
+		}
+		o.covers = slices.Delete(o.covers, i, i+1)
+		if len(o.covers) == 0 {
+			c.endRegions(gs, k)
+		}
+		return
+	}
+}
+
+// endRegions ends the goroutine's open regions from the keep-th on,
+// innermost first.
+func (c *converter) endRegions(gs *convG, keep int) {
+	for len(gs.regions) > keep {
+		o := gs.regions[len(gs.regions)-1]
+		gs.regions = gs.regions[:len(gs.regions)-1]
+		c.emit(gs, trace.Event{Kind: trace.KindRegionEnd, Region: trace.RegionID(o.id), Inst: o.inst})
+	}
+}
+
+func (c *converter) end(gs *convG) {
+	c.endRegions(gs, 0)
+	c.emit(gs, trace.Event{Kind: trace.KindEnd})
+	gs.ended = true
+}
+
+// finish closes the regions still open when the run ended.
+func (c *converter) finish() {
+	ids := make([]uint64, 0, len(c.gs))
+	for id := range c.gs {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		if gs := c.gs[id]; !gs.ended {
+			c.endRegions(gs, 0)
+		}
+	}
+}
+
+// emit appends an event of gs with its region, as the Delve recorder's
+// emit does, if it keeps the trace a possible execution.
+func (c *converter) emit(gs *convG, e trace.Event) {
+	if c.out.Invalid != "" {
+		return
+	}
+	e.G = gs.id
+	e.Seq = uint64(len(c.t.Events))
+	if e.Kind != trace.KindRegionBegin && e.Kind != trace.KindRegionEnd && len(gs.regions) > 0 {
+		o := gs.regions[0]
+		for _, in := range gs.regions {
+			if in.intended {
+				o = in
+				break
+			}
+		}
+		e.Region, e.Inst = trace.RegionID(o.id), o.inst
+	}
+	if e.Kind.IsAccess() || e.Kind == trace.KindAcquire || e.Kind == trace.KindRelease {
+		e.Branches, gs.br = gs.br, 0
+	}
+	if err := c.v.Step(e); err != nil {
+		c.out.Invalid = oneLine(err)
+		return
+	}
+	c.t.Events = append(c.t.Events, e)
+}

@@ -1,0 +1,1368 @@
+package record
+
+import (
+	"embed"
+	"encoding/json"
+	"fmt"
+	"go/ast"
+	"go/token"
+	"go/types"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/avcheck/avcheck/dynamic/trace"
+	"golang.org/x/tools/go/ast/astutil"
+	"golang.org/x/tools/go/packages"
+)
+
+// The instrumenting recorder.
+//
+// Instrument rewrites the files of the packages under test so that each
+// probe of the plan calls the recording runtime (package avrt), and
+// writes an overlay (go build -overlay) that compiles the rewritten
+// copies in place of the files, as go test -cover does; the user's tree is
+// never written. The runtime is a module of its own, avcheck.invalid/avrt,
+// written into a temporary directory from the copy embedded in avcheck,
+// and the overlay gives the main module's go.mod a require and a replace
+// of it. (A package added to the main module through the overlay alone
+// would do without the go.mod, but the go command does not assemble the
+// runtime's assembly from a directory that exists only in the overlay.)
+//
+// The rewriting inserts text at exact positions and changes no line: what
+// it inserts on a line stays on it, followed by a /*line*/ comment that
+// gives the next token its own column back, so that the compiler's
+// messages and the binary's positions are the user's.
+//
+// What is probed, and where:
+//   - the plan's accesses, before the statement of their line, reads
+//     before writes (as the Delve recorder records a line when it is
+//     reached, before it runs); the address is evaluated there, so an
+//     access is probed only if its expression has no call or receive and
+//     names no variable the statement declares;
+//   - the sync package's Mutex, RWMutex, WaitGroup, Cond and Once methods
+//     called on a variable (not through an interface), replaced by the
+//     runtime's wrappers;
+//   - sync/atomic calls, wrapped: a load or read-modify-write recorded
+//     after it returned, a store before it;
+//   - channel sends (not a select's send cases), receives, ranges over a
+//     channel, and close of a bidirectional channel;
+//   - go statements: the parent records a fork and passes a token to the
+//     child, which records its start and, deferred, its end;
+//   - the plan's regions: a begin before their first statement, an end
+//     after their last and before each return between.
+//
+// Nothing outside the packages under test is rewritten; see
+// docs/run.md for what that loses.
+
+// rtModule is the module path of the recording runtime in the user's
+// build, and rtName the name its rewritten files import it as.
+const (
+	rtModule = "avcheck.invalid/avrt"
+	rtName   = "_avrt"
+)
+
+//go:embed avrt/*.go avrt/*.s
+var rtFiles embed.FS
+
+// rawSite is what the converter knows of a site id the rewritten code
+// passes to the runtime.
+type rawSite struct {
+	Site  trace.Site
+	Name  string        // the expression an access reaches, or a lock's name
+	Obj   trace.ObjKind // the kind of the object a sync operation touches
+	Flags trace.Flags
+	Map   string // the map of an element access, which names its contents
+	// Guard is the plan's guard of a plain read (AccessProbe.Guard),
+	// from which the converter computes the range of the value read.
+	Guard *Guard
+}
+
+// Instrumented is the packages under test rewritten for the instrumenting
+// recorder.
+type Instrumented struct {
+	// Overlay is the go command's -overlay file.
+	Overlay string
+	// Files lists the files rewritten.
+	Files []string
+	// Unrewritten lists the files compiled without probes, with why.
+	Unrewritten []string
+	// Skipped counts the probes of the plan that could not be placed
+	// (their expression calls a function, or names a variable that is
+	// not in scope before the statement, ...), and Probes those placed.
+	Skipped, Probes int
+	dir             string
+	plan            *Plan
+	sites           []rawSite
+	siteIDs         map[siteKey]uint32
+	own             map[string]bool
+}
+
+// ownFuncs returns the functions declared in the packages under test, as
+// Plan.CallSites names callees.
+func (in *Instrumented) ownFuncs() map[string]bool {
+	if in.own != nil {
+		return in.own
+	}
+	in.own = make(map[string]bool)
+	for _, p := range in.plan.pkgs {
+		for _, f := range p.Syntax {
+			for _, d := range f.Decls {
+				fd, ok := d.(*ast.FuncDecl)
+				if !ok || p.TypesInfo == nil {
+					continue
+				}
+				if fn, ok := p.TypesInfo.Defs[fd.Name].(*types.Func); ok {
+					if rt, ok := runtimeFuncName(fn.FullName()); ok {
+						in.own[withoutPackage(rt)] = true
+					}
+				}
+			}
+		}
+	}
+	return in.own
+}
+
+// Instrument rewrites the plan's packages into dir.
+func Instrument(plan *Plan, dir string) (*Instrumented, error) {
+	in := &Instrumented{dir: dir, plan: plan, sites: []rawSite{{}}, siteIDs: make(map[siteKey]uint32)}
+	var goMod string
+	done := make(map[string]bool)
+	replace := make(map[string]string)
+	for _, p := range plan.pkgs {
+		if strings.HasSuffix(p.PkgPath, ".test") {
+			continue
+		}
+		if p.Module == nil {
+			return nil, fmt.Errorf("%s is not in a module: the instrumenting recorder rewrites the packages of the main module only (use -recorder=delve)", p.PkgPath)
+		}
+		if p.Module.Main && p.Module.GoMod != "" {
+			goMod = p.Module.GoMod
+		}
+		for i, f := range p.Syntax {
+			if i >= len(p.CompiledGoFiles) {
+				break
+			}
+			name := p.CompiledGoFiles[i]
+			if done[name] || !strings.HasSuffix(name, ".go") || importsC(f) {
+				continue
+			}
+			done[name] = true
+			src, err := os.ReadFile(name)
+			if err != nil {
+				return nil, err
+			}
+			w := newFileRewriter(in, p, f, name, src)
+			if w == nil {
+				continue
+			}
+			out, changed, err := w.rewrite()
+			if err != nil {
+				in.Unrewritten = append(in.Unrewritten, fmt.Sprintf("%s: %v", name, err))
+				continue
+			}
+			if !changed {
+				continue
+			}
+			copyPath := filepath.Join(dir, strconv.Itoa(len(in.Files))+"_"+filepath.Base(name))
+			if err := os.WriteFile(copyPath, out, 0o600); err != nil {
+				return nil, err
+			}
+			replace[name] = copyPath
+			in.Files = append(in.Files, name)
+		}
+	}
+	if goMod == "" {
+		return nil, fmt.Errorf("no main module's go.mod: the instrumenting recorder rewrites the packages of the main module only (use -recorder=delve)")
+	}
+	rtDir := filepath.Join(dir, "avrt")
+	if err := writeRuntime(rtDir); err != nil {
+		return nil, err
+	}
+	mod, err := os.ReadFile(goMod)
+	if err != nil {
+		return nil, err
+	}
+	mod = fmt.Appendf(slices.Clip(mod), "\nrequire %s v0.0.0\n\nreplace %s => %s\n", rtModule, rtModule, rtDir)
+	modCopy := filepath.Join(dir, "go.mod")
+	if err := os.WriteFile(modCopy, mod, 0o600); err != nil {
+		return nil, err
+	}
+	replace[goMod] = modCopy
+	data, err := json.Marshal(struct{ Replace map[string]string }{replace})
+	if err != nil {
+		return nil, err
+	}
+	in.Overlay = filepath.Join(dir, "overlay.json")
+	return in, os.WriteFile(in.Overlay, data, 0o600)
+}
+
+// writeRuntime writes the runtime's module into dir.
+func writeRuntime(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	names, err := fs.Glob(rtFiles, "avrt/*")
+	if err != nil {
+		return err
+	}
+	for _, n := range names {
+		if strings.HasSuffix(n, "_test.go") {
+			continue
+		}
+		data, err := rtFiles.ReadFile(n)
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(dir, filepath.Base(n)), data, 0o600); err != nil {
+			return err
+		}
+	}
+	return os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module "+rtModule+"\n\ngo 1.24\n"), 0o600)
+}
+
+func importsC(f *ast.File) bool {
+	for _, s := range f.Imports {
+		if s.Path.Value == `"C"` {
+			return true
+		}
+	}
+	return false
+}
+
+// site returns the id of a site, declaring it on first use; name and kind
+// describe the object of its events.
+func (in *Instrumented) site(s trace.Site, name string, obj trace.ObjKind, flags trace.Flags) uint32 {
+	k := siteKey{s, obj, name}
+	if id, ok := in.siteIDs[k]; ok {
+		return id
+	}
+	id := uint32(len(in.sites))
+	in.sites = append(in.sites, rawSite{Site: s, Name: name, Obj: obj, Flags: flags})
+	in.siteIDs[k] = id
+	return id
+}
+
+// siteKey tells sites apart: one position may hold operations on
+// objects of several kinds, or accesses of several expressions (c.m and
+// c.m[k]).
+type siteKey struct {
+	trace.Site
+	obj  trace.ObjKind
+	name string
+}
+
+// An edit replaces the bytes [off, end) of the source with text (an
+// insertion when end == off). Edits at one offset apply in the order of
+// their prio.
+type edit struct {
+	off, end int
+	prio     int
+	text     string
+}
+
+// The priorities of insertions at one offset.
+const (
+	prioBegin  = iota // a region's begin, before the accesses of its first statement
+	prioProbe         // an access or sync probe before a statement
+	prioFinish        // a region's end, before a return
+	prioCode          // the rewriting of the code itself
+	prioClose         // the end of the block around an else-if
+	prioAfter         // after a statement, once its last expression is closed
+)
+
+type fileRewriter struct {
+	in      *Instrumented
+	pkg     *packages.Package
+	fset    *token.FileSet
+	tf      *token.File
+	file    *ast.File
+	info    *types.Info
+	name    string
+	src     []byte
+	edits   []edit
+	parents map[ast.Node]ast.Node
+	funcs   map[ast.Node]string // the SSA names of the file's functions
+	wrapped map[*ast.IfStmt]bool
+	spans   [][2]int // ranges replaced whole, where no other edit applies
+}
+
+func newFileRewriter(in *Instrumented, p *packages.Package, f *ast.File, name string, src []byte) *fileRewriter {
+	tf := p.Fset.File(f.Pos())
+	if tf == nil || tf.Size() != len(src) || p.TypesInfo == nil {
+		return nil
+	}
+	w := &fileRewriter{
+		in: in, pkg: p, fset: p.Fset, tf: tf, file: f, info: p.TypesInfo, name: name, src: src,
+		parents: make(map[ast.Node]ast.Node), funcs: make(map[ast.Node]string), wrapped: make(map[*ast.IfStmt]bool),
+	}
+	var stack []ast.Node
+	ast.Inspect(f, func(n ast.Node) bool {
+		if n == nil {
+			stack = stack[:len(stack)-1]
+			return true
+		}
+		if len(stack) > 0 {
+			w.parents[n] = stack[len(stack)-1]
+		}
+		stack = append(stack, n)
+		return true
+	})
+	w.nameFuncs()
+	return w
+}
+
+// nameFuncs names the file's functions as the plan's sites do (SSA's
+// names): "pkg.F", "(*pkg.T).M", and "F$1", "F$1$2" for the literals in
+// them, numbered in the order they appear.
+func (w *fileRewriter) nameFuncs() {
+	var lits func(n ast.Node, name string)
+	lits = func(n ast.Node, name string) {
+		k := 0
+		ast.Inspect(n, func(m ast.Node) bool {
+			if m == n {
+				return true
+			}
+			if fl, ok := m.(*ast.FuncLit); ok {
+				k++
+				inner := name + "$" + strconv.Itoa(k)
+				w.funcs[fl] = inner
+				lits(fl.Body, inner)
+				return false
+			}
+			return true
+		})
+	}
+	for _, d := range w.file.Decls {
+		fd, ok := d.(*ast.FuncDecl)
+		if !ok || fd.Body == nil {
+			continue
+		}
+		fn, ok := w.info.Defs[fd.Name].(*types.Func)
+		if !ok {
+			continue
+		}
+		w.funcs[fd] = fn.FullName()
+		lits(fd.Body, fn.FullName())
+	}
+}
+
+// funcOf returns the name of the function n is in.
+func (w *fileRewriter) funcOf(n ast.Node) string {
+	for cur := n; cur != nil; cur = w.parents[cur] {
+		if name, ok := w.funcs[cur]; ok {
+			return name
+		}
+	}
+	return ""
+}
+
+func (w *fileRewriter) off(p token.Pos) int { return w.tf.Offset(p) }
+
+func (w *fileRewriter) text(n ast.Node) string {
+	return string(w.src[w.off(n.Pos()):w.off(n.End())])
+}
+
+// lineDirective gives the text after it the position of p back.
+func (w *fileRewriter) lineDirective(p token.Pos) string {
+	pos := w.fset.PositionFor(p, false)
+	return fmt.Sprintf("/*line %s:%d:%d*/", w.name, pos.Line, pos.Column)
+}
+
+func (w *fileRewriter) insert(p token.Pos, prio int, text string) {
+	w.edits = append(w.edits, edit{off: w.off(p), end: w.off(p), prio: prio, text: text + w.lineDirective(p)})
+}
+
+func (w *fileRewriter) replace(from, to token.Pos, text string) {
+	w.edits = append(w.edits, edit{off: w.off(from), end: w.off(to), prio: prioCode, text: text + w.lineDirective(to)})
+}
+
+// siteAt declares the site of a node.
+func (w *fileRewriter) siteAt(n ast.Node, col bool, name string, obj trace.ObjKind) uint32 {
+	pos := w.fset.PositionFor(n.Pos(), false)
+	s := trace.Site{File: w.name, Line: pos.Line, Func: w.funcOf(n)}
+	if col {
+		s.Col = pos.Column
+	}
+	return w.in.site(s, name, obj, 0)
+}
+
+// stmtOf returns the statement before which the code that evaluates n
+// can run: the innermost statement of a statement list that holds n. It
+// reports false for an expression that is evaluated only sometimes when
+// its statement runs (a case of a switch), or that no statement holds.
+// An if statement that is an else branch comes back as it is: the caller
+// wraps it in a block (before).
+func (w *fileRewriter) stmtOf(n ast.Node) (ast.Stmt, bool) {
+	prev := n
+	for cur := n; cur != nil; prev, cur = cur, w.parents[cur] {
+		switch c := cur.(type) {
+		case *ast.FuncLit:
+			if prev != c.Body {
+				return nil, false
+			}
+			continue
+		case *ast.CaseClause:
+			if e, ok := prev.(ast.Expr); ok && slices.Contains(c.List, e) {
+				return nil, false
+			}
+			continue
+		case *ast.CommClause:
+			continue
+		}
+		st, ok := cur.(ast.Stmt)
+		if !ok {
+			continue
+		}
+		switch p := w.parents[st].(type) {
+		case *ast.BlockStmt:
+			if _, clause := st.(*ast.CaseClause); !clause {
+				if _, clause := st.(*ast.CommClause); !clause {
+					return st, true
+				}
+			}
+		case *ast.CaseClause:
+			return st, true
+		case *ast.CommClause:
+			if st != p.Comm {
+				return st, true
+			}
+		case *ast.IfStmt:
+			if p.Else == st {
+				return st, true
+			}
+		}
+	}
+	return nil, false
+}
+
+// before inserts text before statement st.
+func (w *fileRewriter) before(st ast.Stmt, prio int, text string) {
+	if ifs, ok := st.(*ast.IfStmt); ok {
+		if p, ok := w.parents[ifs].(*ast.IfStmt); ok && p.Else == ifs {
+			// "else if c {" becomes "else { probes; if c {...} }".
+			if !w.wrapped[ifs] {
+				w.wrapped[ifs] = true
+				w.edits = append(w.edits, edit{off: w.off(ifs.Pos()), end: w.off(ifs.Pos()), prio: -1, text: "{ "})
+				w.edits = append(w.edits, edit{off: w.off(ifs.End()), end: w.off(ifs.End()), prio: prioClose, text: " }" + w.lineDirective(ifs.End())})
+			}
+		}
+	}
+	w.insert(st.Pos(), prio, text+"; ")
+}
+
+// after inserts text after statement st.
+func (w *fileRewriter) after(st ast.Stmt, text string) {
+	w.edits = append(w.edits, edit{off: w.off(st.End()), end: w.off(st.End()), prio: prioAfter, text: "; " + text + w.lineDirective(st.End())})
+}
+
+// declaredIn reports whether e names a variable that st declares (and
+// that is not in scope before it), or a label.
+func (w *fileRewriter) declaredIn(e ast.Node, st ast.Stmt) bool {
+	found := false
+	ast.Inspect(e, func(n ast.Node) bool {
+		id, ok := n.(*ast.Ident)
+		if !ok {
+			return true
+		}
+		if v, ok := w.info.Uses[id].(*types.Var); ok && !v.IsField() && v.Pos() >= st.Pos() && v.Pos() < st.End() {
+			found = true
+		}
+		return true
+	})
+	return found
+}
+
+// pure reports whether evaluating e a second time does nothing but read:
+// no calls but conversions, len and cap, no receives, no literals of
+// functions.
+func (w *fileRewriter) pure(e ast.Expr) bool {
+	ok := true
+	ast.Inspect(e, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.CallExpr:
+			if tv, found := w.info.Types[n.Fun]; found && tv.IsType() {
+				return true
+			}
+			if id, isID := ast.Unparen(n.Fun).(*ast.Ident); isID {
+				if b, isB := w.info.Uses[id].(*types.Builtin); isB && (b.Name() == "len" || b.Name() == "cap") {
+					return true
+				}
+			}
+			ok = false
+		case *ast.UnaryExpr:
+			if n.Op == token.ARROW {
+				ok = false
+			}
+		case *ast.FuncLit, *ast.TypeAssertExpr, *ast.SliceExpr:
+			ok = false
+		}
+		return ok
+	})
+	return ok
+}
+
+// conditional reports whether the statement st may run without
+// evaluating n, or may evaluate it only after a check that makes it safe:
+// n is the right operand of && or ||, or in a loop's post statement. A
+// probe evaluated early, before the statement, could then panic where the
+// program does not (p != nil && p.n > 0).
+func (w *fileRewriter) conditional(n ast.Node, st ast.Stmt) bool {
+	prev := n
+	for cur := w.parents[n]; cur != nil && prev != ast.Node(st); prev, cur = cur, w.parents[cur] {
+		switch c := cur.(type) {
+		case *ast.BinaryExpr:
+			if (c.Op == token.LAND || c.Op == token.LOR) && prev == c.Y {
+				return true
+			}
+		case *ast.ForStmt:
+			if prev == c.Post {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// addressable reports whether &e compiles.
+func (w *fileRewriter) addressable(e ast.Expr) bool {
+	switch e := ast.Unparen(e).(type) {
+	case *ast.Ident:
+		_, ok := w.info.Uses[e].(*types.Var)
+		return ok
+	case *ast.StarExpr:
+		return true
+	case *ast.SelectorExpr:
+		sel, ok := w.info.Selections[e]
+		if !ok || sel.Kind() != types.FieldVal {
+			// A package's variable.
+			_, isVar := w.info.Uses[e.Sel].(*types.Var)
+			return !ok && isVar
+		}
+		if sel.Indirect() {
+			return true
+		}
+		if _, ptr := w.info.TypeOf(e.X).Underlying().(*types.Pointer); ptr {
+			return true
+		}
+		return w.addressable(e.X)
+	case *ast.IndexExpr:
+		switch t := w.info.TypeOf(e.X).Underlying().(type) {
+		case *types.Slice:
+			return true
+		case *types.Pointer:
+			return true
+		case *types.Array:
+			_ = t
+			return w.addressable(e.X)
+		}
+	}
+	return false
+}
+
+// rewrite returns the rewritten source, and whether anything changed.
+// A construct the rewriting does not expect is an error, never a panic:
+// the file is then compiled as it is, without probes.
+func (w *fileRewriter) rewrite() (out []byte, changed bool, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			out, changed, err = nil, false, fmt.Errorf("internal error: %v", r)
+		}
+	}()
+	w.accesses()
+	w.branches()
+	w.code()
+	w.regions()
+	if len(w.edits) == 0 {
+		return nil, false, nil
+	}
+	// The import, after the package clause, on its line.
+	w.edits = append(w.edits, edit{off: w.off(w.file.Name.End()), end: w.off(w.file.Name.End()), prio: prioCode,
+		text: "; import " + rtName + " " + strconv.Quote(rtModule) + w.lineDirective(w.file.Name.End())})
+	return w.apply(), true, nil
+}
+
+func (w *fileRewriter) apply() []byte {
+	edits := w.edits[:0:0]
+	for _, e := range w.edits {
+		inside := false
+		for _, s := range w.spans {
+			if e.off >= s[0] && e.end <= s[1] && !(e.off == s[0] && e.end == s[1]) && e.off < s[1] {
+				inside = true
+			}
+		}
+		if !inside {
+			edits = append(edits, e)
+		}
+	}
+	sort.SliceStable(edits, func(i, j int) bool {
+		if edits[i].off != edits[j].off {
+			return edits[i].off < edits[j].off
+		}
+		return edits[i].prio < edits[j].prio
+	})
+	var out []byte
+	at := 0
+	for _, e := range edits {
+		if e.off < at {
+			continue // overlaps an earlier replacement
+		}
+		out = append(out, w.src[at:e.off]...)
+		out = append(out, e.text...)
+		at = e.end
+	}
+	return append(out, w.src[at:]...)
+}
+
+// accesses places the plan's access probes of the file.
+func (w *fileRewriter) accesses() {
+	byStmt := make(map[ast.Stmt][]string)
+	again := make(map[ast.Stmt][]string)
+	var order []ast.Stmt
+	var lines []Line
+	for l := range w.in.plan.Accesses {
+		if l.File == w.name {
+			lines = append(lines, l)
+		}
+	}
+	sort.Slice(lines, func(i, j int) bool { return lines[i].Line < lines[j].Line })
+	for _, l := range lines {
+		ps := slices.Clone(w.in.plan.Accesses[l])
+		// Reads before writes, as the Delve recorder records a line.
+		sort.SliceStable(ps, func(i, j int) bool {
+			if ps[i].Write != ps[j].Write {
+				return !ps[i].Write
+			}
+			return ps[i].Col < ps[j].Col
+		})
+		for _, p := range ps {
+			if p.Atomic != "" {
+				continue // the call is wrapped (code)
+			}
+			st, e, call, ok := w.accessProbe(l.Line, p)
+			if !ok {
+				w.in.Skipped++
+				continue
+			}
+			w.in.Probes++
+			if byStmt[st] == nil {
+				order = append(order, st)
+			}
+			byStmt[st] = append(byStmt[st], call)
+			// A loop's condition and post statement run at every
+			// iteration: probed before the loop and at the start of
+			// each iteration.
+			if f, ok := st.(*ast.ForStmt); ok && f.Body != nil && (inside(e, f.Cond) || inside(e, f.Post)) {
+				again[st] = append(again[st], call)
+			}
+		}
+	}
+	for _, st := range order {
+		w.before(st, prioProbe, strings.Join(byStmt[st], "; "))
+		if calls := again[st]; len(calls) > 0 {
+			w.insert(st.(*ast.ForStmt).Body.Lbrace+1, prioProbe, " "+strings.Join(calls, "; ")+";")
+		}
+	}
+}
+
+// branches places a branch probe before the statement of each line of
+// the plan's conditional branches and calls that may branch on a value
+// read (Plan.Conds, Plan.Calls), and at each iteration of a loop whose
+// line it is: the converter counts them as the Delve recorder counts the
+// lines it passes between two stops (AVFilter's br).
+func (w *fileRewriter) branches() {
+	lines := slices.Clone(w.in.plan.Conds[w.name])
+	for _, l := range w.in.plan.Calls[w.name] {
+		// A call of a function of the packages under test is not
+		// counted: its own lines are (as the Delve recorder does when
+		// it sees the callee's frame, plan.callLine).
+		if sites := w.in.plan.CallSites[Line{w.name, l}]; len(sites) == 1 && w.in.ownFuncs()[sites[0]] {
+			continue
+		}
+		lines = append(lines, l)
+	}
+	slices.Sort(lines)
+	lines = slices.Compact(lines)
+	call := rtName + ".Branch()"
+	for _, line := range lines {
+		if line < 1 || line > w.tf.LineCount() {
+			continue
+		}
+		start := w.tf.LineStart(line)
+		end := token.Pos(w.tf.Base() + w.tf.Size())
+		if line < w.tf.LineCount() {
+			end = w.tf.LineStart(line + 1)
+		}
+		// The first statement that starts on the line, else the one that
+		// holds the line's first token.
+		var st ast.Stmt
+		ast.Inspect(w.file, func(n ast.Node) bool {
+			if st != nil || n == nil || n.End() <= start || n.Pos() >= end {
+				return st == nil
+			}
+			if s, ok := n.(ast.Stmt); ok && n.Pos() >= start {
+				if found, ok := w.stmtOf(s); ok && found == s {
+					st = s
+					return false
+				}
+			}
+			return true
+		})
+		if st == nil {
+			continue
+		}
+		w.before(st, prioProbe, call)
+		switch l := st.(type) {
+		case *ast.ForStmt:
+			if l.Cond != nil {
+				w.insert(l.Body.Lbrace+1, prioProbe, " "+call+";")
+			}
+		case *ast.RangeStmt:
+			w.insert(l.Body.Lbrace+1, prioProbe, " "+call+";")
+		}
+	}
+}
+
+// inside reports whether n lies in outer, which may be nil.
+func inside(n, outer ast.Node) bool {
+	return outer != nil && outer.Pos() <= n.Pos() && n.End() <= outer.End()
+}
+
+// accessProbe finds the expression of an access probe and returns the
+// statement to probe it before and the probe's call.
+func (w *fileRewriter) accessProbe(line int, p AccessProbe) (ast.Stmt, ast.Expr, string, bool) {
+	if line < 1 || line > w.tf.LineCount() {
+		return nil, nil, "", false
+	}
+	pos := w.tf.LineStart(line) + token.Pos(p.Col-1)
+	if int(pos) >= w.tf.Base()+w.tf.Size() {
+		return nil, nil, "", false
+	}
+	path, _ := astutil.PathEnclosingInterval(w.file, pos, pos)
+	if len(path) == 0 {
+		return nil, nil, "", false
+	}
+	st, ok := w.stmtOf(path[0])
+	if !ok {
+		return nil, nil, "", false
+	}
+	want := p.Expr
+	if p.Contents {
+		want = p.Map
+	}
+	// The expression: the one the plan names, starting at the probe's
+	// column if one does, else anywhere in the statement's line.
+	var found ast.Expr
+	ast.Inspect(st, func(n ast.Node) bool {
+		if found != nil && found.Pos() == pos {
+			return false
+		}
+		if fl, ok := n.(*ast.FuncLit); ok && !(fl.Pos() <= pos && pos < fl.End()) {
+			return false
+		}
+		e, ok := n.(ast.Expr)
+		if !ok || w.fset.Position(e.Pos()).Line != line {
+			return true
+		}
+		if types.ExprString(e) == want && (found == nil || e.Pos() == pos) {
+			found = e
+		}
+		return true
+	})
+	if found == nil || w.declaredIn(found, st) {
+		return nil, nil, "", false
+	}
+	// The statement may be one the expression is not evaluated before,
+	// such as a literal's: the expression must be in it.
+	if !(st.Pos() <= found.Pos() && found.End() <= st.End()) {
+		if ifs, ok := st.(*ast.IfStmt); !ok || ifs.Else == nil {
+			return nil, nil, "", false
+		}
+	}
+	name := p.Expr
+	switch {
+	case p.Contents:
+		name = p.Map + "[*]"
+	case p.Map != "":
+		name = p.Map + "[" + p.Key + "]"
+	}
+	site := w.in.site(trace.Site{File: w.name, Line: line, Col: p.Col, Func: p.Func}, name, trace.ObjVar, flagsOf(p))
+	if p.Map != "" {
+		w.in.sites[site].Map = p.Map
+	}
+	if !p.Write {
+		w.in.sites[site].Guard = p.Guard
+	}
+	if p.Contents {
+		if !w.pure(found) {
+			return nil, nil, "", false
+		}
+		return st, found, w.guarded(found, st, fmt.Sprintf("%s.Contents(%s, %d)", rtName, w.text(found), site)), true
+	}
+	if ix, ok := ast.Unparen(found).(*ast.IndexExpr); ok {
+		if _, isMap := w.info.TypeOf(ix.X).Underlying().(*types.Map); isMap {
+			if !w.pure(ix.X) || !w.pure(ix.Index) {
+				return nil, nil, "", false
+			}
+			fn := "Read"
+			if p.Write {
+				fn = "Write"
+			}
+			return st, found, w.guarded(found, st, fmt.Sprintf("%s.Map(%s, %d).%s(%s)", rtName, w.text(ix.X), site, fn, w.text(ix.Index))), true
+		}
+	}
+	if call, ok := ast.Unparen(found).(*ast.CallExpr); ok && len(call.Args) == 2 {
+		// delete(m, k)
+		if id, ok := ast.Unparen(call.Fun).(*ast.Ident); ok {
+			if b, ok := w.info.Uses[id].(*types.Builtin); ok && b.Name() == "delete" && w.pure(call.Args[0]) && w.pure(call.Args[1]) {
+				return st, found, w.guarded(found, st, fmt.Sprintf("%s.Map(%s, %d).Write(%s)", rtName, w.text(call.Args[0]), site, w.text(call.Args[1]))), true
+			}
+		}
+	}
+	if !w.pure(found) || !w.addressable(found) {
+		return nil, nil, "", false
+	}
+	fn := "Read"
+	if p.Write {
+		fn = "Write"
+	} else if b, ok := w.info.TypeOf(found).Underlying().(*types.Basic); ok {
+		switch {
+		case b.Info()&types.IsInteger != 0:
+			fn = "ReadInt"
+		case b.Info()&types.IsBoolean != 0:
+			fn = "ReadBool"
+		}
+	}
+	call := fmt.Sprintf("%s.%s(&(%s), %d)", rtName, fn, w.text(found), site)
+	if fn == "ReadInt" && p.Guard != nil && !p.Guard.Returned && !p.Guard.Len {
+		// The parameters the guard compares the value with, recorded
+		// just before the read, in the order of its comparisons.
+		var params []string
+		for _, c := range p.Guard.Cmps {
+			if c.Param == "" {
+				continue
+			}
+			if !w.intParamInScope(c.Param, st) {
+				w.in.sites[site].Guard = nil
+				params = nil
+				break
+			}
+			params = append(params, fmt.Sprintf("%s.Param(int64(%s))", rtName, c.Param))
+		}
+		if len(params) > 0 {
+			call = strings.Join(params, "; ") + "; " + call
+		}
+	}
+	return st, found, w.guarded(found, st, call), true
+}
+
+// intParamInScope reports whether name is, before st, an integer
+// parameter of the function st is in.
+func (w *fileRewriter) intParamInScope(name string, st ast.Stmt) bool {
+	scope := w.pkg.Types.Scope().Innermost(st.Pos())
+	if scope == nil {
+		return false
+	}
+	_, obj := scope.LookupParent(name, st.Pos())
+	v, ok := obj.(*types.Var)
+	if !ok || v.IsField() {
+		return false
+	}
+	b, ok := v.Type().Underlying().(*types.Basic)
+	if !ok || b.Info()&types.IsInteger == 0 {
+		return false
+	}
+	// A parameter: declared in the signature of st's function.
+	body := w.bodyOf(st)
+	return body != nil && v.Pos() < body.Lbrace
+}
+
+// guarded runs a probe that may panic where the program does not
+// (conditional) through the runtime's Try, which recovers.
+func (w *fileRewriter) guarded(n ast.Node, st ast.Stmt, call string) string {
+	if w.conditional(n, st) {
+		return rtName + ".Try(func() { " + call + " })"
+	}
+	return call
+}
+
+func flagsOf(p AccessProbe) trace.Flags {
+	if p.Write && p.AddrVaries {
+		return trace.AddrVaries
+	}
+	return 0
+}
+
+// syncMethods maps the sync package's methods to the runtime's wrappers
+// and the kind of their receiver.
+var syncMethods = map[string]struct {
+	wrapper string
+	obj     trace.ObjKind
+}{
+	"(*sync.Mutex).Lock":       {"Lock", trace.ObjMutex},
+	"(*sync.Mutex).TryLock":    {"TryLock", trace.ObjMutex},
+	"(*sync.Mutex).Unlock":     {"Unlock", trace.ObjMutex},
+	"(*sync.RWMutex).Lock":     {"WLock", trace.ObjRWMutex},
+	"(*sync.RWMutex).TryLock":  {"TryWLock", trace.ObjRWMutex},
+	"(*sync.RWMutex).Unlock":   {"WUnlock", trace.ObjRWMutex},
+	"(*sync.RWMutex).RLock":    {"RLock", trace.ObjRWMutex},
+	"(*sync.RWMutex).TryRLock": {"TryRLock", trace.ObjRWMutex},
+	"(*sync.RWMutex).RUnlock":  {"RUnlock", trace.ObjRWMutex},
+	"(*sync.WaitGroup).Add":    {"WGAdd", trace.ObjWaitGroup},
+	"(*sync.WaitGroup).Done":   {"WGDone", trace.ObjWaitGroup},
+	"(*sync.WaitGroup).Wait":   {"WGWait", trace.ObjWaitGroup},
+	"(*sync.WaitGroup).Go":     {"WGGo", trace.ObjWaitGroup},
+	"(*sync.Cond).Wait":        {"CondWait", trace.ObjCond},
+	"(*sync.Cond).Signal":      {"CondSignal", trace.ObjCond},
+	"(*sync.Cond).Broadcast":   {"CondBroadcast", trace.ObjCond},
+	"(*sync.Once).Do":          {"OnceDo", trace.ObjOnce},
+}
+
+// code rewrites the calls, channel operations and go statements of the
+// file.
+func (w *fileRewriter) code() {
+	ast.Inspect(w.file, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.GoStmt:
+			w.goStmt(n)
+		case *ast.CallExpr:
+			w.call(n)
+		case *ast.SendStmt:
+			w.send(n)
+		case *ast.UnaryExpr:
+			if n.Op == token.ARROW {
+				w.recv(n)
+			}
+		case *ast.RangeStmt:
+			if _, ok := w.info.TypeOf(n.X).Underlying().(*types.Chan); ok && w.pure(n.X) && n.Body != nil {
+				site := w.siteAt(n, false, "", trace.ObjChan)
+				w.insert(n.Body.Lbrace+1, prioProbe, fmt.Sprintf(" %s.Received(%s, %d);", rtName, w.text(n.X), site))
+				if st, ok := w.stmtOf(n); ok && st == ast.Stmt(n) {
+					w.after(n, fmt.Sprintf("%s.RangeEnd(%s, %d)", rtName, w.text(n.X), site))
+				}
+			}
+		}
+		return true
+	})
+}
+
+func (w *fileRewriter) call(c *ast.CallExpr) {
+	if id, ok := ast.Unparen(c.Fun).(*ast.Ident); ok {
+		if b, ok := w.info.Uses[id].(*types.Builtin); ok && b.Name() == "close" && len(c.Args) == 1 {
+			if ch, ok := w.info.TypeOf(c.Args[0]).Underlying().(*types.Chan); ok && ch.Dir() == types.SendRecv {
+				site := w.siteAt(c, false, "", trace.ObjChan)
+				w.replace(c.Fun.Pos(), c.Lparen+1, rtName+".CloseChan(")
+				w.replace(c.Rparen, c.Rparen+1, fmt.Sprintf(", %d)", site))
+			}
+		}
+		return
+	}
+	fun, ok := ast.Unparen(c.Fun).(*ast.SelectorExpr)
+	if !ok {
+		return
+	}
+	fn, ok := w.info.Uses[fun.Sel].(*types.Func)
+	if !ok || fn.Pkg() == nil {
+		return
+	}
+	switch fn.Pkg().Path() {
+	case "sync/atomic":
+		w.atomicCall(c, fun, fn)
+		return
+	case "sync":
+	default:
+		return
+	}
+	m, ok := syncMethods[fn.FullName()]
+	if !ok || m.wrapper == "" {
+		return
+	}
+	sel, ok := w.info.Selections[fun]
+	if !ok || sel.Kind() != types.MethodVal {
+		return
+	}
+	recv, ptr := w.receiver(fun, sel)
+	// Named as the Delve recorder names them: a lock by the plan, the
+	// others by their kind and place (convert.go).
+	site := w.siteAt(c, false, w.in.plan.LockNames[Line{w.name, w.fset.Position(c.Pos()).Line}], m.obj)
+	amp := "&"
+	if ptr {
+		amp = ""
+	}
+	w.replace(fun.X.Pos(), fun.X.Pos(), rtName+"."+m.wrapper+"("+amp)
+	if len(c.Args) == 0 {
+		w.replace(fun.X.End(), c.End(), fmt.Sprintf("%s, %d)", recv, site))
+		return
+	}
+	w.replace(fun.X.End(), c.Lparen+1, recv+", ")
+	w.replace(c.Rparen, c.Rparen+1, fmt.Sprintf(", %d)", site))
+}
+
+// receiver returns the selectors that lead from a method call's operand
+// to the sync value whose method it calls (".Mutex" for a promoted
+// method), and whether that value is a pointer.
+func (w *fileRewriter) receiver(fun *ast.SelectorExpr, sel *types.Selection) (string, bool) {
+	t := sel.Recv()
+	var path strings.Builder
+	idx := sel.Index()
+	for _, i := range idx[:len(idx)-1] {
+		u := t
+		if p, ok := u.Underlying().(*types.Pointer); ok {
+			u = p.Elem()
+		}
+		st, ok := u.Underlying().(*types.Struct)
+		if !ok {
+			break
+		}
+		f := st.Field(i)
+		path.WriteString("." + f.Name())
+		t = f.Type()
+	}
+	_, ptr := t.Underlying().(*types.Pointer)
+	return path.String(), ptr
+}
+
+// atomicCall wraps a sync/atomic call: a load or read-modify-write is
+// recorded after it returned, a store before it.
+func (w *fileRewriter) atomicCall(c *ast.CallExpr, fun *ast.SelectorExpr, fn *types.Func) {
+	var target string
+	if sel, ok := w.info.Selections[fun]; ok {
+		if sel.Kind() != types.MethodVal {
+			return
+		}
+		recv, ptr := w.receiver(fun, sel)
+		if !w.pure(fun.X) {
+			return
+		}
+		target = w.text(fun.X) + recv
+		if !ptr {
+			target = "&" + target
+		}
+	} else {
+		if len(c.Args) == 0 || !w.pure(c.Args[0]) {
+			return
+		}
+		target = w.text(c.Args[0])
+	}
+	name := fn.Name()
+	var kind string
+	switch {
+	case strings.HasPrefix(name, "Load"):
+		kind = "Loaded"
+	case strings.HasPrefix(name, "Store"):
+		kind = "AtomicStore"
+	case strings.HasPrefix(name, "Add"), strings.HasPrefix(name, "Swap"), strings.HasPrefix(name, "CompareAndSwap"),
+		strings.HasPrefix(name, "And"), strings.HasPrefix(name, "Or"):
+		kind = "Modified"
+	default:
+		return
+	}
+	site := w.siteAt(c, true, strings.TrimPrefix(target, "&"), trace.ObjVar)
+	if kind == "AtomicStore" {
+		es, ok := w.parents[c].(*ast.ExprStmt)
+		if !ok {
+			return
+		}
+		st, ok := w.stmtOf(c)
+		if !ok || st != ast.Stmt(es) {
+			return
+		}
+		w.before(es, prioProbe, fmt.Sprintf("%s.AtomicStore(%s, %d)", rtName, target, site))
+		w.in.Probes++
+		return
+	}
+	w.replace(c.Pos(), c.Pos(), rtName+"."+kind+"(")
+	w.replace(c.End(), c.End(), fmt.Sprintf(", %s, %d)", target, site))
+	w.in.Probes++
+}
+
+func (w *fileRewriter) send(s *ast.SendStmt) {
+	if !w.pure(s.Chan) {
+		return
+	}
+	st, ok := w.stmtOf(s)
+	if !ok || st != ast.Stmt(s) {
+		return // a select's send case: not recorded
+	}
+	site := w.siteAt(s, false, "", trace.ObjChan)
+	w.before(s, prioProbe, fmt.Sprintf("%s.Send(%s, %d)", rtName, w.text(s.Chan), site))
+}
+
+func (w *fileRewriter) recv(u *ast.UnaryExpr) {
+	if !w.pure(u.X) {
+		return
+	}
+	site := w.siteAt(u, false, "", trace.ObjChan)
+	call := fmt.Sprintf("%s.Received(%s, %d)", rtName, w.text(u.X), site)
+	parent := w.parents[u]
+	for {
+		p, ok := parent.(*ast.ParenExpr)
+		if !ok {
+			break
+		}
+		parent = w.parents[p]
+	}
+	// A select's receive case: recorded at the start of its body.
+	if st, ok := parent.(ast.Stmt); ok {
+		if cc, ok := w.parents[st].(*ast.CommClause); ok && cc.Comm == st {
+			w.insert(cc.Colon+1, prioProbe, " "+call+";")
+			return
+		}
+	}
+	if _, ok := parent.(*ast.CommClause); ok {
+		return
+	}
+	// A receive of two values, or one whose value is dropped: recorded
+	// after its statement.
+	var st ast.Stmt
+	switch p := parent.(type) {
+	case *ast.ExprStmt:
+		st = p
+	case *ast.AssignStmt:
+		if len(p.Lhs) == 2 {
+			st = p
+		}
+	case *ast.ValueSpec:
+		if len(p.Names) == 2 {
+			ds, ok := w.parents[w.parents[p]].(*ast.DeclStmt)
+			if !ok {
+				return
+			}
+			st = ds
+		}
+	}
+	if st != nil {
+		if s, ok := w.stmtOf(st); ok && s == st {
+			w.after(st, call)
+		}
+		return
+	}
+	// Any other: wrapped, recorded after it returned.
+	w.replace(u.Pos(), u.Pos(), rtName+".Recv(")
+	w.replace(u.End(), u.End(), fmt.Sprintf(", %s, %d)", w.text(u.X), site))
+}
+
+// goStmt makes the child of a go statement learn its parent: the parent
+// records a fork, whose token the child records when it starts. A
+// function literal gets the token as a first parameter; another call is
+// wrapped in one, its function and arguments evaluated by the parent
+// first, as the go statement does.
+func (w *fileRewriter) goStmt(g *ast.GoStmt) {
+	site := w.siteAt(g, false, "", 0)
+	start := fmt.Sprintf("%s.Start(_avtok); defer %s.End(); ", rtName, rtName)
+	if fl, ok := ast.Unparen(g.Call.Fun).(*ast.FuncLit); ok && !unnamedParams(fl) && !g.Call.Ellipsis.IsValid() {
+		tok := "_avtok uint64"
+		if fl.Type.Params.NumFields() > 0 {
+			tok += ", "
+		}
+		w.insert(fl.Type.Params.Opening+1, prioCode, tok)
+		w.insert(fl.Body.Lbrace+1, prioCode, " "+start)
+		fork := fmt.Sprintf("%s.Fork(%d)", rtName, site)
+		if len(g.Call.Args) > 0 {
+			fork += ", "
+		}
+		w.insert(g.Call.Lparen+1, prioCode, fork)
+		return
+	}
+	st, ok := w.stmtOf(g)
+	if !ok || st != ast.Stmt(g) {
+		return
+	}
+	var binds, vals []string
+	fun := w.text(g.Call.Fun)
+	bindFun := false
+	switch f := ast.Unparen(g.Call.Fun).(type) {
+	case *ast.Ident:
+		_, bindFun = w.info.Uses[f].(*types.Var)
+	case *ast.SelectorExpr:
+		if sel, ok := w.info.Selections[f]; ok {
+			bindFun = sel.Kind() == types.MethodVal || sel.Kind() == types.FieldVal
+		}
+	default:
+		if tv, ok := w.info.Types[g.Call.Fun]; ok && tv.IsValue() {
+			bindFun = true
+		}
+	}
+	if tv, ok := w.info.Types[g.Call.Fun]; ok && (tv.IsBuiltin() || tv.IsType()) {
+		return
+	}
+	if bindFun {
+		binds, vals = append(binds, "_avf"), append(vals, fun)
+		fun = "_avf"
+	}
+	args := make([]string, len(g.Call.Args))
+	for i, a := range g.Call.Args {
+		tv := w.info.Types[a]
+		if tv.Value != nil || tv.IsNil() {
+			args[i] = w.text(a)
+			continue
+		}
+		name := "_ava" + strconv.Itoa(i)
+		binds, vals = append(binds, name), append(vals, w.text(a))
+		args[i] = name
+	}
+	callText := fun + "(" + strings.Join(args, ", ")
+	if g.Call.Ellipsis.IsValid() {
+		callText += "..."
+	}
+	callText += ")"
+	var b strings.Builder
+	b.WriteString("{ ")
+	if len(binds) > 0 {
+		fmt.Fprintf(&b, "%s := %s; ", strings.Join(binds, ", "), strings.Join(vals, ", "))
+	}
+	fmt.Fprintf(&b, "go func(_avtok uint64) { %s%s }(%s.Fork(%d)) }", start, callText, rtName, site)
+	w.spans = append(w.spans, [2]int{w.off(g.Pos()), w.off(g.End())})
+	w.replace(g.Pos(), g.End(), b.String())
+}
+
+func unnamedParams(fl *ast.FuncLit) bool {
+	for _, f := range fl.Type.Params.List {
+		if len(f.Names) == 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// regions places the begins and ends of the plan's regions in the file.
+func (w *fileRewriter) regions() {
+	for _, rp := range w.in.plan.Regions {
+		if rp.Begin.File != w.name {
+			continue
+		}
+		w.region(rp)
+	}
+}
+
+func (w *fileRewriter) region(rp RegionProbe) {
+	if rp.Begin.Line < 1 || rp.Begin.Line > w.tf.LineCount() {
+		return
+	}
+	pos := w.tf.LineStart(rp.Begin.Line) + token.Pos(max(rp.BeginCol, 1)-1)
+	path, _ := astutil.PathEnclosingInterval(w.file, pos, pos)
+	if len(path) == 0 {
+		return
+	}
+	first, ok := w.stmtOf(path[0])
+	if !ok {
+		return
+	}
+	// The statement list that holds the region's lines.
+	for {
+		if _, ok := first.(*ast.IfStmt); ok {
+			if p, ok := w.parents[first].(*ast.IfStmt); ok && p.Else == first {
+				return
+			}
+		}
+		list := w.listOf(first)
+		if list == nil {
+			return
+		}
+		endLine := w.fset.Position(list[len(list)-1].End()).Line
+		if endLine >= rp.EndLine {
+			break
+		}
+		up, ok := w.stmtOf(w.parents[first])
+		if !ok {
+			break
+		}
+		first = up
+	}
+	list := w.listOf(first)
+	i := slices.Index(list, first)
+	if i < 0 {
+		return
+	}
+	last := first
+	for _, s := range list[i:] {
+		if w.fset.Position(s.Pos()).Line <= rp.EndLine {
+			last = s
+		}
+	}
+	site := w.in.site(trace.Site{File: rp.Begin.File, Line: rp.Begin.Line, Col: rp.BeginCol, Func: rp.Func}, "", 0, 0)
+	finish := fmt.Sprintf("%s.Finish(%d)", rtName, rp.ID)
+	if body := w.bodyOf(first); body != nil && (w.fset.Position(body.Rbrace).Line <= rp.EndLine || w.endsBody(last)) {
+		// A region to the function's end (a deferred unlock's, or one
+		// whose last statement is the function's) ends when the function
+		// returns, after the calls deferred in it, whichever way it
+		// returns.
+		w.before(first, prioBegin, fmt.Sprintf("%s.Begin(%d, %d); defer %s", rtName, rp.ID, site, finish))
+		return
+	}
+	w.before(first, prioBegin, fmt.Sprintf("%s.Begin(%d, %d)", rtName, rp.ID, site))
+	for _, s := range list[i : slices.Index(list, last)+1] {
+		ast.Inspect(s, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.FuncLit:
+				return false
+			case *ast.ReturnStmt:
+				if st, ok := w.stmtOf(n); ok && st == ast.Stmt(n) {
+					w.before(n, prioFinish, finish)
+				}
+			}
+			return true
+		})
+	}
+	if !terminates(last) {
+		w.after(last, finish)
+	}
+}
+
+// bodyOf returns the body of the function n is in.
+func (w *fileRewriter) bodyOf(n ast.Node) *ast.BlockStmt {
+	for cur := n; cur != nil; cur = w.parents[cur] {
+		switch f := cur.(type) {
+		case *ast.FuncLit:
+			return f.Body
+		case *ast.FuncDecl:
+			return f.Body
+		}
+	}
+	return nil
+}
+
+// listOf returns the statement list that holds st.
+func (w *fileRewriter) listOf(st ast.Stmt) []ast.Stmt {
+	switch p := w.parents[st].(type) {
+	case *ast.BlockStmt:
+		return p.List
+	case *ast.CaseClause:
+		return p.Body
+	case *ast.CommClause:
+		return p.Body
+	}
+	return nil
+}
+
+// endsBody reports whether st is the last statement of its function's
+// body.
+func (w *fileRewriter) endsBody(st ast.Stmt) bool {
+	b, ok := w.parents[st].(*ast.BlockStmt)
+	if !ok || len(b.List) == 0 || b.List[len(b.List)-1] != st {
+		return false
+	}
+	switch w.parents[b].(type) {
+	case *ast.FuncDecl, *ast.FuncLit:
+		return true
+	}
+	return false
+}
+
+func terminates(s ast.Stmt) bool {
+	switch s := s.(type) {
+	case *ast.ReturnStmt, *ast.BranchStmt:
+		return true
+	case *ast.ExprStmt:
+		if c, ok := s.X.(*ast.CallExpr); ok {
+			if id, ok := c.Fun.(*ast.Ident); ok && id.Name == "panic" {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -1,0 +1,180 @@
+package record
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/avcheck/avcheck/dynamic/record/avrt"
+	"github.com/avcheck/avcheck/dynamic/trace"
+)
+
+// prepareInstrumented plans and builds a program of testdata/record for
+// the instrumenting recorder.
+func prepareInstrumented(tb testing.TB, name string, isMain bool) (*Instrumented, string, string) {
+	tb.Helper()
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	pkg := "./testdata/record/" + name
+	plan, err := MakePlan(PlanOptions{Dir: root, Pattern: pkg})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	bin, in, cleanup, err := BuildInstrumented(context.Background(), root, pkg, isMain, plan)
+	tb.Cleanup(cleanup)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return in, bin, root
+}
+
+// The instrumented loop program records what the Delve recorder does of
+// it: every increment's two critical sections, in a valid trace.
+func TestInstrumentedLoop(t *testing.T) {
+	in, bin, root := prepareInstrumented(t, "loop", true)
+	tr, oc, err := RecordInstrumented(context.Background(), in, Options{Binary: bin, Args: []string{"50"}, Dir: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !oc.Complete || oc.Status != 0 || oc.Invalid != "" {
+		t.Fatalf("outcome %+v", oc)
+	}
+	if err := trace.Validate(tr); err != nil {
+		t.Fatal(err)
+	}
+	counts := make(map[string]int)
+	for _, e := range tr.Events {
+		k := e.Kind.String()
+		if e.Kind.IsAccess() {
+			k += " " + tr.Object(e.Obj).Name
+		}
+		counts[k]++
+	}
+	// Two goroutines, 50 increments each, two critical sections each.
+	for k, want := range map[string]int{
+		"acq": 200, "rel": 200, "rd c.n": 100, "wr c.n": 100,
+		"fork": 3, "end": 2, "wgadd": 2, "wgdone": 2, "wgwait": 1,
+	} {
+		if counts[k] != want {
+			t.Errorf("%d %s events, want %d", counts[k], k, want)
+		}
+	}
+}
+
+// A program's positions stay its own: the rewritten copy keeps every line
+// where it was, so a panic's stack names the user's file and line.
+func TestInstrumentedPositions(t *testing.T) {
+	in, bin, root := prepareInstrumented(t, "crash", false)
+	var out strings.Builder
+	_, oc, err := RecordInstrumented(context.Background(), in, Options{Binary: bin, Dir: filepath.Join(root, "testdata/record/crash"), Output: &out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if oc.Status != 2 {
+		t.Fatalf("outcome %+v, want exit status 2", oc)
+	}
+	if !strings.Contains(out.String(), "crash_test.go:35") {
+		t.Errorf("the panic's stack does not name crash_test.go:35:\n%s", out.String())
+	}
+	// No rewritten file is left in the user's tree.
+	for _, f := range in.Files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(data), rtName) {
+			t.Errorf("%s was changed", f)
+		}
+	}
+}
+
+// BenchmarkInstrumented measures the instrumenting recorder on the loop
+// program: events/s is the events the runtime records per second of the
+// program's run, slowdown that run's time over the same program's built
+// normally, and convert-events/s the speed of turning the raw events into
+// the trace afterwards.
+func BenchmarkInstrumented(b *testing.B) { benchInstrumented(b, "loop", "100000") }
+
+// BenchmarkInstrumentedChannels is BenchmarkInstrumented on the ping-pong
+// program: two goroutines pass a ball back and forth over channels.
+func BenchmarkInstrumentedChannels(b *testing.B) { benchInstrumented(b, "pingpong", "100000") }
+
+func benchInstrumented(b *testing.B, name, arg string) {
+	in, bin, root := prepareInstrumented(b, name, true)
+	plain := filepath.Join(b.TempDir(), name)
+	build := exec.Command("go", "build", "-o", plain, "./testdata/record/"+name)
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		b.Fatalf("building %s: %v\n%s", name, err, out)
+	}
+	raw := filepath.Join(os.Getenv("RAWDIR"), "raw")
+	if os.Getenv("RAWDIR") == "" {
+		raw = filepath.Join(b.TempDir(), "raw")
+	}
+	events := 0
+	var recorded, running, converting time.Duration
+	for b.Loop() {
+		start := time.Now()
+		cmd := exec.Command(bin, arg)
+		cmd.Env = append(os.Environ(), avrt.EnvFile+"="+raw)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("running %s instrumented: %v\n%s", name, err, out)
+		}
+		recorded += time.Since(start)
+		start = time.Now()
+		tr, co, err := in.convert(raw)
+		if err != nil || co.Invalid != "" {
+			b.Fatalf("converting: %v %s", err, co.Invalid)
+		}
+		converting += time.Since(start)
+		events += len(tr.Events)
+		start = time.Now()
+		if err := exec.Command(plain, arg).Run(); err != nil {
+			b.Fatalf("running %s: %v", name, err)
+		}
+		running += time.Since(start)
+	}
+	b.ReportMetric(float64(events)/recorded.Seconds(), "events/s")
+	b.ReportMetric(recorded.Seconds()/running.Seconds(), "slowdown")
+	b.ReportMetric(float64(events)/converting.Seconds(), "convert-events/s")
+}
+
+// The instrumenting recorder compiles and records the recorder's test
+// programs for each kind of synchronisation: every run ends normally
+// with a trace that is a possible execution, cut short by no event.
+func TestInstrumentedPrograms(t *testing.T) {
+	for _, name := range []string{"chanselect", "chanclose", "chanbuffered", "chantoken", "condwait", "oncelazy", "wggo", "mapelems", "atomics", "guards"} {
+		t.Run(name, func(t *testing.T) {
+			program := name == "mapelems" || name == "guards" // main packages without tests
+			in, bin, root := prepareInstrumented(t, name, program)
+			tr, oc, err := RecordInstrumented(context.Background(), in, Options{Binary: bin, Dir: filepath.Join(root, "testdata/record", name)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !oc.Complete || oc.Status != 0 || oc.Invalid != "" {
+				t.Fatalf("outcome %+v", oc)
+			}
+			if err := trace.Validate(tr); err != nil {
+				t.Fatal(err)
+			}
+			if len(in.Unrewritten) > 0 {
+				t.Errorf("files not rewritten: %v", in.Unrewritten)
+			}
+			accesses := 0
+			for _, e := range tr.Events {
+				if e.Kind.IsAccess() {
+					accesses++
+				}
+			}
+			if accesses == 0 {
+				t.Errorf("no access recorded")
+			}
+		})
+	}
+}

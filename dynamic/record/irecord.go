@@ -1,0 +1,122 @@
+package record
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+
+	"github.com/avcheck/avcheck/dynamic/record/avrt"
+	"github.com/avcheck/avcheck/dynamic/trace"
+)
+
+// BuildInstrumented compiles pkg as Build does, with the packages under
+// test rewritten for the instrumenting recorder (Instrument) and the
+// compiler's optimisations on: the test or program runs at nearly its
+// own speed. It returns the binary, the rewriting (which
+// RecordInstrumented needs to read what the binary records), and a
+// function that removes the temporary directory holding them, which the
+// caller must always call.
+func BuildInstrumented(ctx context.Context, dir, pkg string, isMain bool, plan *Plan) (bin string, in *Instrumented, cleanup func(), err error) {
+	recording.RLock()
+	defer recording.RUnlock()
+	tmp, err := os.MkdirTemp("", "avcheck-run-")
+	if err != nil {
+		return "", nil, func() {}, err
+	}
+	cleanup = func() { _ = os.RemoveAll(tmp) }
+	binDir, workDir, srcDir := filepath.Join(tmp, "bin"), filepath.Join(tmp, "work"), filepath.Join(tmp, "src")
+	for _, d := range []string{binDir, workDir, srcDir} {
+		if err := os.Mkdir(d, 0o700); err != nil {
+			cleanup()
+			return "", nil, func() {}, err
+		}
+	}
+	in, err = Instrument(plan, srcDir)
+	if err != nil {
+		cleanup()
+		return "", nil, func() {}, err
+	}
+	bin, err = goBuild(ctx, dir, pkg, isMain, binDir, workDir, []string{"-overlay=" + in.Overlay})
+	if err != nil {
+		cleanup()
+		return "", nil, func() {}, err
+	}
+	return bin, in, cleanup, nil
+}
+
+// RecordInstrumented runs a binary that BuildInstrumented built and
+// returns the trace of what it did, as Record does for the Delve
+// recorder. The runtime writes the events into a file as they happen
+// (package avrt), so the trace holds what the program did up to its end
+// however it ended: by itself, by a panic or a fatal signal, or killed
+// at the time limit or when ctx is done.
+func RecordInstrumented(ctx context.Context, in *Instrumented, opts Options) (*trace.Trace, Outcome, error) {
+	out := opts.Output
+	if out == nil {
+		out = io.Discard
+	}
+	raw, err := os.CreateTemp("", "avcheck-events-")
+	if err != nil {
+		return nil, Outcome{}, err
+	}
+	rawName := raw.Name()
+	raw.Close()
+	defer os.Remove(rawName)
+
+	if opts.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, opts.Timeout)
+		defer cancel()
+	}
+	recording.RLock()
+	cmd := exec.CommandContext(ctx, opts.Binary, opts.Args...)
+	cmd.Dir = opts.Dir
+	cmd.Env = append(os.Environ(), avrt.EnvFile+"="+rawName)
+	cmd.Stdout, cmd.Stderr = out, out
+	err = cmd.Run()
+	recording.RUnlock()
+	oc := Outcome{}
+	if cmd.Process != nil {
+		oc.PID = cmd.Process.Pid
+	}
+	var ee *exec.ExitError
+	switch {
+	case ctx.Err() != nil:
+	case err == nil:
+		oc.Complete = true
+	case errors.As(err, &ee) && ee.Exited():
+		oc.Complete, oc.Status = true, ee.ExitCode()
+	case errors.As(err, &ee):
+		oc.Message = "the program was killed by a signal: " + ee.String()
+	default:
+		return nil, oc, fmt.Errorf("running %s: %w", opts.Binary, err)
+	}
+	t, co, err := in.convert(rawName)
+	if err != nil {
+		return nil, oc, err
+	}
+	switch {
+	case oc.Message != "":
+	case oc.Complete && oc.Status == 0:
+		oc.Message = "the program exited normally"
+	case oc.Complete && oc.Status == 1:
+		oc.Message = "the program exited with status 1 (a test failed or it reported an error; see its output above)"
+	case oc.Complete && oc.Status == 2:
+		oc.Message = "the program exited with status 2 (a panic or a fatal error such as a deadlock; see its output above)"
+	case oc.Complete:
+		oc.Message = fmt.Sprintf("the program exited with status %d", oc.Status)
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		oc.Message = "the program ran past its time limit and was killed"
+	default:
+		oc.Message = "interrupted: the program was killed"
+	}
+	oc.Invalid = co.Invalid
+	if opts.Progress != nil {
+		opts.Progress(len(t.Events))
+	}
+	return t, oc, nil
+}
