@@ -164,7 +164,15 @@ type converter struct {
 	wg       map[trace.ObjID]int64
 	signaled map[trace.ObjID]bool
 	onceRan  map[trace.ObjID]bool
+	derived  map[derivedObj]trace.ObjID
 	out      convOutcome
+}
+
+// derivedObj is an object the converter adds for another: a channel's
+// own variable, an atomic variable's lock (shadow.go).
+type derivedObj struct {
+	of  trace.ObjID
+	key string
 }
 
 // convert reads the raw file into a trace.
@@ -182,7 +190,7 @@ func (in *Instrumented) convert(name string) (*trace.Trace, convOutcome, error) 
 		in: in, t: t, gs: make(map[uint64]*convG), children: make(map[uint64]uint64), started: make(map[uint64]bool),
 		inst: make(map[int]uint64), chans: make(map[trace.ObjID]*convChan), holder: make(map[trace.ObjID]trace.GoID),
 		readers: make(map[trace.ObjID]int), wg: make(map[trace.ObjID]int64), signaled: make(map[trace.ObjID]bool),
-		onceRan: make(map[trace.ObjID]bool),
+		onceRan: make(map[trace.ObjID]bool), derived: make(map[derivedObj]trace.ObjID),
 	}
 	c.v = trace.NewValidator(t)
 	// The children's tokens first: a fork names its child, whose id the
@@ -302,7 +310,15 @@ func (c *converter) step(r avrt.Event) {
 	case avrt.KindAtomicLoad, avrt.KindAtomicStore, avrt.KindAtomicRMW:
 		c.object(obj, trace.ObjVar, s, "")
 		e.Kind = map[avrt.Kind]trace.Kind{avrt.KindAtomicLoad: trace.KindAtomicLoad, avrt.KindAtomicStore: trace.KindAtomicStore, avrt.KindAtomicRMW: trace.KindAtomicRMW}[r.Kind]
-		c.emit(gs, e)
+		// The plain access the operation also makes, as the Delve
+		// recorder's emitAtomic records it (shadow.go).
+		if e.Kind == trace.KindAtomicStore {
+			c.atomicAccess(gs, e)
+			c.emit(gs, e)
+		} else {
+			c.emit(gs, e)
+			c.atomicAccess(gs, e)
+		}
 	case avrt.KindAcquire, avrt.KindRelease, avrt.KindRAcquire, avrt.KindRRelease:
 		c.lock(gs, r.Kind, e, s)
 	case avrt.KindFork:
@@ -437,6 +453,7 @@ func (c *converter) channel(gs *convG, k avrt.Kind, e trace.Event, s rawSite) {
 			c.drop()
 			return
 		}
+		c.chanAccess(gs, e, false)
 		ch.sent++
 		e.Kind, e.Arg = trace.KindSend, ch.sent
 	case avrt.KindRecv, avrt.KindRangeEnd:
@@ -455,6 +472,7 @@ func (c *converter) channel(gs *convG, k avrt.Kind, e trace.Event, s rawSite) {
 			c.drop()
 			return
 		}
+		c.chanAccess(gs, e, true)
 		ch.closed = true
 		e.Kind = trace.KindClose
 	}
@@ -547,15 +565,56 @@ func (c *converter) finish() {
 	}
 }
 
+// derivedID returns the id of the object key of the object of, declaring
+// it on first use. Its id is past every address.
+func (c *converter) derivedID(of trace.ObjID, key string, o trace.Object) trace.ObjID {
+	k := derivedObj{of, key}
+	if id, ok := c.derived[k]; ok {
+		return id
+	}
+	id := trace.ObjID(1<<63 | uint64(len(c.derived)+1))
+	c.derived[k] = id
+	c.t.Objects[id] = o
+	return id
+}
+
+// chanAccess records the read (a send) or write (a close) of the
+// channel's own variable that the send or close e makes (shadow.go).
+func (c *converter) chanAccess(gs *convG, e trace.Event, write bool) {
+	v := c.derivedID(e.Obj, chanStateKey, trace.Object{Kind: trace.ObjVar, Name: c.t.Objects[e.Obj].Name})
+	a := trace.Event{Kind: trace.KindRead, Obj: v, Site: e.Site}
+	if write {
+		a.Kind = trace.KindWrite
+	}
+	c.emit(gs, a)
+}
+
+// atomicAccess records the plain access of the atomic operation e inside
+// a critical section of the variable's own lock, outside every region
+// (shadow.go).
+func (c *converter) atomicAccess(gs *convG, e trace.Event) {
+	lock := c.derivedID(e.Obj, atomicLockKey, trace.Object{Kind: trace.ObjMutex, Name: "atomic " + c.t.Objects[e.Obj].Name})
+	a := trace.Event{Kind: trace.KindWrite, Obj: e.Obj, Site: e.Site}
+	if e.Kind == trace.KindAtomicLoad {
+		a.Kind = trace.KindRead
+	}
+	c.emitIn(gs, trace.Event{Kind: trace.KindAcquire, Obj: lock, Site: e.Site}, false)
+	c.emitIn(gs, a, false)
+	c.emitIn(gs, trace.Event{Kind: trace.KindRelease, Obj: lock, Site: e.Site}, false)
+}
+
 // emit appends an event of gs with its region, as the Delve recorder's
 // emit does, if it keeps the trace a possible execution.
-func (c *converter) emit(gs *convG, e trace.Event) {
+func (c *converter) emit(gs *convG, e trace.Event) { c.emitIn(gs, e, true) }
+
+// emitIn is emit, with the event outside every region unless inRegion.
+func (c *converter) emitIn(gs *convG, e trace.Event, inRegion bool) {
 	if c.out.Invalid != "" {
 		return
 	}
 	e.G = gs.id
 	e.Seq = uint64(len(c.t.Events))
-	if e.Kind != trace.KindRegionBegin && e.Kind != trace.KindRegionEnd && len(gs.regions) > 0 {
+	if inRegion && e.Kind != trace.KindRegionBegin && e.Kind != trace.KindRegionEnd && len(gs.regions) > 0 {
 		o := gs.regions[0]
 		for _, in := range gs.regions {
 			if in.intended {
