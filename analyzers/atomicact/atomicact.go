@@ -167,6 +167,7 @@ func mixed(pass *analysis.Pass, ann *annotation.Set, res *regions.Result) {
 		}
 	}
 	released := releases(res)
+	home := homes(res)
 	for _, f := range res.Funcs {
 		if f.Linked {
 			// Called by name from another package, typically the
@@ -195,6 +196,9 @@ func mixed(pass *analysis.Pass, ann *annotation.Set, res *regions.Result) {
 			verb := "read"
 			if a.Kind == regions.Write {
 				verb = "written"
+			}
+			if h, ok := home[a.Var]; ok && !atHome(a, h) {
+				continue // another instance than the atomic ones (home.go)
 			}
 			inner, at, elsewhere := atomicAt(pass, first, a.Var)
 			if inner == nil {

@@ -55,6 +55,12 @@
 // A store made later can still run with such a read; code written so (a
 // load-consume after a load-acquire) accepts the newer value.
 //
+// A field accessed atomically only in the instances that one unexported
+// pointer field points to (m.snapshot.count), whose values the package
+// uses only to reach their fields, is not reported where it is read
+// plainly through another pointer: a copy handed out (the snapshot's own
+// methods on a copy).
+//
 // A load whose value only says how much a later Add takes away (n :=
 // x.Load(); x.Add(-n), draining a counter) is not reported: an Add in
 // between is kept. Nor is a plain read that every path reaches through

@@ -300,3 +300,33 @@ func sumEarly(n int) int64 {
 	wg.Wait()
 	return t
 }
+
+// A meter adds to its live snapshot atomically and hands out copies,
+// which are read plainly.
+type MeterSnapshot struct{ count int64 } // want count:`atomic\(atomic.Add at atom.go:\d+\)`
+
+func (s *MeterSnapshot) Count() int64 { return s.count }
+
+type Meter struct{ snapshot *MeterSnapshot }
+
+func NewMeter() *Meter { return &Meter{snapshot: &MeterSnapshot{}} }
+
+func (m *Meter) Mark(n int64) { atomic.AddInt64(&m.snapshot.count, n) }
+
+func (m *Meter) Snapshot() *MeterSnapshot {
+	return &MeterSnapshot{count: atomic.LoadInt64(&m.snapshot.count)}
+}
+
+// A gauge hands out its live snapshot: its plain reads are of the
+// instance added to atomically.
+type GaugeSnapshot struct{ value int64 } // want value:`atomic\(atomic.Add at atom.go:\d+\)`
+
+func (s *GaugeSnapshot) Value() int64 {
+	return s.value // want `s.value is read plainly here but accessed atomically elsewhere \(atomic.Add at atom.go:\d+\)`
+}
+
+type Gauge struct{ live *GaugeSnapshot }
+
+func (g *Gauge) Add(n int64) { atomic.AddInt64(&g.live.value, n) }
+
+func (g *Gauge) Live() *GaugeSnapshot { return g.live }
