@@ -6,7 +6,9 @@ import (
 	"go/token"
 	"go/types"
 	"path/filepath"
+	"slices"
 	"sort"
+	"strings"
 
 	"github.com/avcheck/avcheck/analyzers/annotation"
 	"github.com/avcheck/avcheck/analyzers/regions"
@@ -51,14 +53,18 @@ func (f *AtomicVar) String() string { return "atomic(" + f.Where + ")" }
 func run(pass *analysis.Pass) (any, error) {
 	res := pass.ResultOf[regions.Analyzer].(*regions.Result)
 	ann := pass.ResultOf[annotation.Analyzer].(*annotation.Set)
+	entry := regions.EntryLocks(res, func(pos token.Pos) bool {
+		return strings.HasSuffix(pass.Fset.Position(pos).Filename, "_test.go")
+	})
+	guarded := guardedWrites(res, entry)
 	for _, f := range res.Funcs {
-		checkThenAct(pass, ann, res, f)
+		checkThenAct(pass, ann, res, entry, guarded, f)
 	}
 	mixed(pass, ann, res)
 	return nil, nil
 }
 
-func checkThenAct(pass *analysis.Pass, ann *annotation.Set, res *regions.Result, f *regions.Func) {
+func checkThenAct(pass *analysis.Pass, ann *annotation.Set, res *regions.Result, entry map[*ssa.Function][]regions.Held, guarded map[*types.Var]map[string]bool, f *regions.Func) {
 	startup := regions.StartupOf(res, f)
 	for _, l := range f.Accesses {
 		// The function's own operations: a callee's atomics are its own
@@ -71,6 +77,9 @@ func checkThenAct(pass *analysis.Pass, ann *annotation.Set, res *regions.Result,
 			if w.Atomic == "" || w.Atomic == "Load" || w.Atomic == "CompareAndSwap" || w.Via != "" ||
 				w.Path.Key() != l.Path.Key() || w.Rechecked || regions.SameCS(l, w) || casDecides(f, w) ||
 				alone && startup.Alone(w) {
+				continue
+			}
+			if oneSection(l, w, entry[f.Fn], guarded[l.Var]) {
 				continue
 			}
 			data, control := f.Feeds(l, w)
@@ -93,6 +102,68 @@ func checkThenAct(pass *analysis.Pass, ann *annotation.Set, res *regions.Result,
 			break
 		}
 	}
+}
+
+// guardedWrites returns, for each variable the package writes
+// atomically, the locks held at every one of its atomic writes (a lock
+// of the same struct value, or a package-level one, by name), where the
+// writing function holds it or runs with it (regions.EntryLocks).
+func guardedWrites(res *regions.Result, entry map[*ssa.Function][]regions.Held) map[*types.Var]map[string]bool {
+	out := map[*types.Var]map[string]bool{}
+	for _, f := range res.Funcs {
+		for _, a := range f.Accesses {
+			if a.Atomic == "" || a.Atomic == "Load" || a.Var == nil || a.Via != "" {
+				continue
+			}
+			held := sectionLocks(a, entry[f.Fn])
+			if prev, ok := out[a.Var]; ok {
+				for l := range prev {
+					if !held[l] {
+						delete(prev, l)
+					}
+				}
+			} else {
+				out[a.Var] = held
+			}
+		}
+	}
+	return out
+}
+
+// oneSection reports whether the load l and the write w run in one
+// critical section that the function runs with (its callers hold it,
+// regions.EntryLocks), of a lock every atomic write of the variable
+// holds: nothing writes the variable in between.
+func oneSection(l, w *regions.Access, entry []regions.Held, guarded map[string]bool) bool {
+	if len(entry) == 0 || len(guarded) == 0 {
+		return false
+	}
+	atEntry := sectionLocks(&regions.Access{Path: l.Path}, entry)
+	for lock := range atEntry {
+		if guarded[lock] && sectionLocks(w, entry)[lock] {
+			return true
+		}
+	}
+	return false
+}
+
+// sectionLocks returns the locks held for writing at a, or on entry to
+// its function, that can guard what it accesses: a sibling of the field
+// in the same struct value, or a package-level mutex.
+func sectionLocks(a *regions.Access, entry []regions.Held) map[string]bool {
+	out := map[string]bool{}
+	for _, h := range slices.Concat(a.Held, entry) {
+		l := h.Lock
+		switch {
+		case h.Read:
+		case l.Root.Kind == regions.RootGlobal && len(l.Fields) == 0:
+			out[l.Root.ID] = true
+		case len(a.Path.Fields) > 0 && len(l.Fields) == len(a.Path.Fields) && l.Root.Same(a.Path.Root) &&
+			slices.Equal(l.Fields[:len(l.Fields)-1], a.Path.Fields[:len(a.Path.Fields)-1]):
+			out[l.Fields[len(l.Fields)-1]] = true
+		}
+	}
+	return out
 }
 
 // onlyAsserts reports whether every branch through which the load l

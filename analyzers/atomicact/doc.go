@@ -55,6 +55,11 @@
 // A store made later can still run with such a read; code written so (a
 // load-consume after a load-acquire) accepts the newer value.
 //
+// A load and a store made in one critical section of a lock that every
+// atomic write of the variable holds are one step, also where the
+// function runs with the lock its callers hold (an unexported helper
+// every call of which holds it, as guardedby infers).
+//
 // A field accessed atomically only in the instances that one unexported
 // pointer field points to (m.snapshot.count), whose values the package
 // uses only to reach their fields, is not reported where it is read

@@ -102,7 +102,7 @@ func run(pass *analysis.Pass, cfg *Config) (any, error) {
 		pos token.Pos
 	}
 	index := map[varPos]int{}
-	entry := entryLocks(res, func(pos token.Pos) bool { return inTestFile(pass, pos) })
+	entry := regions.EntryLocks(res, func(pos token.Pos) bool { return inTestFile(pass, pos) })
 	signalled := handoffs(res)
 	owner := regions.Owners(res)
 	for _, f := range res.Funcs {

@@ -330,3 +330,51 @@ type Gauge struct{ live *GaugeSnapshot }
 func (g *Gauge) Add(n int64) { atomic.AddInt64(&g.live.value, n) }
 
 func (g *Gauge) Live() *GaugeSnapshot { return g.live }
+
+// A rate stored atomically, for readers that take no lock, and updated
+// only under the mutex: the helper's load and store are one step.
+type ewmaRate struct {
+	mu   sync.Mutex
+	rate uint64 // want rate:`atomic\(atomic.Load at atom.go:\d+\)`
+}
+
+func (e *ewmaRate) Rate() uint64 { return atomic.LoadUint64(&e.rate) }
+
+func (e *ewmaRate) Tick(d uint64) {
+	e.mu.Lock()
+	e.update(d)
+	e.mu.Unlock()
+}
+
+func (e *ewmaRate) Reset() {
+	e.mu.Lock()
+	atomic.StoreUint64(&e.rate, 0)
+	e.mu.Unlock()
+}
+
+// update runs with e.mu held: every caller holds it.
+func (e *ewmaRate) update(d uint64) {
+	r := atomic.LoadUint64(&e.rate)
+	atomic.StoreUint64(&e.rate, r/2+d)
+}
+
+// The same helper called once without the lock.
+type ewmaFast struct {
+	mu   sync.Mutex
+	rate uint64 // want rate:`atomic\(atomic.Load at atom.go:\d+\)`
+}
+
+func (e *ewmaFast) Tick(d uint64, fast bool) {
+	if fast {
+		e.update(d)
+		return
+	}
+	e.mu.Lock()
+	e.update(d)
+	e.mu.Unlock()
+}
+
+func (e *ewmaFast) update(d uint64) {
+	r := atomic.LoadUint64(&e.rate) // want `the atomic load of e.rate computes a later atomic Store of it`
+	atomic.StoreUint64(&e.rate, r/2+d)
+}

@@ -1,11 +1,10 @@
-package guardedby
+package regions
 
 import (
 	"go/token"
 	"go/types"
 	"slices"
 
-	"github.com/avcheck/avcheck/analyzers/regions"
 	"golang.org/x/tools/go/ssa"
 )
 
@@ -31,17 +30,17 @@ import (
 
 // fieldCaller is one call of a function-typed field.
 type fieldCaller struct {
-	from *regions.Func
-	held []regions.Held
+	from *Func
+	held []Held
 	// recv is the path, in from, of the value whose field is called, if
 	// it has one.
-	recv *regions.Path
+	recv *Path
 }
 
 // fieldCallbacks returns, for each closure stored in such a field, the
 // calls of the field as its callers, with Bindings giving the path of
 // the value the closure was stored in for each variable that captures it.
-func fieldCallbacks(res *regions.Result, inTest func(token.Pos) bool) map[*ssa.Function][]caller {
+func fieldCallbacks(res *Result, inTest func(token.Pos) bool) map[*ssa.Function][]caller {
 	type store struct {
 		mc  *ssa.MakeClosure
 		obj ssa.Value // the value whose field is written
@@ -50,25 +49,25 @@ func fieldCallbacks(res *regions.Result, inTest func(token.Pos) bool) map[*ssa.F
 	calls := map[*types.Var][]fieldCaller{}
 	open := map[*types.Var]bool{}
 
-	dyn := map[*ssa.Call][]regions.Held{}
-	reads := map[ssa.Instruction]*regions.Access{}
+	dyn := map[*ssa.Call][]Held{}
+	reads := map[ssa.Instruction]*Access{}
 	for _, f := range res.Funcs {
 		for _, c := range f.DynCalls {
 			dyn[c.Instr] = c.Held
 		}
 		for _, a := range f.Accesses {
-			if a.Kind == regions.Read && a.Via == "" {
+			if a.Kind == Read && a.Via == "" {
 				reads[a.Instr] = a
 			}
 		}
 	}
 	// recvOf returns the path of fa.X, from the access that reads the field.
-	recvOf := func(load *ssa.UnOp) *regions.Path {
+	recvOf := func(load *ssa.UnOp) *Path {
 		a := reads[load]
 		if a == nil || len(a.Path.Fields) == 0 {
 			return nil
 		}
-		p := regions.Path{Root: a.Path.Root, Fields: slices.Clone(a.Path.Fields[:len(a.Path.Fields)-1])}
+		p := Path{Root: a.Path.Root, Fields: slices.Clone(a.Path.Fields[:len(a.Path.Fields)-1])}
 		return &p
 	}
 	// calledOnly reports whether every use of v, a value read from the
@@ -76,8 +75,8 @@ func fieldCallbacks(res *regions.Result, inTest func(token.Pos) bool) map[*ssa.F
 	// field's callers. It follows v into a local variable and into the
 	// closures that capture it. obj is the value whose field was read, as
 	// seen where v is, and recv its path there (nil if unknown).
-	var calledOnly, cellOnly func(v ssa.Value, field *types.Var, obj ssa.Value, recv *regions.Path) bool
-	calledOnly = func(v ssa.Value, field *types.Var, obj ssa.Value, recv *regions.Path) bool {
+	var calledOnly, cellOnly func(v ssa.Value, field *types.Var, obj ssa.Value, recv *Path) bool
+	calledOnly = func(v ssa.Value, field *types.Var, obj ssa.Value, recv *Path) bool {
 		refs := v.Referrers()
 		if refs == nil {
 			return false
@@ -115,7 +114,7 @@ func fieldCallbacks(res *regions.Result, inTest func(token.Pos) bool) map[*ssa.F
 	}
 	// cellOnly is calledOnly for a variable holding the value: it may be
 	// stored to, and what is loaded from it must be only called.
-	cellOnly = func(cell ssa.Value, field *types.Var, obj ssa.Value, recv *regions.Path) bool {
+	cellOnly = func(cell ssa.Value, field *types.Var, obj ssa.Value, recv *Path) bool {
 		refs := cell.Referrers()
 		if refs == nil {
 			return false
@@ -182,7 +181,7 @@ func fieldCallbacks(res *regions.Result, inTest func(token.Pos) bool) map[*ssa.F
 		}
 		for _, s := range ss {
 			fn, _ := s.mc.Fn.(*ssa.Function)
-			if fn == nil || !onlyStored(s.mc) {
+			if fn == nil || !storedOnly(s.mc) {
 				continue
 			}
 			j := slices.IndexFunc(s.mc.Bindings, func(x ssa.Value) bool { return captures(x, s.obj) })
@@ -190,11 +189,11 @@ func fieldCallbacks(res *regions.Result, inTest func(token.Pos) bool) map[*ssa.F
 				if c.from.Fn == fn {
 					continue // a chained call, made with fn's own locks
 				}
-				bindings := make([]*regions.Path, len(fn.FreeVars))
+				bindings := make([]*Path, len(fn.FreeVars))
 				if j >= 0 {
 					bindings[j] = c.recv
 				}
-				out[fn] = append(out[fn], caller{from: c.from, call: regions.Call{Held: c.held, Bindings: bindings}})
+				out[fn] = append(out[fn], caller{from: c.from, call: Call{Held: c.held, Bindings: bindings}})
 			}
 		}
 	}
@@ -205,17 +204,17 @@ func fieldCallbacks(res *regions.Result, inTest func(token.Pos) bool) map[*ssa.F
 // captures v, with the variable that captures obj, if one does, as the
 // value whose field was read.
 func intoClosure(mc *ssa.MakeClosure, v ssa.Value, field *types.Var, obj ssa.Value,
-	check func(v ssa.Value, field *types.Var, obj ssa.Value, recv *regions.Path) bool,
+	check func(v ssa.Value, field *types.Var, obj ssa.Value, recv *Path) bool,
 ) bool {
 	fn, _ := mc.Fn.(*ssa.Function)
 	if fn == nil {
 		return false
 	}
 	var inner ssa.Value
-	var recv *regions.Path
+	var recv *Path
 	if j := slices.IndexFunc(mc.Bindings, func(x ssa.Value) bool { return captures(x, obj) }); j >= 0 {
 		inner = fn.FreeVars[j]
-		recv = &regions.Path{Root: regions.Root{Kind: regions.RootFree, Index: j, Name: fn.FreeVars[j].Name()}}
+		recv = &Path{Root: Root{Kind: RootFree, Index: j, Name: fn.FreeVars[j].Name()}}
 	}
 	for i, b := range mc.Bindings {
 		if b == v && !check(fn.FreeVars[i], field, inner, recv) {
@@ -239,9 +238,9 @@ func captures(binding, v ssa.Value) bool {
 	return ok && u.Op == token.MUL && u.X == binding
 }
 
-// onlyStored reports whether a closure value's one use is the store that
+// storedOnly reports whether a closure value's one use is the store that
 // puts it in a field.
-func onlyStored(mc *ssa.MakeClosure) bool {
+func storedOnly(mc *ssa.MakeClosure) bool {
 	refs := mc.Referrers()
 	if refs == nil || len(*refs) != 1 {
 		return false

@@ -1,20 +1,19 @@
-package guardedby
+package regions
 
 import (
 	"go/token"
 	"slices"
 
-	"github.com/avcheck/avcheck/analyzers/regions"
 	"golang.org/x/tools/go/ssa"
 )
 
 // caller is one in-package call site of a function.
 type caller struct {
-	from *regions.Func
-	call regions.Call
+	from *Func
+	call Call
 }
 
-// entryLocks infers the locks each unexported function of the package
+// EntryLocks infers the locks each unexported function of the package
 // runs with: those held at every one of its in-package call sites,
 // rewritten as paths of its own parameters or package-level mutexes.
 // This is the "assumes c.mu is locked" contract that comments state. A
@@ -28,10 +27,10 @@ type caller struct {
 // the field is called (fieldcall.go).
 // The entries' CS is zero: the callee's accesses share no critical
 // section id with its own.
-func entryLocks(res *regions.Result, inTest func(token.Pos) bool) map[*ssa.Function][]regions.Held {
+func EntryLocks(res *Result, inTest func(token.Pos) bool) map[*ssa.Function][]Held {
 	callers := map[*ssa.Function][]caller{}
 	taken := map[*ssa.Function]bool{}
-	calls := map[*ssa.Call]regions.Call{}
+	calls := map[*ssa.Call]Call{}
 	for _, f := range res.Funcs {
 		for _, c := range f.Calls {
 			calls[c.Instr] = c
@@ -41,7 +40,7 @@ func entryLocks(res *regions.Result, inTest func(token.Pos) bool) map[*ssa.Funct
 			// A closure passed as a synchronous callback runs inside
 			// the call, with the caller's locks.
 			for _, ca := range c.Closures {
-				callers[ca.Fn] = append(callers[ca.Fn], caller{f, regions.Call{Held: c.Held, Bindings: ca.Bindings}})
+				callers[ca.Fn] = append(callers[ca.Fn], caller{f, Call{Held: c.Held, Bindings: ca.Bindings}})
 			}
 		}
 	}
@@ -57,7 +56,7 @@ func entryLocks(res *regions.Result, inTest func(token.Pos) bool) map[*ssa.Funct
 		callers[fn] = append(callers[fn], cs...)
 		taken[fn] = false
 	}
-	entry := map[*ssa.Function][]regions.Held{}
+	entry := map[*ssa.Function][]Held{}
 	for range 4 {
 		changed := false
 		for _, f := range res.Funcs {
@@ -65,7 +64,7 @@ func entryLocks(res *regions.Result, inTest func(token.Pos) bool) map[*ssa.Funct
 			if fn.Parent() == nil && token.IsExported(fn.Name()) || taken[fn] || len(callers[fn]) == 0 {
 				continue
 			}
-			var common []regions.Held
+			var common []Held
 			for i, c := range callers[fn] {
 				held := atCall(c, entry[c.from.Fn], fn)
 				if i == 0 {
@@ -91,7 +90,7 @@ func entryLocks(res *regions.Result, inTest func(token.Pos) bool) map[*ssa.Funct
 // only ever called where it is made (remove := func() {...}; remove()),
 // or passed as a synchronous callback, is not taken: its callers are
 // those calls.
-func markTaken(instr ssa.Instruction, calls map[*ssa.Call]regions.Call, taken map[*ssa.Function]bool) {
+func markTaken(instr ssa.Instruction, calls map[*ssa.Call]Call, taken map[*ssa.Function]bool) {
 	var called ssa.Value
 	var callbacks []int
 	if c, ok := instr.(ssa.CallInstruction); ok && !c.Common().IsInvoke() {
@@ -101,7 +100,7 @@ func markTaken(instr ssa.Instruction, calls map[*ssa.Call]regions.Call, taken ma
 		}
 	}
 	if mc, ok := instr.(*ssa.MakeClosure); ok {
-		if onlyCalled(mc, calls) {
+		if closureOnlyCalled(mc, calls) {
 			return
 		}
 		taken[mc.Fn.(*ssa.Function)] = true
@@ -121,10 +120,10 @@ func markTaken(instr ssa.Instruction, calls map[*ssa.Call]regions.Call, taken ma
 	}
 }
 
-// onlyCalled reports whether a closure value is used only as the callee
+// closureOnlyCalled reports whether a closure value is used only as the callee
 // of calls in the goroutine that makes it, or as an argument that the
 // callee only calls.
-func onlyCalled(mc *ssa.MakeClosure, calls map[*ssa.Call]regions.Call) bool {
+func closureOnlyCalled(mc *ssa.MakeClosure, calls map[*ssa.Call]Call) bool {
 	refs := mc.Referrers()
 	if refs == nil {
 		return false
@@ -145,11 +144,11 @@ func onlyCalled(mc *ssa.MakeClosure, calls map[*ssa.Call]regions.Call) bool {
 
 // atCall returns the locks held at a call, those the caller holds itself
 // and those it runs with, as locks of the callee.
-func atCall(c caller, callerEntry []regions.Held, callee *ssa.Function) []regions.Held {
-	var out []regions.Held
-	add := func(h regions.Held) {
+func atCall(c caller, callerEntry []Held, callee *ssa.Function) []Held {
+	var out []Held
+	add := func(h Held) {
 		if p, ok := toCallee(h.Lock, c.call, callee); ok {
-			out = append(out, regions.Held{Lock: p, Read: h.Read})
+			out = append(out, Held{Lock: p, Read: h.Read})
 		}
 	}
 	for _, h := range c.call.Held {
@@ -164,11 +163,11 @@ func atCall(c caller, callerEntry []regions.Held, callee *ssa.Function) []region
 // toCallee rewrites a lock path of the caller as a path of the callee:
 // through the argument it is reached from, or a captured variable of a
 // closure, or unchanged for a package-level mutex.
-func toCallee(l regions.Path, call regions.Call, callee *ssa.Function) (regions.Path, bool) {
-	if l.Root.Kind == regions.RootGlobal {
+func toCallee(l Path, call Call, callee *ssa.Function) (Path, bool) {
+	if l.Root.Kind == RootGlobal {
 		return l, true
 	}
-	via := func(bases []*regions.Path, root func(i int) (regions.Root, bool)) (regions.Path, bool) {
+	via := func(bases []*Path, root func(i int) (Root, bool)) (Path, bool) {
 		for i, a := range bases {
 			if a == nil || !a.Root.Same(l.Root) || len(a.Fields) > len(l.Fields) || !slices.Equal(a.Fields, l.Fields[:len(a.Fields)]) {
 				continue
@@ -177,45 +176,45 @@ func toCallee(l regions.Path, call regions.Call, callee *ssa.Function) (regions.
 			if !ok {
 				break
 			}
-			return regions.Path{Root: r, Fields: slices.Clone(l.Fields[len(a.Fields):])}, true
+			return Path{Root: r, Fields: slices.Clone(l.Fields[len(a.Fields):])}, true
 		}
-		return regions.Path{}, false
+		return Path{}, false
 	}
-	if p, ok := via(call.Args, func(i int) (regions.Root, bool) {
+	if p, ok := via(call.Args, func(i int) (Root, bool) {
 		if i >= len(callee.Params) {
-			return regions.Root{}, false
+			return Root{}, false
 		}
-		return regions.Root{Kind: regions.RootParam, Index: i, Name: callee.Params[i].Name()}, true
+		return Root{Kind: RootParam, Index: i, Name: callee.Params[i].Name()}, true
 	}); ok {
 		return p, true
 	}
-	return via(call.Bindings, func(i int) (regions.Root, bool) {
+	return via(call.Bindings, func(i int) (Root, bool) {
 		if i >= len(callee.FreeVars) {
-			return regions.Root{}, false
+			return Root{}, false
 		}
-		return regions.Root{Kind: regions.RootFree, Index: i, Name: callee.FreeVars[i].Name()}, true
+		return Root{Kind: RootFree, Index: i, Name: callee.FreeVars[i].Name()}, true
 	})
 }
 
 // intersect returns the locks held in both a and b, read-held where
 // either holds it only for reading.
-func intersect(a, b []regions.Held) []regions.Held {
-	var out []regions.Held
+func intersect(a, b []Held) []Held {
+	var out []Held
 	for _, x := range a {
-		i := slices.IndexFunc(b, func(y regions.Held) bool { return y.Lock.Key() == x.Lock.Key() })
+		i := slices.IndexFunc(b, func(y Held) bool { return y.Lock.Key() == x.Lock.Key() })
 		if i >= 0 {
-			out = append(out, regions.Held{Lock: x.Lock, Read: x.Read || b[i].Read})
+			out = append(out, Held{Lock: x.Lock, Read: x.Read || b[i].Read})
 		}
 	}
 	return out
 }
 
-func sameHeld(a, b []regions.Held) bool {
+func sameHeld(a, b []Held) bool {
 	if len(a) != len(b) {
 		return false
 	}
 	for _, x := range a {
-		if !slices.ContainsFunc(b, func(y regions.Held) bool { return y.Lock.Key() == x.Lock.Key() && y.Read == x.Read }) {
+		if !slices.ContainsFunc(b, func(y Held) bool { return y.Lock.Key() == x.Lock.Key() && y.Read == x.Read }) {
 			return false
 		}
 	}
