@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 )
 
 // BuildError is a failed build; Output is the go command's own output.
@@ -98,6 +99,16 @@ func goBuild(ctx context.Context, dir, pkg string, isMain bool, binDir, workDir 
 	if err := cmd.Run(); err != nil {
 		var ee *exec.ExitError
 		if errors.As(err, &ee) {
+			if killedByInterrupt(ee) {
+				// A Ctrl-C that reached the go command as it started,
+				// before it had its own process group, reaches avcheck
+				// too: give its handler the time to end the stage.
+				select {
+				case <-ctx.Done():
+					return "", ctx.Err()
+				case <-time.After(time.Second):
+				}
+			}
 			return "", &BuildError{Output: output.String()}
 		}
 		return "", fmt.Errorf("go %s: %w", args[0], err)

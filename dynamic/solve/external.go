@@ -288,6 +288,10 @@ func (s *external) flush(deadline *time.Timer) error {
 	}
 }
 
+// stopGrace is how long a solver that ended waits for an interrupt that
+// may have ended it to reach avcheck too.
+const stopGrace = time.Second
+
 // next returns the next line of output; errTimedOut when the deadline
 // (if not nil) has passed, errStopped when the budget's Stop is closed
 // (having killed the process), another error when the process has ended.
@@ -299,6 +303,16 @@ func (s *external) next(deadline *time.Timer) (string, error) {
 	select {
 	case l, ok := <-s.lines:
 		if !ok {
+			// A Ctrl-C reaches the solver, in avcheck's process group,
+			// as it reaches avcheck: the solver can end before
+			// avcheck's own handler has closed Stop.
+			if s.budget.Stop != nil {
+				select {
+				case <-s.budget.Stop:
+					return "", errStopped
+				case <-time.After(stopGrace):
+				}
+			}
 			return "", fmt.Errorf("solver %s: the process ended", s.name)
 		}
 		return l, nil
