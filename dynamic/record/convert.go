@@ -125,6 +125,7 @@ func readRaw(f *os.File, each func(avrt.Event) bool) error {
 type convOutcome struct {
 	Invalid string // why the trace ends before the run did
 	Dropped int    // events left out for want of their partners
+	Widened int    // times a channel's declared capacity grew (sendDone)
 }
 
 type convG struct {
@@ -134,6 +135,15 @@ type convG struct {
 	rholds  map[trace.ObjID]int
 	br      uint32  // branches passed since the goroutine's previous access or lock operation
 	params  []int64 // the parameters recorded for the goroutine's next read
+	// waits is the goroutine's last event if it is a send: the goroutine
+	// goes on only after the receive that send waits for.
+	waits *sentMsg
+}
+
+// sentMsg is a channel's message.
+type sentMsg struct {
+	ch  trace.ObjID
+	msg uint64
 }
 
 type convRegion struct {
@@ -147,6 +157,7 @@ type convRegion struct {
 type convChan struct {
 	sent, received uint64
 	closed         bool
+	cap            uint64 // the capacity the trace declares
 }
 
 type converter struct {
@@ -334,7 +345,7 @@ func (c *converter) step(r avrt.Event) {
 	case avrt.KindEnd:
 		c.end(gs)
 	case avrt.KindSend, avrt.KindRecv, avrt.KindRangeEnd, avrt.KindClose:
-		c.channel(gs, r.Kind, e, s)
+		c.channel(gs, r.Kind, e, s, r.Arg)
 	case avrt.KindWGAdd, avrt.KindWGDone, avrt.KindWGWait:
 		c.object(obj, trace.ObjWaitGroup, s, "")
 		n := c.wg[obj]
@@ -439,13 +450,15 @@ func (c *converter) lock(gs *convG, k avrt.Kind, e trace.Event, s rawSite) {
 // receives were recorded: a receive takes the oldest message not taken,
 // or, if none is left and the channel is closed, returns closed. A
 // receive with neither took a message that code outside the packages
-// under test sent, and is left out.
-func (c *converter) channel(gs *convG, k avrt.Kind, e trace.Event, s rawSite) {
-	c.object(e.Obj, trace.ObjChan, s, "")
+// under test sent, and is left out. The channel is declared with the
+// capacity capacity its first recorded operation saw.
+func (c *converter) channel(gs *convG, k avrt.Kind, e trace.Event, s rawSite, capacity uint64) {
 	ch := c.chans[e.Obj]
 	if ch == nil {
-		ch = &convChan{}
+		c.object(e.Obj, trace.ObjChan, s, "")
+		ch = &convChan{cap: capacity}
 		c.chans[e.Obj] = ch
+		c.setCap(e.Obj, ch)
 	}
 	switch k {
 	case avrt.KindSend:
@@ -456,6 +469,11 @@ func (c *converter) channel(gs *convG, k avrt.Kind, e trace.Event, s rawSite) {
 		c.chanAccess(gs, e, false)
 		ch.sent++
 		e.Kind, e.Arg = trace.KindSend, ch.sent
+		c.emit(gs, e)
+		if c.out.Invalid == "" {
+			gs.waits = &sentMsg{e.Obj, ch.sent}
+		}
+		return
 	case avrt.KindRecv, avrt.KindRangeEnd:
 		switch {
 		case ch.received < ch.sent && k == avrt.KindRecv:
@@ -607,10 +625,46 @@ func (c *converter) atomicAccess(gs *convG, e trace.Event) {
 // emit does, if it keeps the trace a possible execution.
 func (c *converter) emit(gs *convG, e trace.Event) { c.emitIn(gs, e, true) }
 
+// setCap declares the channel's capacity.
+func (c *converter) setCap(id trace.ObjID, ch *convChan) {
+	o := c.t.Objects[id]
+	o.Cap = int(min(ch.cap, 1<<31))
+	c.t.Objects[id] = o
+}
+
+// sendDone is called before the next event of a goroutine whose last
+// event was the send of message m. In the trace model (and the Go
+// memory model) a send of message k on a channel of capacity n completes
+// only after receive k-n, under the channel's lock inside the runtime.
+// The runtime's probes see a send before it and a receive after it
+// returned, so a sender can go on (and record its next event) before the
+// probe of the receive it waited for: its message taken by a receiver
+// not yet back from the runtime, or the next send of a buffered one let
+// in by a receive whose probe has not run yet. Such a trace has no run
+// under the model: the precise stage finds its synchronisation in a
+// cycle. The channel is then declared with the least capacity that lets
+// the sender go on here, as if the channel buffered the messages whose
+// receives were not recorded yet: happens-before is lost, as with
+// unrecorded synchronisation (a prediction may rely on an order the
+// rendezvous forbids), and the trace stays a possible execution.
+func (c *converter) sendDone(m sentMsg) {
+	ch := c.chans[m.ch]
+	if ch == nil || m.msg <= ch.received+ch.cap {
+		return
+	}
+	ch.cap = m.msg - ch.received
+	c.out.Widened++
+	c.setCap(m.ch, ch)
+}
+
 // emitIn is emit, with the event outside every region unless inRegion.
 func (c *converter) emitIn(gs *convG, e trace.Event, inRegion bool) {
 	if c.out.Invalid != "" {
 		return
+	}
+	if gs.waits != nil {
+		c.sendDone(*gs.waits)
+		gs.waits = nil
 	}
 	e.G = gs.id
 	e.Seq = uint64(len(c.t.Events))
