@@ -177,6 +177,21 @@ type converter struct {
 	onceRan  map[trace.ObjID]bool
 	derived  map[derivedObj]trace.ObjID
 	out      convOutcome
+
+	// The receives of each channel in the order of their probes, for
+	// sendDone to step a receive early; the raw event being stepped; the
+	// raw events stepped early.
+	recvs   map[trace.ObjID][]laterRecv
+	recvAt  map[trace.ObjID]int
+	cur     uint64
+	hoisted map[uint64]bool
+}
+
+// laterRecv is a receive's raw event and the sequence number of its
+// goroutine's previous raw event (0 if none).
+type laterRecv struct {
+	ev   avrt.Event
+	prev uint64
 }
 
 // derivedObj is an object the converter adds for another: a channel's
@@ -202,19 +217,31 @@ func (in *Instrumented) convert(name string) (*trace.Trace, convOutcome, error) 
 		inst: make(map[int]uint64), chans: make(map[trace.ObjID]*convChan), holder: make(map[trace.ObjID]trace.GoID),
 		readers: make(map[trace.ObjID]int), wg: make(map[trace.ObjID]int64), signaled: make(map[trace.ObjID]bool),
 		onceRan: make(map[trace.ObjID]bool), derived: make(map[derivedObj]trace.ObjID),
+		recvs: make(map[trace.ObjID][]laterRecv), recvAt: make(map[trace.ObjID]int), hoisted: make(map[uint64]bool),
 	}
 	c.v = trace.NewValidator(t)
 	// The children's tokens first: a fork names its child, whose id the
-	// raw fork does not know.
+	// raw fork does not know. And the channels' receives.
+	last := make(map[uint64]uint64)
 	if err := readRaw(f, func(e avrt.Event) bool {
-		if e.Kind == avrt.KindStart {
+		switch e.Kind {
+		case avrt.KindStart:
 			c.children[e.Arg] = e.G
+		case avrt.KindRecv, avrt.KindRangeEnd:
+			id := trace.ObjID(e.Obj)
+			c.recvs[id] = append(c.recvs[id], laterRecv{e, last[e.G]})
 		}
+		last[e.G] = e.Seq
 		return true
 	}); err != nil {
 		return nil, convOutcome{}, err
 	}
 	if err := readRaw(f, func(e avrt.Event) bool {
+		if c.hoisted[e.Seq] {
+			delete(c.hoisted, e.Seq)
+			return true
+		}
+		c.cur = e.Seq
 		c.step(e)
 		return c.out.Invalid == ""
 	}); err != nil {
@@ -642,14 +669,45 @@ func (c *converter) setCap(id trace.ObjID, ch *convChan) {
 // not yet back from the runtime, or the next send of a buffered one let
 // in by a receive whose probe has not run yet. Such a trace has no run
 // under the model: the precise stage finds its synchronisation in a
-// cycle. The channel is then declared with the least capacity that lets
-// the sender go on here, as if the channel buffered the messages whose
-// receives were not recorded yet: happens-before is lost, as with
-// unrecorded synchronisation (a prediction may rely on an order the
-// rendezvous forbids), and the trace stays a possible execution.
+// cycle.
+//
+// The receive did happen before the sender went on, and its goroutine
+// recorded nothing between it and its probe, so the receives still
+// owed are stepped here, before the sender's event, in the order of
+// their probes, each if its goroutine's previous event is already in
+// the trace (its probe the goroutine's next one). If that does not
+// suffice (a receive not recorded, one of a goroutine that recorded more
+// since), the channel is declared with the least capacity that lets the
+// sender go on here, as if it buffered the messages whose receives are
+// not in the trace yet: happens-before is lost, as with unrecorded
+// synchronisation (a prediction may rely on an order the rendezvous
+// forbids), and the trace stays a possible execution.
 func (c *converter) sendDone(m sentMsg) {
 	ch := c.chans[m.ch]
-	if ch == nil || m.msg <= ch.received+ch.cap {
+	if ch == nil {
+		return
+	}
+	for m.msg > ch.received+ch.cap && c.out.Invalid == "" {
+		list, i := c.recvs[m.ch], c.recvAt[m.ch]
+		for i < len(list) && (list[i].ev.Seq <= c.cur || c.hoisted[list[i].ev.Seq]) {
+			i++
+		}
+		c.recvAt[m.ch] = i
+		if i == len(list) {
+			break
+		}
+		r := list[i]
+		if r.ev.Kind != avrt.KindRecv || r.prev >= c.cur && !c.hoisted[r.prev] {
+			break
+		}
+		before := ch.received
+		c.hoisted[r.ev.Seq] = true
+		c.step(r.ev)
+		if ch.received == before {
+			break
+		}
+	}
+	if c.out.Invalid != "" || m.msg <= ch.received+ch.cap {
 		return
 	}
 	ch.cap = m.msg - ch.received

@@ -237,8 +237,8 @@ func TestInstrumentedSendsWaitForReceives(t *testing.T) {
 		caps map[string]int // the capacity of channels by name
 	}{
 		{"chanbuffered", map[string]int{"chan@buffered_test.go:13": 2}},
-		{"chanclose", nil},
-		{"chantoken", nil},
+		{"chanclose", map[string]int{"chan@closing_test.go:11": 4}},
+		{"chantoken", map[string]int{"chan@token_test.go:12": 0}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			in, bin, root := prepareInstrumented(t, tc.name, false)
@@ -253,8 +253,8 @@ func TestInstrumentedSendsWaitForReceives(t *testing.T) {
 			for id, o := range tr.Objects {
 				if want, ok := tc.caps[o.Name]; ok && o.Kind == trace.ObjChan {
 					seen[o.Name] = true
-					if o.Cap < want {
-						t.Errorf("channel %s (%#x) declared with capacity %d, want at least %d", o.Name, uint64(id), o.Cap, want)
+					if o.Cap != want {
+						t.Errorf("channel %s (%#x) declared with capacity %d, want %d", o.Name, uint64(id), o.Cap, want)
 					}
 				}
 			}
