@@ -235,14 +235,16 @@ func TestInstrumentedSendsWaitForReceives(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		caps map[string]int // the capacity of channels by name
+		args []string       // a main package's arguments
 	}{
-		{"chanbuffered", map[string]int{"chan@buffered_test.go:13": 2}},
-		{"chanclose", map[string]int{"chan@closing_test.go:11": 4}},
-		{"chantoken", map[string]int{"chan@token_test.go:12": 0}},
+		{"chanbuffered", map[string]int{"chan@buffered_test.go:13": 2}, nil},
+		{"chanclose", map[string]int{"chan@closing_test.go:11": 4}, nil},
+		{"chantoken", map[string]int{"chan@token_test.go:12": 0}, nil},
+		{"pingpong", map[string]int{"chan@main.go:38": 0, "chan@main.go:43": 0}, []string{"200"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			in, bin, root := prepareInstrumented(t, tc.name, false)
-			tr, oc, err := RecordInstrumented(context.Background(), in, Options{Binary: bin, Dir: filepath.Join(root, "testdata/record", tc.name)})
+			in, bin, root := prepareInstrumented(t, tc.name, tc.args != nil)
+			tr, oc, err := RecordInstrumented(context.Background(), in, Options{Binary: bin, Args: tc.args, Dir: filepath.Join(root, "testdata/record", tc.name)})
 			if err != nil {
 				t.Fatal(err)
 			}
