@@ -125,6 +125,7 @@ func readRaw(f *os.File, each func(avrt.Event) bool) error {
 type convOutcome struct {
 	Invalid string // why the trace ends before the run did
 	Dropped int    // events left out for want of their partners
+	Widened int    // times a channel's declared capacity grew (sendDone)
 }
 
 type convG struct {
@@ -134,6 +135,15 @@ type convG struct {
 	rholds  map[trace.ObjID]int
 	br      uint32  // branches passed since the goroutine's previous access or lock operation
 	params  []int64 // the parameters recorded for the goroutine's next read
+	// waits is the goroutine's last event if it is a send: the goroutine
+	// goes on only after the receive that send waits for.
+	waits *sentMsg
+}
+
+// sentMsg is a channel's message.
+type sentMsg struct {
+	ch  trace.ObjID
+	msg uint64
 }
 
 type convRegion struct {
@@ -147,6 +157,7 @@ type convRegion struct {
 type convChan struct {
 	sent, received uint64
 	closed         bool
+	cap            uint64 // the capacity the trace declares
 }
 
 type converter struct {
@@ -166,6 +177,21 @@ type converter struct {
 	onceRan  map[trace.ObjID]bool
 	derived  map[derivedObj]trace.ObjID
 	out      convOutcome
+
+	// The receives of each channel in the order of their probes, for
+	// sendDone to step a receive early; the raw event being stepped; the
+	// raw events stepped early.
+	recvs   map[trace.ObjID][]laterRecv
+	recvAt  map[trace.ObjID]int
+	cur     uint64
+	hoisted map[uint64]bool
+}
+
+// laterRecv is a receive's raw event and the sequence number of its
+// goroutine's previous raw event (0 if none).
+type laterRecv struct {
+	ev   avrt.Event
+	prev uint64
 }
 
 // derivedObj is an object the converter adds for another: a channel's
@@ -191,19 +217,31 @@ func (in *Instrumented) convert(name string) (*trace.Trace, convOutcome, error) 
 		inst: make(map[int]uint64), chans: make(map[trace.ObjID]*convChan), holder: make(map[trace.ObjID]trace.GoID),
 		readers: make(map[trace.ObjID]int), wg: make(map[trace.ObjID]int64), signaled: make(map[trace.ObjID]bool),
 		onceRan: make(map[trace.ObjID]bool), derived: make(map[derivedObj]trace.ObjID),
+		recvs: make(map[trace.ObjID][]laterRecv), recvAt: make(map[trace.ObjID]int), hoisted: make(map[uint64]bool),
 	}
 	c.v = trace.NewValidator(t)
 	// The children's tokens first: a fork names its child, whose id the
-	// raw fork does not know.
+	// raw fork does not know. And the channels' receives.
+	last := make(map[uint64]uint64)
 	if err := readRaw(f, func(e avrt.Event) bool {
-		if e.Kind == avrt.KindStart {
+		switch e.Kind {
+		case avrt.KindStart:
 			c.children[e.Arg] = e.G
+		case avrt.KindRecv, avrt.KindRangeEnd:
+			id := trace.ObjID(e.Obj)
+			c.recvs[id] = append(c.recvs[id], laterRecv{e, last[e.G]})
 		}
+		last[e.G] = e.Seq
 		return true
 	}); err != nil {
 		return nil, convOutcome{}, err
 	}
 	if err := readRaw(f, func(e avrt.Event) bool {
+		if c.hoisted[e.Seq] {
+			delete(c.hoisted, e.Seq)
+			return true
+		}
+		c.cur = e.Seq
 		c.step(e)
 		return c.out.Invalid == ""
 	}); err != nil {
@@ -334,7 +372,7 @@ func (c *converter) step(r avrt.Event) {
 	case avrt.KindEnd:
 		c.end(gs)
 	case avrt.KindSend, avrt.KindRecv, avrt.KindRangeEnd, avrt.KindClose:
-		c.channel(gs, r.Kind, e, s)
+		c.channel(gs, r.Kind, e, s, r.Arg)
 	case avrt.KindWGAdd, avrt.KindWGDone, avrt.KindWGWait:
 		c.object(obj, trace.ObjWaitGroup, s, "")
 		n := c.wg[obj]
@@ -439,13 +477,15 @@ func (c *converter) lock(gs *convG, k avrt.Kind, e trace.Event, s rawSite) {
 // receives were recorded: a receive takes the oldest message not taken,
 // or, if none is left and the channel is closed, returns closed. A
 // receive with neither took a message that code outside the packages
-// under test sent, and is left out.
-func (c *converter) channel(gs *convG, k avrt.Kind, e trace.Event, s rawSite) {
-	c.object(e.Obj, trace.ObjChan, s, "")
+// under test sent, and is left out. The channel is declared with the
+// capacity capacity its first recorded operation saw.
+func (c *converter) channel(gs *convG, k avrt.Kind, e trace.Event, s rawSite, capacity uint64) {
 	ch := c.chans[e.Obj]
 	if ch == nil {
-		ch = &convChan{}
+		c.object(e.Obj, trace.ObjChan, s, "")
+		ch = &convChan{cap: capacity}
 		c.chans[e.Obj] = ch
+		c.setCap(e.Obj, ch)
 	}
 	switch k {
 	case avrt.KindSend:
@@ -456,6 +496,11 @@ func (c *converter) channel(gs *convG, k avrt.Kind, e trace.Event, s rawSite) {
 		c.chanAccess(gs, e, false)
 		ch.sent++
 		e.Kind, e.Arg = trace.KindSend, ch.sent
+		c.emit(gs, e)
+		if c.out.Invalid == "" {
+			gs.waits = &sentMsg{e.Obj, ch.sent}
+		}
+		return
 	case avrt.KindRecv, avrt.KindRangeEnd:
 		switch {
 		case ch.received < ch.sent && k == avrt.KindRecv:
@@ -607,10 +652,77 @@ func (c *converter) atomicAccess(gs *convG, e trace.Event) {
 // emit does, if it keeps the trace a possible execution.
 func (c *converter) emit(gs *convG, e trace.Event) { c.emitIn(gs, e, true) }
 
+// setCap declares the channel's capacity.
+func (c *converter) setCap(id trace.ObjID, ch *convChan) {
+	o := c.t.Objects[id]
+	o.Cap = int(min(ch.cap, 1<<31))
+	c.t.Objects[id] = o
+}
+
+// sendDone is called before the next event of a goroutine whose last
+// event was the send of message m. In the trace model (and the Go
+// memory model) a send of message k on a channel of capacity n completes
+// only after receive k-n, under the channel's lock inside the runtime.
+// The runtime's probes see a send before it and a receive after it
+// returned, so a sender can go on (and record its next event) before the
+// probe of the receive it waited for: its message taken by a receiver
+// not yet back from the runtime, or the next send of a buffered one let
+// in by a receive whose probe has not run yet. Such a trace has no run
+// under the model: the precise stage finds its synchronisation in a
+// cycle.
+//
+// The receive did happen before the sender went on, and its goroutine
+// recorded nothing between it and its probe, so the receives still
+// owed are stepped here, before the sender's event, in the order of
+// their probes, each if its goroutine's previous event is already in
+// the trace (its probe the goroutine's next one). If that does not
+// suffice (a receive not recorded, one of a goroutine that recorded more
+// since), the channel is declared with the least capacity that lets the
+// sender go on here, as if it buffered the messages whose receives are
+// not in the trace yet: happens-before is lost, as with unrecorded
+// synchronisation (a prediction may rely on an order the rendezvous
+// forbids), and the trace stays a possible execution.
+func (c *converter) sendDone(m sentMsg) {
+	ch := c.chans[m.ch]
+	if ch == nil {
+		return
+	}
+	for m.msg > ch.received+ch.cap && c.out.Invalid == "" {
+		list, i := c.recvs[m.ch], c.recvAt[m.ch]
+		for i < len(list) && (list[i].ev.Seq <= c.cur || c.hoisted[list[i].ev.Seq]) {
+			i++
+		}
+		c.recvAt[m.ch] = i
+		if i == len(list) {
+			break
+		}
+		r := list[i]
+		if r.ev.Kind != avrt.KindRecv || r.prev >= c.cur && !c.hoisted[r.prev] {
+			break
+		}
+		before := ch.received
+		c.hoisted[r.ev.Seq] = true
+		c.step(r.ev)
+		if ch.received == before {
+			break
+		}
+	}
+	if c.out.Invalid != "" || m.msg <= ch.received+ch.cap {
+		return
+	}
+	ch.cap = m.msg - ch.received
+	c.out.Widened++
+	c.setCap(m.ch, ch)
+}
+
 // emitIn is emit, with the event outside every region unless inRegion.
 func (c *converter) emitIn(gs *convG, e trace.Event, inRegion bool) {
 	if c.out.Invalid != "" {
 		return
+	}
+	if gs.waits != nil {
+		c.sendDone(*gs.waits)
+		gs.waits = nil
 	}
 	e.G = gs.id
 	e.Seq = uint64(len(c.t.Events))

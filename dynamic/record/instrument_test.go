@@ -2,6 +2,7 @@ package record
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -222,4 +223,81 @@ func TestInstrumentedShadowAccesses(t *testing.T) {
 			}
 		})
 	}
+}
+
+// The instrumenting recorder's traces keep the model's rule for channels:
+// a goroutine goes on after the send of message k on a channel of
+// capacity n only after receive k-n (a rendezvous if n is 0). A trace
+// that breaks it (a buffered channel declared unbuffered, a sender
+// recorded going on before the probe of the receive it waited for) has
+// no run, and the precise stage finds its synchronisation in a cycle.
+func TestInstrumentedSendsWaitForReceives(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		caps map[string]int // the capacity of channels by name
+		args []string       // a main package's arguments
+	}{
+		{"chanbuffered", map[string]int{"chan@buffered_test.go:13": 2}, nil},
+		{"chanclose", map[string]int{"chan@closing_test.go:11": 4}, nil},
+		{"chantoken", map[string]int{"chan@token_test.go:12": 0}, nil},
+		{"pingpong", map[string]int{"chan@main.go:38": 0, "chan@main.go:43": 0}, []string{"200"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in, bin, root := prepareInstrumented(t, tc.name, tc.args != nil)
+			tr, oc, err := RecordInstrumented(context.Background(), in, Options{Binary: bin, Args: tc.args, Dir: filepath.Join(root, "testdata/record", tc.name)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !oc.Complete || oc.Status != 0 || oc.Invalid != "" {
+				t.Fatalf("outcome %+v", oc)
+			}
+			seen := make(map[string]bool)
+			for id, o := range tr.Objects {
+				if want, ok := tc.caps[o.Name]; ok && o.Kind == trace.ObjChan {
+					seen[o.Name] = true
+					if o.Cap != want {
+						t.Errorf("channel %s (%#x) declared with capacity %d, want %d", o.Name, uint64(id), o.Cap, want)
+					}
+				}
+			}
+			for name := range tc.caps {
+				if !seen[name] {
+					t.Errorf("no channel %s in the trace", name)
+				}
+			}
+			for _, v := range sendsGoOnEarly(tr) {
+				t.Error(v)
+			}
+		})
+	}
+}
+
+// sendsGoOnEarly lists the sends whose goroutine's next event comes
+// before the receive the send waits for.
+func sendsGoOnEarly(tr *trace.Trace) []string {
+	recv := make(map[[2]uint64]int) // channel and message → the receive's index
+	for i, e := range tr.Events {
+		if e.Kind == trace.KindRecv && e.Arg > 0 {
+			recv[[2]uint64{uint64(e.Obj), e.Arg}] = i
+		}
+	}
+	var out []string
+	last := make(map[trace.GoID]int) // a goroutine's previous event
+	for i, e := range tr.Events {
+		p, ok := last[e.G]
+		last[e.G] = i
+		if !ok || tr.Events[p].Kind != trace.KindSend {
+			continue
+		}
+		s := tr.Events[p]
+		n := uint64(tr.Object(s.Obj).Cap)
+		if s.Arg <= n {
+			continue
+		}
+		if r, ok := recv[[2]uint64{uint64(s.Obj), s.Arg - n}]; !ok || r > i {
+			out = append(out, fmt.Sprintf("g%d goes on at event %d after sending message %d on %s (capacity %d) before receive %d (event %d, %v)",
+				s.G, i, s.Arg, tr.Object(s.Obj).Name, n, s.Arg-n, r, ok))
+		}
+	}
+	return out
 }

@@ -49,10 +49,10 @@ const (
 	KindFork               // a go statement; Arg is the child's token
 	KindStart              // the goroutine with token Arg starts
 	KindEnd                // the goroutine returns
-	KindSend               // send on channel Obj, before it
-	KindRecv               // receive from channel Obj returned
-	KindRangeEnd           // a range over channel Obj ended (closed, or left by a break)
-	KindClose              // close of channel Obj, before it
+	KindSend               // send on channel Obj, before it; Arg is its capacity
+	KindRecv               // receive from channel Obj returned; Arg is its capacity
+	KindRangeEnd           // a range over channel Obj ended (closed, or left by a break); Arg is its capacity
+	KindClose              // close of channel Obj, before it; Arg is its capacity
 	KindWGAdd              // WaitGroup.Add of Obj; Arg is the delta
 	KindWGDone             // WaitGroup.Done of Obj, before it
 	KindWGWait             // WaitGroup.Wait of Obj returned

@@ -175,17 +175,28 @@ func chanPtr(ch any) uint64 {
 	return uint64(uintptr((*[2]unsafe.Pointer)(unsafe.Pointer(&ch))[1]))
 }
 
+// chanCap returns the capacity of the channel an interface holds (0 for
+// a nil one), read from the runtime's hchan, whose second word is the
+// buffer's size (dataqsiz), as cap(ch) would without knowing ch's type.
+func chanCap(ch any) uint64 {
+	p := (*[2]unsafe.Pointer)(unsafe.Pointer(&ch))[1]
+	if p == nil {
+		return 0
+	}
+	return uint64(*(*uint)(unsafe.Add(p, unsafe.Sizeof(uint(0)))))
+}
+
 // Send records a send on ch, before it.
 func Send(ch any, site uint32) {
 	if enabled {
-		emit(KindSend, chanPtr(ch), 0, site)
+		emit(KindSend, chanPtr(ch), chanCap(ch), site)
 	}
 }
 
 // Recv records a receive from ch that returned v, and returns v.
 func Recv[T any](v T, ch any, site uint32) T {
 	if enabled {
-		emit(KindRecv, chanPtr(ch), 0, site)
+		emit(KindRecv, chanPtr(ch), chanCap(ch), site)
 	}
 	return v
 }
@@ -193,21 +204,21 @@ func Recv[T any](v T, ch any, site uint32) T {
 // Received records a receive from ch that returned.
 func Received(ch any, site uint32) {
 	if enabled {
-		emit(KindRecv, chanPtr(ch), 0, site)
+		emit(KindRecv, chanPtr(ch), chanCap(ch), site)
 	}
 }
 
 // RangeEnd records that a range over ch ended.
 func RangeEnd(ch any, site uint32) {
 	if enabled {
-		emit(KindRangeEnd, chanPtr(ch), 0, site)
+		emit(KindRangeEnd, chanPtr(ch), chanCap(ch), site)
 	}
 }
 
 // Close records the close of ch, before it.
 func Close(ch any, site uint32) {
 	if enabled {
-		emit(KindClose, chanPtr(ch), 0, site)
+		emit(KindClose, chanPtr(ch), chanCap(ch), site)
 	}
 }
 
@@ -283,7 +294,7 @@ func Contents[M ~map[K]V, K comparable, V any](m M, site uint32) {
 // CloseChan records the close of ch and closes it.
 func CloseChan[T any](ch chan T, site uint32) {
 	if enabled {
-		emit(KindClose, chanPtr(ch), 0, site)
+		emit(KindClose, chanPtr(ch), uint64(cap(ch)), site)
 	}
 	close(ch)
 }
