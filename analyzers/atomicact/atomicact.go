@@ -324,9 +324,9 @@ func nestedAtomic(pass *analysis.Pass, first map[*types.Var]*regions.Access, t t
 	case *types.Struct:
 		for f := range u.Fields() {
 			if syncObject(f.Type()) {
-				// A mutex, a WaitGroup, a Once: its atomic state is
-				// the synchronisation's own, not data of the struct
-				// (copying one is go vet's copylocks).
+				// A mutex, a WaitGroup, a Once, an atomic.Bool: its
+				// atomic state is the synchronisation's own, not data
+				// of the struct (copying one is go vet's copylocks).
 				continue
 			}
 			if v, at, w := atomicAt(pass, first, f); v != nil {
@@ -390,14 +390,16 @@ func waits(c *ssa.CallCommon) bool {
 }
 
 // syncObject reports whether t is a type of the sync package (or of the
-// internal package its Mutex is built on).
+// internal package its Mutex is built on) or of sync/atomic, whose
+// values are only used through their methods (copying one is go vet's
+// copylocks).
 func syncObject(t types.Type) bool {
 	n, ok := types.Unalias(t).(*types.Named)
 	if !ok || n.Obj().Pkg() == nil {
 		return false
 	}
 	switch n.Obj().Pkg().Path() {
-	case "sync", "internal/sync":
+	case "sync", "internal/sync", "sync/atomic":
 		return true
 	}
 	return false

@@ -378,3 +378,15 @@ func (e *ewmaFast) update(d uint64) {
 	r := atomic.LoadUint64(&e.rate) // want `the atomic load of e.rate computes a later atomic Store of it`
 	atomic.StoreUint64(&e.rate, r/2+d)
 }
+
+// A struct that holds an atomic.Bool, reset with a plain assignment.
+type flagged struct {
+	done atomic.Bool
+	name string
+}
+
+type runner struct{ f flagged }
+
+func (r *runner) finish() { r.f.done.Store(true) }
+
+func (r *runner) reset() { r.f = flagged{} }
