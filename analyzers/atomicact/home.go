@@ -55,7 +55,7 @@ func homes(res *regions.Result) map[*types.Var]*types.Var {
 				if !ok {
 					continue
 				}
-				h := fieldOf(fa)
+				h := regions.FieldOf(fa)
 				if !closed[h] {
 					continue
 				}
@@ -113,7 +113,7 @@ func atHome(a *regions.Access, home *types.Var) bool {
 		// A new value is the home's if it is stored there.
 		for _, r := range *x.Referrers() {
 			if st, ok := r.(*ssa.Store); ok && st.Val == x {
-				if to, ok := st.Addr.(*ssa.FieldAddr); ok && fieldOf(to) == home {
+				if to, ok := st.Addr.(*ssa.FieldAddr); ok && regions.FieldOf(to) == home {
 					return true
 				}
 			}
@@ -148,7 +148,7 @@ func homeOf(addr ssa.Value) *types.Var {
 	if !ok {
 		return nil
 	}
-	h := fieldOf(outer)
+	h := regions.FieldOf(outer)
 	if h == nil {
 		return nil
 	}
@@ -173,17 +173,4 @@ func onlyFields(v ssa.Value) bool {
 		}
 	}
 	return true
-}
-
-// fieldOf returns the field that fa addresses.
-func fieldOf(fa *ssa.FieldAddr) *types.Var {
-	ptr, ok := fa.X.Type().Underlying().(*types.Pointer)
-	if !ok {
-		return nil
-	}
-	st, ok := ptr.Elem().Underlying().(*types.Struct)
-	if !ok || fa.Field >= st.NumFields() {
-		return nil
-	}
-	return st.Field(fa.Field)
 }

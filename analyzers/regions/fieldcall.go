@@ -147,7 +147,7 @@ func fieldCallbacks(res *Result, inTest func(token.Pos) bool) map[*ssa.Function]
 				if !ok {
 					continue
 				}
-				field := fieldVar(fa)
+				field := FieldOf(fa)
 				if field == nil || open[field] {
 					continue
 				}
@@ -249,8 +249,8 @@ func storedOnly(mc *ssa.MakeClosure) bool {
 	return ok
 }
 
-// fieldVar returns the field that fa addresses.
-func fieldVar(fa *ssa.FieldAddr) *types.Var {
+// FieldOf returns the field that fa addresses.
+func FieldOf(fa *ssa.FieldAddr) *types.Var {
 	ptr, ok := fa.X.Type().Underlying().(*types.Pointer)
 	if !ok {
 		return nil

@@ -1,6 +1,7 @@
 package regions
 
 import (
+	"go/token"
 	"go/types"
 	"strings"
 
@@ -119,4 +120,39 @@ func syncOpName(o op) string {
 		return "channel close"
 	}
 	return ""
+}
+
+// FlipCmp returns the comparison with its operands swapped (k < n is
+// n > k).
+func FlipCmp(op token.Token) token.Token {
+	switch op {
+	case token.LSS:
+		return token.GTR
+	case token.GTR:
+		return token.LSS
+	case token.LEQ:
+		return token.GEQ
+	case token.GEQ:
+		return token.LEQ
+	}
+	return op
+}
+
+// NegateCmp returns the comparison that holds when op does not.
+func NegateCmp(op token.Token) token.Token {
+	switch op {
+	case token.EQL:
+		return token.NEQ
+	case token.NEQ:
+		return token.EQL
+	case token.LSS:
+		return token.GEQ
+	case token.GEQ:
+		return token.LSS
+	case token.GTR:
+		return token.LEQ
+	case token.LEQ:
+		return token.GTR
+	}
+	return op
 }

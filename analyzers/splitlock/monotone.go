@@ -118,7 +118,7 @@ func keptBound(br *ssa.If, r, w *regions.Access, other int) bool {
 		k, _ = cond.Y.(*ssa.Const)
 	case cond.Y == read:
 		k, _ = cond.X.(*ssa.Const)
-		op = flip(op)
+		op = regions.FlipCmp(op)
 	}
 	if k == nil || k.Value == nil || k.Value.Kind() != constant.Int {
 		return false
@@ -129,7 +129,7 @@ func keptBound(br *ssa.If, r, w *regions.Access, other int) bool {
 	switch {
 	case onTrue && !onFalse:
 	case onFalse && !onTrue:
-		op = negate(op)
+		op = regions.NegateCmp(op)
 	default:
 		return false
 	}
@@ -143,40 +143,6 @@ func keptBound(br *ssa.If, r, w *regions.Access, other int) bool {
 		return other < 0
 	}
 	return false
-}
-
-// flip returns the comparison with its operands swapped (k < n is n > k).
-func flip(op token.Token) token.Token {
-	switch op {
-	case token.LSS:
-		return token.GTR
-	case token.GTR:
-		return token.LSS
-	case token.LEQ:
-		return token.GEQ
-	case token.GEQ:
-		return token.LEQ
-	}
-	return op
-}
-
-// negate returns the comparison that holds when op does not.
-func negate(op token.Token) token.Token {
-	switch op {
-	case token.EQL:
-		return token.NEQ
-	case token.NEQ:
-		return token.EQL
-	case token.LSS:
-		return token.GEQ
-	case token.GEQ:
-		return token.LSS
-	case token.GTR:
-		return token.LEQ
-	case token.LEQ:
-		return token.GTR
-	}
-	return op
 }
 
 // sameAddr reports whether a and b are the same address: one value, or

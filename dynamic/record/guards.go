@@ -435,7 +435,7 @@ func (a *guardAnalysis) arith(v ssa.Value, u *ssa.BinOp) {
 func (a *guardAnalysis) compare(v ssa.Value, u *ssa.BinOp) {
 	op, other := u.Op, u.Y
 	if u.Y == v {
-		op, other = flip(op), u.X
+		op, other = regions.FlipCmp(op), u.X
 	}
 	if other == v || !isInteger(v.Type().Underlying()) {
 		a.failed = true
@@ -752,20 +752,6 @@ func (a *guardAnalysis) onlyCall(caller *ssa.Function, call *ssa.Call, fn *ssa.F
 		}
 	}
 	return true
-}
-
-func flip(op token.Token) token.Token {
-	switch op {
-	case token.LSS:
-		return token.GTR
-	case token.LEQ:
-		return token.GEQ
-	case token.GTR:
-		return token.LSS
-	case token.GEQ:
-		return token.LEQ
-	}
-	return op
 }
 
 func sortCmps(cs []GuardCmp) []GuardCmp {
