@@ -1,20 +1,17 @@
 package atomstatsfix
 
 import (
-	"sync"
 	"testing"
+
+	"github.com/avcheck/avcheck/testdata/corpus/internal/turn"
 )
 
+// TestStats reads the counters, then counts a write, in another goroutine;
+// the recorded run is serial (see package turn).
 func TestStats(t *testing.T) {
 	var c Cache
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		c.Put()
-	}()
-	s := c.Stats()
-	wg.Wait()
+	var s Stats
+	turn.Serial(func() { s = c.Stats() }, c.Put)
 	if s.Writes > 1 {
 		t.Fatalf("writes %d", s.Writes)
 	}
