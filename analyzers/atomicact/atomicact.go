@@ -6,7 +6,6 @@ import (
 	"go/token"
 	"go/types"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strings"
 
@@ -115,7 +114,7 @@ func guardedWrites(res *regions.Result, entry map[*ssa.Function][]regions.Held) 
 			if a.Atomic == "" || a.Atomic == "Load" || a.Var == nil || a.Via != "" {
 				continue
 			}
-			held := sectionLocks(a, entry[f.Fn])
+			held := writeGuards(a, entry[f.Fn])
 			if prev, ok := out[a.Var]; ok {
 				for l := range prev {
 					if !held[l] {
@@ -138,29 +137,22 @@ func oneSection(l, w *regions.Access, entry []regions.Held, guarded map[string]b
 	if len(entry) == 0 || len(guarded) == 0 {
 		return false
 	}
-	atEntry := sectionLocks(&regions.Access{Path: l.Path}, entry)
+	atEntry := writeGuards(&regions.Access{Path: l.Path}, entry)
 	for lock := range atEntry {
-		if guarded[lock] && sectionLocks(w, entry)[lock] {
+		if guarded[lock] && writeGuards(w, entry)[lock] {
 			return true
 		}
 	}
 	return false
 }
 
-// sectionLocks returns the locks held for writing at a, or on entry to
-// its function, that can guard what it accesses: a sibling of the field
-// in the same struct value, or a package-level mutex.
-func sectionLocks(a *regions.Access, entry []regions.Held) map[string]bool {
+// writeGuards returns the locks held for writing at a, or on entry to
+// its function, that can guard what it accesses (regions.GuardsOf).
+func writeGuards(a *regions.Access, entry []regions.Held) map[string]bool {
 	out := map[string]bool{}
-	for _, h := range slices.Concat(a.Held, entry) {
-		l := h.Lock
-		switch {
-		case h.Read:
-		case l.Root.Kind == regions.RootGlobal && len(l.Fields) == 0:
-			out[l.Root.ID] = true
-		case len(a.Path.Fields) > 0 && len(l.Fields) == len(a.Path.Fields) && l.Root.Same(a.Path.Root) &&
-			slices.Equal(l.Fields[:len(l.Fields)-1], a.Path.Fields[:len(a.Path.Fields)-1]):
-			out[l.Fields[len(l.Fields)-1]] = true
+	for l, write := range regions.GuardsOf(a, entry) {
+		if write {
+			out[l] = true
 		}
 	}
 	return out

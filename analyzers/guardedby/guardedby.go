@@ -6,7 +6,6 @@ import (
 	"go/token"
 	"go/types"
 	"reflect"
-	"slices"
 	"sort"
 	"strings"
 
@@ -115,7 +114,7 @@ func run(pass *analysis.Pass, cfg *Config) (any, error) {
 			if a.Var == nil || a.Via != "" || a.Atomic != "" || a.Sync || annotation.IsMutex(a.Var.Type()) {
 				continue
 			}
-			acc := access{a: a, guards: guardsOf(a, held), handedOff: handedOff(signalled[a.Var], recv), fn: f.Fn}
+			acc := access{a: a, guards: regions.GuardsOf(a, held), handedOff: handedOff(signalled[a.Var], recv), fn: f.Fn}
 			if len(acc.guards) == 0 && inTest(pass, a) {
 				continue // see inTest
 			}
@@ -184,31 +183,6 @@ func lockName(lock *types.Var) string {
 		return lock.Name()
 	}
 	return lock.Pkg().Path() + "." + lock.Name()
-}
-
-// guardsOf returns the locks held at a, or on entry to its function,
-// that can guard what it accesses: a sibling of the field in the same
-// struct value, or a package-level mutex for a package-level variable.
-func guardsOf(a *regions.Access, entry []regions.Held) map[string]bool {
-	target := a.Path
-	for len(target.Fields) > 0 && target.Fields[len(target.Fields)-1] == "[]" {
-		target.Fields = target.Fields[:len(target.Fields)-1]
-	}
-	held := slices.Concat(a.Held, entry)
-	out := map[string]bool{}
-	for _, h := range held {
-		l := h.Lock
-		switch {
-		case l.Root.Kind == regions.RootGlobal && len(l.Fields) == 0:
-			out[l.Root.ID] = out[l.Root.ID] || !h.Read
-		case len(target.Fields) > 0 && len(l.Fields) == len(target.Fields) && l.Root.Kind == target.Root.Kind &&
-			l.Root.Index == target.Root.Index && l.Root.ID == target.Root.ID &&
-			slices.Equal(l.Fields[:len(l.Fields)-1], target.Fields[:len(target.Fields)-1]):
-			name := l.Fields[len(l.Fields)-1]
-			out[name] = out[name] || !h.Read
-		}
-	}
-	return out
 }
 
 // infer returns the lock held at the largest share of the accesses to

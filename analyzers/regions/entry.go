@@ -220,3 +220,28 @@ func sameHeld(a, b []Held) bool {
 	}
 	return true
 }
+
+// GuardsOf returns the locks held at a, or on entry to its function,
+// that can guard what it accesses: a sibling of the field in the same
+// struct value, or a package-level mutex for a package-level variable.
+func GuardsOf(a *Access, entry []Held) map[string]bool {
+	target := a.Path
+	for len(target.Fields) > 0 && target.Fields[len(target.Fields)-1] == "[]" {
+		target.Fields = target.Fields[:len(target.Fields)-1]
+	}
+	held := slices.Concat(a.Held, entry)
+	out := map[string]bool{}
+	for _, h := range held {
+		l := h.Lock
+		switch {
+		case l.Root.Kind == RootGlobal && len(l.Fields) == 0:
+			out[l.Root.ID] = out[l.Root.ID] || !h.Read
+		case len(target.Fields) > 0 && len(l.Fields) == len(target.Fields) && l.Root.Kind == target.Root.Kind &&
+			l.Root.Index == target.Root.Index && l.Root.ID == target.Root.ID &&
+			slices.Equal(l.Fields[:len(l.Fields)-1], target.Fields[:len(target.Fields)-1]):
+			name := l.Fields[len(l.Fields)-1]
+			out[name] = out[name] || !h.Read
+		}
+	}
+	return out
+}
