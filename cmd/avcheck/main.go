@@ -11,6 +11,7 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"os"
 )
@@ -84,4 +85,25 @@ func printHelp() {
 	fmt.Println("(a package that does not build, a trace that cannot be read), 2 bad usage.")
 	fmt.Println()
 	printAnalyzers()
+}
+
+// parseInterleaved parses fs's flags wherever they stand among the
+// positional arguments, as go test takes them (avcheck run ./pkg -run X);
+// "--" ends the flags, and what follows it is positional. It returns the
+// positional arguments, or fs.Parse's error.
+func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		if fs.NArg() == 0 {
+			return pos, nil
+		}
+		if n := len(args) - len(fs.Args()); n > 0 && args[n-1] == "--" {
+			return append(pos, fs.Args()...), nil
+		}
+		pos = append(pos, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
 }

@@ -101,28 +101,17 @@ func predictContext(ctx context.Context, trap bool, args []string, stdout, stder
 	engine := fs.String("engine", "search", "prediction `engines`: search (the pattern search) or all (also the meta-analysis, which is exact for two goroutines and one variable, where the search agrees with it, and is the slowest stage on long traces)")
 	// Flags may come before or after the file, as with avcheck run; "--"
 	// ends them, for a file whose name starts with "-".
-	var files []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				fmt.Fprint(stdout, predictHelp)
-				fs.SetOutput(stdout)
-				fs.PrintDefaults()
-				return exitClean
-			}
-			fmt.Fprintf(stderr, "avcheck predict: %v\n", err)
-			fmt.Fprintln(stderr, predictUsage)
-			return exitUsage
+	files, err := parseInterleaved(fs, args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(stdout, predictHelp)
+			fs.SetOutput(stdout)
+			fs.PrintDefaults()
+			return exitClean
 		}
-		if fs.NArg() == 0 {
-			break
-		}
-		if n := len(args) - len(fs.Args()); n > 0 && args[n-1] == "--" {
-			files = append(files, fs.Args()...)
-			break
-		}
-		files = append(files, fs.Arg(0))
-		args = fs.Args()[1:]
+		fmt.Fprintf(stderr, "avcheck predict: %v\n", err)
+		fmt.Fprintln(stderr, predictUsage)
+		return exitUsage
 	}
 	if len(files) != 1 {
 		if len(files) == 0 {

@@ -161,24 +161,17 @@ func parseRunArgs(args []string, stdout, stderr io.Writer) (*runConfig, int, boo
 		}
 	}
 	// Flags may come before or after the package, as with go test.
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				fmt.Fprint(stdout, runHelp)
-				fs.SetOutput(stdout)
-				fs.PrintDefaults()
-				return nil, exitClean, false
-			}
-			fmt.Fprintf(stderr, "avcheck run: %v\n", err)
-			fmt.Fprintln(stderr, runUsage)
-			return nil, exitUsage, false
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(stdout, runHelp)
+			fs.SetOutput(stdout)
+			fs.PrintDefaults()
+			return nil, exitClean, false
 		}
-		if fs.NArg() == 0 {
-			break
-		}
-		pos = append(pos, fs.Arg(0))
-		args = fs.Args()[1:]
+		fmt.Fprintf(stderr, "avcheck run: %v\n", err)
+		fmt.Fprintln(stderr, runUsage)
+		return nil, exitUsage, false
 	}
 	if len(pos) > 1 {
 		fmt.Fprintf(stderr, "avcheck run: one package at a time, not %d\n", len(pos))

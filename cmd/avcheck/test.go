@@ -73,24 +73,17 @@ func parseTestArgs(args []string, stdout, stderr io.Writer) (*testConfig, int, b
 	fs.IntVar(&cfg.p, "p", runtime.GOMAXPROCS(0), "record up to `n` packages at a time")
 	fs.BoolVar(&cfg.all, "all", false, "also show findings removed by AVFilter or without a witness, marked as dropped")
 	fs.StringVar(&cfg.recorder, "recorder", "instrument", "how to record: `instrument` or delve (see avcheck run -h)")
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				fmt.Fprint(stdout, testHelp)
-				fs.SetOutput(stdout)
-				fs.PrintDefaults()
-				return nil, exitClean, false
-			}
-			fmt.Fprintf(stderr, "avcheck test: %v\n", err)
-			fmt.Fprintln(stderr, testUsage)
-			return nil, exitUsage, false
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(stdout, testHelp)
+			fs.SetOutput(stdout)
+			fs.PrintDefaults()
+			return nil, exitClean, false
 		}
-		if fs.NArg() == 0 {
-			break
-		}
-		pos = append(pos, fs.Arg(0))
-		args = fs.Args()[1:]
+		fmt.Fprintf(stderr, "avcheck test: %v\n", err)
+		fmt.Fprintln(stderr, testUsage)
+		return nil, exitUsage, false
 	}
 	if cfg.p < 1 {
 		fmt.Fprintf(stderr, "avcheck test: -p %d: want at least 1\n", cfg.p)
