@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -184,23 +183,7 @@ func TestInstrumentedPrograms(t *testing.T) {
 // The instrumenting recorder records the accesses that sends, closes and
 // atomic operations make as the Delve recorder does (shadow.go).
 func TestInstrumentedShadowAccesses(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		want []string // each a suffix of a shadowAccesses line
-	}{
-		{"chanclose", []string{
-			"send chan@closing_test.go:11 closing_test.go:11: rd chan@closing_test.go:11 closing_test.go:11",
-			"send chan@closing_test.go:11 closing_test.go:12: rd chan@closing_test.go:11 closing_test.go:12",
-			"close chan@closing_test.go:11 closing_test.go:14: wr chan@closing_test.go:11 closing_test.go:14",
-		}},
-		{"atomics", []string{
-			"armw s.hits atomics.go:17: acq atomic s.hits atomics.go:17; wr s.hits atomics.go:17; rel atomic s.hits atomics.go:17",
-			"armw s.calls atomics.go:18: acq atomic s.calls atomics.go:18; wr s.calls atomics.go:18; rel atomic s.calls atomics.go:18",
-			"astore s.ready atomics.go:25: acq atomic s.ready atomics.go:25; wr s.ready atomics.go:25; rel atomic s.ready atomics.go:25",
-			"aload s.ready atomics.go:30: acq atomic s.ready atomics.go:30; rd s.ready atomics.go:30; rel atomic s.ready atomics.go:30",
-			"aload s.hits atomics.go:39: acq atomic s.hits atomics.go:39; rd s.hits atomics.go:39; rel atomic s.hits atomics.go:39",
-		}},
-	} {
+	for _, tc := range shadowCases {
 		t.Run(tc.name, func(t *testing.T) {
 			in, bin, root := prepareInstrumented(t, tc.name, false)
 			tr, oc, err := RecordInstrumented(context.Background(), in, Options{Binary: bin, Dir: filepath.Join(root, "testdata/record", tc.name)})
@@ -210,17 +193,7 @@ func TestInstrumentedShadowAccesses(t *testing.T) {
 			if !oc.Complete || oc.Status != 0 || oc.Invalid != "" {
 				t.Fatalf("outcome %+v", oc)
 			}
-			got := shadowAccesses(tr)
-			for _, w := range tc.want {
-				if !slices.Contains(got, w) {
-					t.Errorf("missing %q in:\n%s", w, strings.Join(got, "\n"))
-				}
-			}
-			for _, l := range got {
-				if strings.HasSuffix(l, ": ") {
-					t.Errorf("an operation without its access: %q", l)
-				}
-			}
+			checkShadow(t, tr, tc.want)
 		})
 	}
 }

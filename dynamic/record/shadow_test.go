@@ -56,28 +56,48 @@ func shadowAccesses(tr *trace.Trace) []string {
 	return out
 }
 
-// A send reads its channel's own variable and a close writes it, right
-// before them; an atomic operation reads or writes its variable inside
-// the variable's own critical section, after a load or read-modify-write,
-// before a store.
+// shadowCases are programs of testdata/record, with the lines of
+// shadowAccesses that each must give: a send reads its channel's own
+// variable and a close writes it, right before them; an atomic operation
+// reads or writes its variable inside the variable's own critical
+// section, after a load or read-modify-write, before a store. Both
+// recorders must give them.
+var shadowCases = []struct {
+	name string
+	want []string // each a suffix of a shadowAccesses line
+}{
+	{"chanclose", []string{
+		"send chan@closing_test.go:11 closing_test.go:11: rd chan@closing_test.go:11 closing_test.go:11",
+		"send chan@closing_test.go:11 closing_test.go:12: rd chan@closing_test.go:11 closing_test.go:12",
+		"close chan@closing_test.go:11 closing_test.go:14: wr chan@closing_test.go:11 closing_test.go:14",
+	}},
+	{"atomics", []string{
+		"armw s.hits atomics.go:17: acq atomic s.hits atomics.go:17; wr s.hits atomics.go:17; rel atomic s.hits atomics.go:17",
+		"armw s.calls atomics.go:18: acq atomic s.calls atomics.go:18; wr s.calls atomics.go:18; rel atomic s.calls atomics.go:18",
+		"astore s.ready atomics.go:25: acq atomic s.ready atomics.go:25; wr s.ready atomics.go:25; rel atomic s.ready atomics.go:25",
+		"aload s.ready atomics.go:30: acq atomic s.ready atomics.go:30; rd s.ready atomics.go:30; rel atomic s.ready atomics.go:30",
+		"aload s.hits atomics.go:39: acq atomic s.hits atomics.go:39; rd s.hits atomics.go:39; rel atomic s.hits atomics.go:39",
+	}},
+}
+
+// checkShadow checks tr's shadow accesses against want.
+func checkShadow(t *testing.T, tr *trace.Trace, want []string) {
+	t.Helper()
+	got := shadowAccesses(tr)
+	for _, w := range want {
+		if !slices.Contains(got, w) {
+			t.Errorf("missing %q in:\n%s", w, strings.Join(got, "\n"))
+		}
+	}
+	for _, l := range got {
+		if strings.HasSuffix(l, ": ") {
+			t.Errorf("an operation without its access: %q", l)
+		}
+	}
+}
+
 func TestRecordShadowAccesses(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		want []string // each a suffix of a shadowAccesses line
-	}{
-		{"chanclose", []string{
-			"send chan@closing_test.go:11 closing_test.go:11: rd chan@closing_test.go:11 closing_test.go:11",
-			"send chan@closing_test.go:11 closing_test.go:12: rd chan@closing_test.go:11 closing_test.go:12",
-			"close chan@closing_test.go:11 closing_test.go:14: wr chan@closing_test.go:11 closing_test.go:14",
-		}},
-		{"atomics", []string{
-			"armw s.hits atomics.go:17: acq atomic s.hits atomics.go:17; wr s.hits atomics.go:17; rel atomic s.hits atomics.go:17",
-			"armw s.calls atomics.go:18: acq atomic s.calls atomics.go:18; wr s.calls atomics.go:18; rel atomic s.calls atomics.go:18",
-			"astore s.ready atomics.go:25: acq atomic s.ready atomics.go:25; wr s.ready atomics.go:25; rel atomic s.ready atomics.go:25",
-			"aload s.ready atomics.go:30: acq atomic s.ready atomics.go:30; rd s.ready atomics.go:30; rel atomic s.ready atomics.go:30",
-			"aload s.hits atomics.go:39: acq atomic s.hits atomics.go:39; rd s.hits atomics.go:39; rel atomic s.hits atomics.go:39",
-		}},
-	} {
+	for _, tc := range shadowCases {
 		t.Run(tc.name, func(t *testing.T) {
 			plan, bin := prepare(t, tc.name, false)
 			tr, oc := record(t, context.Background(), plan, Options{Binary: bin})
@@ -87,17 +107,7 @@ func TestRecordShadowAccesses(t *testing.T) {
 			if err := trace.Validate(tr); err != nil {
 				t.Fatalf("trace: %v", err)
 			}
-			got := shadowAccesses(tr)
-			for _, w := range tc.want {
-				if !slices.Contains(got, w) {
-					t.Errorf("missing %q in:\n%s", w, strings.Join(got, "\n"))
-				}
-			}
-			for _, l := range got {
-				if strings.HasSuffix(l, ": ") {
-					t.Errorf("an operation without its access: %q", l)
-				}
-			}
+			checkShadow(t, tr, tc.want)
 		})
 	}
 }
