@@ -1,7 +1,6 @@
 package predict
 
 import (
-	"encoding/binary"
 	"errors"
 	"maps"
 	"slices"
@@ -319,6 +318,8 @@ type schedWindow struct {
 	initWG     []int64
 	// Scratch for newWindow, kept between windows.
 	lastSig, stores, loads map[trace.ObjID][]uint32
+	// Scratch for the search's visited states, kept between searches.
+	seen map[uint64]struct{}
 }
 
 func (w *schedWindow) rel(e uint32) int { return int(e - w.start) }
@@ -457,6 +458,21 @@ func newWindow(m *syncMeta, p *prefixState, start, end uint32) *schedWindow {
 	return w
 }
 
+// A search state is keyed by a hash of its goroutines' positions and its
+// phase: the sum of each position times a random odd constant of its
+// goroutine (splitmix64 of its index), updated as events run and are
+// undone. Two states that collide make the search skip the second: at
+// worst a witness is missed, never a wrong one reported (every schedule
+// is validated).
+const stateKeyPhase = 0x9e3779b97f4a7c15
+
+func stateKeyOf(gi int32) uint64 {
+	z := uint64(gi+1) * 0x9e3779b97f4a7c15
+	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
+	z = (z ^ z>>27) * 0x94d049bb133111eb
+	return (z ^ z>>31) | 1
+}
+
 // witnessSearch is the mutable state of a witness search.
 type witnessSearch struct {
 	w       *schedWindow
@@ -468,9 +484,84 @@ type witnessSearch struct {
 	phase   int
 	bound   []int32 // per goroutine, how far the search may run it (neededPrefix)
 	path    []uint32
-	seen    map[string]struct{}
-	key     []byte
+	seen    map[uint64]struct{}
+	key     uint64 // stateKey of the current state, kept up to date by apply and undo
 	budget  int
+	locks   []targetLocks // per target, see deadlocked
+}
+
+// targetLocks is what deadlocked needs of one target: its goroutine and
+// position in it, and per lock of the window the position in that
+// goroutine of its last release and of its last acquisition before the
+// target (-1 if none).
+type targetLocks struct {
+	gi, local        int32
+	lastRel, lastAcq []int32
+}
+
+func newTargetLocks(w *schedWindow, targets []uint32) []targetLocks {
+	t := w.m.t
+	out := make([]targetLocks, len(targets))
+	for i, x := range targets {
+		r := w.rel(x)
+		tl := targetLocks{gi: w.lg[r], local: w.local[r], lastRel: make([]int32, len(w.lockIdx)), lastAcq: make([]int32, len(w.lockIdx))}
+		for k := range tl.lastRel {
+			tl.lastRel[k], tl.lastAcq[k] = -1, -1
+		}
+		for l, e := range w.evs[tl.gi][:tl.local] {
+			switch ev := &t.Events[e]; ev.Kind {
+			case trace.KindAcquire, trace.KindRAcquire:
+				tl.lastAcq[w.lockIdx[ev.Obj]] = int32(l)
+			case trace.KindRelease, trace.KindRRelease:
+				tl.lastRel[w.lockIdx[ev.Obj]] = int32(l)
+			}
+		}
+		out[i] = tl
+	}
+	return out
+}
+
+// deadlocked reports a state from which no schedule reaches the goal: a
+// goroutine holds a lock without releasing it before its pending target
+// j, while another goroutine still has to take that lock before its own
+// target i, which the goal runs before target j (or, for a race, right
+// after it). Target j waits for target i, and target i for the lock. The
+// search would otherwise find it out only by trying every interleaving
+// of the other goroutines after the acquisition that made it so.
+func (s *witnessSearch) deadlocked() bool {
+	for j := s.phase; j < len(s.locks); j++ {
+		h := &s.locks[j]
+		if s.pos[h.gi] > h.local || s.pendingTarget(h.gi) != j {
+			continue
+		}
+		for k, holder := range s.writer {
+			if holder != h.gi || h.lastRel[k] >= s.pos[h.gi] {
+				continue // not held, or released before target j
+			}
+			last := j
+			if s.g.adjacent {
+				last = j + 1
+			}
+			for i := s.phase; i <= last && i < len(s.locks); i++ {
+				g := &s.locks[i]
+				if g.gi != h.gi && s.pos[g.gi] <= g.local && g.lastAcq[k] >= s.pos[g.gi] {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// pendingTarget returns the first target not yet run of goroutine gi, or
+// -1.
+func (s *witnessSearch) pendingTarget(gi int32) int {
+	for j := s.phase; j < len(s.locks); j++ {
+		if s.locks[j].gi == gi {
+			return j
+		}
+	}
+	return -1
 }
 
 func (s *witnessSearch) executed(e uint32) bool {
@@ -508,6 +599,7 @@ func (s *witnessSearch) apply(e uint32) {
 	ev := &w.m.t.Events[e]
 	gi := w.lg[w.rel(e)]
 	s.pos[gi]++
+	s.key += stateKeyOf(gi)
 	switch ev.Kind {
 	case trace.KindAcquire:
 		s.writer[w.lockIdx[ev.Obj]] = gi
@@ -530,6 +622,7 @@ func (s *witnessSearch) undo(e uint32, prevWriter int32) {
 	ev := &w.m.t.Events[e]
 	gi := w.lg[w.rel(e)]
 	s.pos[gi]--
+	s.key -= stateKeyOf(gi)
 	switch ev.Kind {
 	case trace.KindAcquire, trace.KindRelease:
 		s.writer[w.lockIdx[ev.Obj]] = prevWriter
@@ -560,15 +653,14 @@ func (s *witnessSearch) dfs() bool {
 		return false
 	}
 	s.budget--
-	s.key = s.key[:0]
-	for _, p := range s.pos {
-		s.key = binary.AppendUvarint(s.key, uint64(p))
-	}
-	s.key = append(s.key, byte(s.phase))
-	if _, ok := s.seen[string(s.key)]; ok {
+	k := s.key + uint64(s.phase)*stateKeyPhase
+	if _, ok := s.seen[k]; ok {
 		return false
 	}
-	s.seen[string(s.key)] = struct{}{}
+	s.seen[k] = struct{}{}
+	if s.deadlocked() {
+		return false
+	}
 
 	// Candidate moves: the due target first, then the other goroutines'
 	// next events in trace order, so the first schedule tried stays close
@@ -748,6 +840,10 @@ func searchWindow(m *syncMeta, p *prefixState, g witnessGoal, start, end uint32)
 			w.initWriter[k] = int32(len(w.gs))
 		}
 	}
+	if w.seen == nil {
+		w.seen = make(map[uint64]struct{})
+	}
+	clear(w.seen)
 	s := &witnessSearch{
 		w:       w,
 		g:       g,
@@ -755,7 +851,7 @@ func searchWindow(m *syncMeta, p *prefixState, g witnessGoal, start, end uint32)
 		writer:  slices.Clone(w.initWriter),
 		readers: slices.Clone(w.initRead),
 		wg:      slices.Clone(w.initWG),
-		seen:    make(map[string]struct{}),
+		seen:    w.seen,
 		budget:  searchBudget,
 	}
 	all := make([]int32, len(w.gs))
@@ -763,6 +859,7 @@ func searchWindow(m *syncMeta, p *prefixState, g witnessGoal, start, end uint32)
 		all[gi] = int32(len(w.evs[gi]))
 	}
 	s.bound = neededPrefix(w, g.targets, all)
+	s.locks = newTargetLocks(w, g.targets)
 	if !s.dfs() {
 		return nil, nil, false
 	}
@@ -814,11 +911,27 @@ func neededPrefix(w *schedWindow, targets []uint32, limit []int32) []int32 {
 	}
 	isAcq := func(k trace.Kind) bool { return k == trace.KindAcquire || k == trace.KindRAcquire }
 	isRel := func(k trace.Kind) bool { return k == trace.KindRelease || k == trace.KindRRelease }
+	// A lock a window goroutine holds at the window's start is held by
+	// each of its prefixes, and another goroutine's acquisition of it
+	// waits for the holder's release inside the window.
+	heldAtStart := make([]map[trace.ObjID]int, len(w.gs))
+	for obj, k := range w.lockIdx {
+		if gi := w.initWriter[k]; gi >= 0 && int(gi) < len(w.gs) {
+			if heldAtStart[gi] == nil {
+				heldAtStart[gi] = make(map[trace.ObjID]int)
+			}
+			heldAtStart[gi][obj] = 1
+		}
+	}
 	for changed := true; changed; {
 		changed = false
 		acquirers := make(map[trace.ObjID]int)
 		for gi := range w.gs {
 			seen := make(map[trace.ObjID]bool)
+			for obj := range heldAtStart[gi] {
+				seen[obj] = true
+				acquirers[obj]++
+			}
 			for _, e := range w.evs[gi][:keep[gi]] {
 				if ev := &t.Events[e]; isAcq(ev.Kind) && !seen[ev.Obj] {
 					seen[ev.Obj] = true
@@ -827,7 +940,10 @@ func neededPrefix(w *schedWindow, targets []uint32, limit []int32) []int32 {
 			}
 		}
 		for gi := range w.gs {
-			held := make(map[trace.ObjID]int)
+			held := maps.Clone(heldAtStart[gi])
+			if held == nil {
+				held = make(map[trace.ObjID]int)
+			}
 			for _, e := range w.evs[gi][:keep[gi]] {
 				switch ev := &t.Events[e]; {
 				case isAcq(ev.Kind):
