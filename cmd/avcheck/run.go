@@ -325,6 +325,9 @@ func runStages(in *interrupts, args []string, stdout, stderr io.Writer) int {
 		for _, u := range instr.Unrewritten {
 			fmt.Fprintf(errw, "avcheck run: not instrumented, so not recorded: %s\n", u)
 		}
+		if instr.Skipped > 0 {
+			fmt.Fprintf(errw, "avcheck run: not instrumented, so not recorded: %s whose address cannot be evaluated before its statement\n", accessCount(instr.Skipped))
+		}
 	}
 	printUnrecorded(errw, plan, t, oc, cfg.verbose, dir)
 	if oc.Invalid != "" {

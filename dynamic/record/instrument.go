@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/avcheck/avcheck/dynamic/record/avrt"
 	"github.com/avcheck/avcheck/dynamic/trace"
 	"golang.org/x/tools/go/ast/astutil"
 	"golang.org/x/tools/go/packages"
@@ -95,11 +96,17 @@ type Instrumented struct {
 	// (their expression calls a function, or names a variable that is
 	// not in scope before the statement, ...), and Probes those placed.
 	Skipped, Probes int
-	dir             string
-	plan            *Plan
-	sites           []rawSite
-	siteIDs         map[siteKey]uint32
-	own             map[string]bool
+	// enterIDs numbers the functions with accesses the plan does not
+	// probe (Plan.Unprobed), by name, for the entry probes that tell
+	// which of them the run reached (avrt.Enter); entryPlaced says, per
+	// id, that a rewritten file has its probe.
+	enterIDs    map[string]uint32
+	entryPlaced []bool
+	dir         string
+	plan        *Plan
+	sites       []rawSite
+	siteIDs     map[siteKey]uint32
+	own         map[string]bool
 }
 
 // ownFuncs returns the functions declared in the packages under test, as
@@ -129,7 +136,13 @@ func (in *Instrumented) ownFuncs() map[string]bool {
 
 // Instrument rewrites the plan's packages into dir.
 func Instrument(plan *Plan, dir string) (*Instrumented, error) {
-	in := &Instrumented{dir: dir, plan: plan, sites: []rawSite{{}}, siteIDs: make(map[siteKey]uint32)}
+	in := &Instrumented{dir: dir, plan: plan, sites: []rawSite{{}}, siteIDs: make(map[siteKey]uint32), enterIDs: make(map[string]uint32)}
+	for _, u := range plan.Unprobed {
+		if _, ok := in.enterIDs[u.Func]; !ok && len(in.enterIDs) < avrt.MaxEntered {
+			in.enterIDs[u.Func] = uint32(len(in.enterIDs))
+		}
+	}
+	in.entryPlaced = make([]bool, len(in.enterIDs))
 	var goMod string
 	done := make(map[string]bool)
 	replace := make(map[string]string)
@@ -167,6 +180,9 @@ func Instrument(plan *Plan, dir string) (*Instrumented, error) {
 			}
 			if !changed {
 				continue
+			}
+			for _, id := range w.entries {
+				in.entryPlaced[id] = true
 			}
 			copyPath := filepath.Join(dir, strconv.Itoa(len(in.Files))+"_"+filepath.Base(name))
 			if err := os.WriteFile(copyPath, out, 0o600); err != nil {
@@ -287,6 +303,7 @@ type fileRewriter struct {
 	edits   []edit
 	parents map[ast.Node]ast.Node
 	funcs   map[ast.Node]string // the SSA names of the file's functions
+	entries []uint32            // the entry probes placed (enters)
 	wrapped map[*ast.IfStmt]bool
 	spans   [][2]int // ranges replaced whole, where no other edit applies
 }
@@ -577,6 +594,7 @@ func (w *fileRewriter) rewrite() (out []byte, changed bool, err error) {
 	w.branches()
 	w.code()
 	w.regions()
+	w.enters()
 	if len(w.edits) == 0 {
 		return nil, false, nil
 	}
@@ -1310,6 +1328,31 @@ func (w *fileRewriter) region(rp RegionProbe) {
 	}
 	if !terminates(last) {
 		w.after(last, finish)
+	}
+}
+
+// enters places an entry probe (avrt.Enter) at the start of each of the
+// file's functions that has accesses the plan does not probe, so that the
+// recorder can list those of the functions the run entered, as the Delve
+// recorder's breakpoints at their entries do.
+func (w *fileRewriter) enters() {
+	for n, name := range w.funcs {
+		id, ok := w.in.enterIDs[name]
+		if !ok {
+			continue
+		}
+		var body *ast.BlockStmt
+		switch f := n.(type) {
+		case *ast.FuncDecl:
+			body = f.Body
+		case *ast.FuncLit:
+			body = f.Body
+		}
+		if body == nil {
+			continue
+		}
+		w.insert(body.Lbrace+1, prioBegin, fmt.Sprintf("%s.Enter(%d); ", rtName, id))
+		w.entries = append(w.entries, id)
 	}
 }
 

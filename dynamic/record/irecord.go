@@ -2,6 +2,7 @@ package record
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -115,8 +116,39 @@ func RecordInstrumented(ctx context.Context, in *Instrumented, opts Options) (*t
 		oc.Message = "interrupted: the program was killed"
 	}
 	oc.Invalid = co.Invalid
+	if oc.Unrecorded, err = in.unrecorded(rawName); err != nil {
+		return nil, oc, err
+	}
 	if opts.Progress != nil {
 		opts.Progress(len(t.Events))
 	}
 	return t, oc, nil
+}
+
+// unrecorded returns the accesses of the plan that the rewritten code
+// does not record (Plan.Unprobed) in the functions the run entered, as
+// the entry probes marked them in the raw file's header; a function
+// whose probe could not be placed counts as entered.
+func (in *Instrumented) unrecorded(rawName string) ([]Unprobed, error) {
+	if len(in.enterIDs) == 0 {
+		return nil, nil
+	}
+	f, err := os.Open(rawName)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	slots := make([]byte, 4*len(in.enterIDs))
+	if _, err := f.ReadAt(slots, avrt.EnteredOffset); err != nil {
+		return nil, fmt.Errorf("%s: reading the functions entered: %w", rawName, err)
+	}
+	var out []Unprobed
+	for _, u := range in.plan.Unprobed {
+		id, ok := in.enterIDs[u.Func]
+		if !ok || !in.entryPlaced[id] || binary.LittleEndian.Uint32(slots[4*id:]) != 0 {
+			out = append(out, u)
+		}
+	}
+	sortUnprobed(out)
+	return out, nil
 }

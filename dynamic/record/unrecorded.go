@@ -231,6 +231,12 @@ func (r *recorder) unrecorded() []Unprobed {
 			out = append(out, u)
 		}
 	}
+	sortUnprobed(out)
+	return out
+}
+
+// sortUnprobed orders accesses by their position.
+func sortUnprobed(out []Unprobed) {
 	sort.Slice(out, func(i, j int) bool {
 		a, b := out[i], out[j]
 		if a.File != b.File {
@@ -241,5 +247,4 @@ func (r *recorder) unrecorded() []Unprobed {
 		}
 		return a.Col < b.Col
 	})
-	return out
 }

@@ -16,6 +16,26 @@ import (
 func TestRecordUnrecorded(t *testing.T) {
 	plan, bin := prepare(t, "unrecorded", true)
 	_, oc := record(t, context.Background(), plan, Options{Binary: bin})
+	checkUnrecorded(t, plan, oc)
+	if oc.ProbeHits == 0 {
+		t.Error("no stop at a probed line")
+	}
+}
+
+// TestInstrumentedUnrecorded is TestRecordUnrecorded with the
+// instrumenting recorder, whose entry probes (avrt.Enter) tell which
+// functions the run entered.
+func TestInstrumentedUnrecorded(t *testing.T) {
+	in, bin, root := prepareInstrumented(t, "unrecorded", true)
+	_, oc, err := RecordInstrumented(context.Background(), in, Options{Binary: bin, Dir: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkUnrecorded(t, in.plan, oc)
+}
+
+func checkUnrecorded(t *testing.T, plan *Plan, oc Outcome) {
+	t.Helper()
 	if !oc.Complete || oc.Status != 0 || oc.Invalid != "" {
 		t.Fatalf("outcome %+v", oc)
 	}
@@ -35,8 +55,5 @@ func TestRecordUnrecorded(t *testing.T) {
 	}
 	if !slices.Contains(planned, "28:2") {
 		t.Errorf("never's m := 0 is not among the accesses the plan does not probe: %v", planned)
-	}
-	if oc.ProbeHits == 0 {
-		t.Error("no stop at a probed line")
 	}
 }

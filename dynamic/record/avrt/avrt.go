@@ -98,6 +98,14 @@ const (
 // chunks follow it.
 const HeaderBytes = 64 << 10
 
+// EnteredOffset is where, in the file's header, the runtime marks the
+// functions the run entered (Enter): one 32-bit slot per function id, 1
+// once entered. MaxEntered is the number of slots.
+const (
+	EnteredOffset = 4 << 10
+	MaxEntered    = (HeaderBytes - EnteredOffset) / 4
+)
+
 // Magic starts the file, with the event size after it.
 const Magic = "avcheck raw events 1\n"
 
@@ -119,6 +127,8 @@ var (
 	// slow serialises the allocation of chunks and the overflow buffer.
 	slow sync.Mutex
 	out  *mapping
+	// entered are the header's slots that Enter marks.
+	entered []uint32
 )
 
 type shard struct {
@@ -139,6 +149,9 @@ func init() {
 func start(name string) error {
 	m, err := openMapping(name)
 	if err != nil {
+		return err
+	}
+	if entered, err = m.entered(); err != nil {
 		return err
 	}
 	out = m
@@ -231,6 +244,15 @@ func ReadBool[T ~bool](p *T, site uint32) {
 func Write[T any](p *T, site uint32) {
 	if enabled {
 		emit(KindWrite, ptr(p), 0, site)
+	}
+}
+
+// Enter records that the function with the given id was entered: one of
+// the functions with accesses the recorder does not probe, so that it can
+// say which of those the run reached. It records no event.
+func Enter(id uint32) {
+	if enabled && int(id) < len(entered) && atomic.LoadUint32(&entered[id]) == 0 {
+		atomic.StoreUint32(&entered[id], 1)
 	}
 }
 

@@ -32,6 +32,15 @@ func openMapping(name string) (*mapping, error) {
 	return &mapping{f: f, next: HeaderBytes}, nil
 }
 
+// entered maps the header's slots of Enter.
+func (m *mapping) entered() ([]uint32, error) {
+	b, err := syscall.Mmap(int(m.f.Fd()), 0, HeaderBytes, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_SHARED)
+	if err != nil {
+		return nil, err
+	}
+	return unsafe.Slice((*uint32)(unsafe.Pointer(&b[EnteredOffset])), MaxEntered), nil
+}
+
 // chunk maps a new chunk; the caller holds slow.
 func (m *mapping) chunk() ([]Event, error) {
 	off := m.next
