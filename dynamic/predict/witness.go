@@ -662,11 +662,80 @@ func (s *witnessSearch) dfs() bool {
 		return false
 	}
 
-	// Candidate moves: the due target first, then the other goroutines'
-	// next events in trace order, so the first schedule tried stays close
-	// to the recorded one.
+	// Partial-order reduction: an enabled event that is not a target and
+	// cannot disable any other goroutine's event (anything but a lock
+	// acquisition or a WaitGroup.Add) commutes to the front of every
+	// schedule that reaches the goal from here, so it runs at once,
+	// without branching. Only acquisitions, Adds and targets interleave.
+	// The states such events pass through have one way on, so they are
+	// neither looked up nor kept among the states seen (the next state
+	// with a choice is); each still counts against the budget.
 	var moves [16]uint32
-	cand := moves[:0]
+	var forced []forcedMove
+	cand := s.moves(moves[:0])
+	for {
+		e, ok := s.forced(cand)
+		if !ok {
+			break
+		}
+		if s.budget <= 0 {
+			s.undoForced(forced)
+			return false
+		}
+		s.budget--
+		forced = append(forced, forcedMove{e, s.prevWriter(e)})
+		s.apply(e)
+		cand = s.moves(cand[:0])
+	}
+	due := s.g.targets[s.phase]
+	for _, e := range cand {
+		if !s.enabled(e) {
+			continue
+		}
+		prevWriter := s.prevWriter(e)
+		advanced := e == due
+		s.apply(e)
+		if advanced {
+			s.phase++
+		}
+		if s.dfs() {
+			return true
+		}
+		if advanced {
+			s.phase--
+		}
+		s.undo(e, prevWriter)
+	}
+	s.undoForced(forced)
+	return false
+}
+
+// forcedMove is an event the partial-order reduction ran, with what undo
+// needs.
+type forcedMove struct {
+	e          uint32
+	prevWriter int32
+}
+
+func (s *witnessSearch) undoForced(forced []forcedMove) {
+	for i := len(forced) - 1; i >= 0; i-- {
+		s.undo(forced[i].e, forced[i].prevWriter)
+	}
+}
+
+// prevWriter returns what undo needs to take back e: the writer of the
+// lock e takes or gives back, -1 for other events.
+func (s *witnessSearch) prevWriter(e uint32) int32 {
+	if ev := &s.w.m.t.Events[e]; ev.Kind == trace.KindAcquire || ev.Kind == trace.KindRelease {
+		return s.writer[s.w.lockIdx[ev.Obj]]
+	}
+	return -1
+}
+
+// moves appends to cand the candidate moves of the current state: the
+// due target first, then the other goroutines' next events in trace
+// order, so the first schedule tried stays close to the recorded one.
+func (s *witnessSearch) moves(cand []uint32) []uint32 {
 	due := s.g.targets[s.phase]
 	for gi, evs := range s.w.evs {
 		p := s.pos[gi]
@@ -687,41 +756,22 @@ func (s *witnessSearch) dfs() bool {
 		copy(cand[1:i+1], cand[:i])
 		cand[0] = due
 	}
-	// Partial-order reduction: an enabled event that is not a target and
-	// cannot disable any other goroutine's event (anything but a lock
-	// acquisition or a WaitGroup.Add) commutes to the front of every
-	// schedule that reaches the goal from here, so it runs at once,
-	// without branching. Only acquisitions, Adds and targets interleave.
-	if !(s.g.adjacent && s.phase > 0) {
-		for _, e := range cand {
-			if e != due && s.targetIndex(e) < 0 && !blocking(&s.w.m.t.Events[e]) && s.enabled(e) {
-				cand = append(cand[:0], e)
-				break
-			}
-		}
+	return cand
+}
+
+// forced returns the first of the candidate moves that the partial-order
+// reduction runs without branching, if there is one.
+func (s *witnessSearch) forced(cand []uint32) (uint32, bool) {
+	if s.g.adjacent && s.phase > 0 {
+		return 0, false
 	}
+	due := s.g.targets[s.phase]
 	for _, e := range cand {
-		if !s.enabled(e) {
-			continue
+		if e != due && s.targetIndex(e) < 0 && !blocking(&s.w.m.t.Events[e]) && s.enabled(e) {
+			return e, true
 		}
-		var prevWriter int32 = -1
-		if ev := &s.w.m.t.Events[e]; ev.Kind == trace.KindAcquire || ev.Kind == trace.KindRelease {
-			prevWriter = s.writer[s.w.lockIdx[ev.Obj]]
-		}
-		advanced := e == due
-		s.apply(e)
-		if advanced {
-			s.phase++
-		}
-		if s.dfs() {
-			return true
-		}
-		if advanced {
-			s.phase--
-		}
-		s.undo(e, prevWriter)
 	}
-	return false
+	return 0, false
 }
 
 // blocking reports whether running e can make another goroutine's next
