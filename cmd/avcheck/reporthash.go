@@ -78,11 +78,11 @@ func reportHashMain(args []string, stdout, stderr io.Writer) int {
 }
 
 // vetCommand is the go vet command that shows the findings of the report
-// with the given hash as diagnostics of the package pattern pkg.
+// with the given hash as diagnostics of the package patterns pkgs.
 // A report written elsewhere than the default (avcheck run -report) is
 // named by -avreport.report, as an absolute path: go vet runs the tool in
 // each package's directory.
-func vetCommand(pkg, reportPath, hash string) string {
+func vetCommand(reportPath, hash string, pkgs ...string) string {
 	flags := ""
 	if reportPath != "" {
 		if abs, err := filepath.Abs(reportPath); err == nil {
@@ -90,7 +90,11 @@ func vetCommand(pkg, reportPath, hash string) string {
 		}
 		flags = " -avreport.report=" + shellQuote(reportPath)
 	}
-	return fmt.Sprintf("go vet -vettool=%s%s -avreport.hash=%s %s", vetTool(), flags, hash, shellQuote(pkg))
+	quoted := make([]string, len(pkgs))
+	for i, p := range pkgs {
+		quoted[i] = shellQuote(p)
+	}
+	return fmt.Sprintf("go vet -vettool=%s%s -avreport.hash=%s %s", vetTool(), flags, hash, strings.Join(quoted, " "))
 }
 
 // vetTool is how the command names this avcheck: $(which avcheck) when

@@ -420,7 +420,7 @@ func runStages(in *interrupts, args []string, stdout, stderr io.Writer) int {
 	}
 	if len(res.Reported()) > 0 {
 		if reportHash != "" {
-			fmt.Fprintf(stderr, "avcheck run: to see the findings as diagnostics: %s\n", vetCommand(cfg.pkg, cfg.report, reportHash))
+			fmt.Fprintf(stderr, "avcheck run: to see the findings as diagnostics: %s\n", vetCommand(cfg.report, reportHash, cfg.pkg))
 		}
 		return exitFindings
 	}
@@ -590,6 +590,12 @@ func (w stoppableWriter) Write(e trace.Event) error {
 func saveReport(path, root string, t *trace.Trace, fs []predict.Finding, st report.Stats) (string, error) {
 	doc := report.NewDocument(t, fs, st)
 	doc.HashFiles(root)
+	return writeReport(path, doc)
+}
+
+// writeReport writes doc to path, whole or not at all (a temporary file
+// renamed), and returns the hash of what it wrote.
+func writeReport(path string, doc *report.Document) (string, error) {
 	var buf bytes.Buffer
 	if err := doc.Encode(&buf); err != nil {
 		return "", err

@@ -13,11 +13,13 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/avcheck/avcheck/analyzers/avreport"
 	"github.com/avcheck/avcheck/dynamic/report"
 )
 
@@ -31,6 +33,12 @@ names every package below it. Each package's output (the tests' own
 PASS and FAIL lines, then its findings) is printed when it is done, in
 the order of the packages, with a line per package and a summary at the
 end. Packages are recorded in parallel, up to -p at a time.
+
+The findings of all the packages are saved in one JSON report, by
+default .avcheck/report.json at the module root, which go vet's avreport
+shows as diagnostics (the last line names the command); it is written
+only when every package was recorded, so that a run cut short does not
+replace a whole one.
 
 Exit status: 0 nothing reported, 3 findings reported, 1 a package could
 not be built or recorded, 2 bad usage.
@@ -61,6 +69,7 @@ type testConfig struct {
 	p        int
 	all      bool
 	recorder string
+	report   string
 	patterns []string
 }
 
@@ -73,6 +82,7 @@ func parseTestArgs(args []string, stdout, stderr io.Writer) (*testConfig, int, b
 	fs.IntVar(&cfg.p, "p", runtime.GOMAXPROCS(0), "record up to `n` packages at a time")
 	fs.BoolVar(&cfg.all, "all", false, "also show findings removed by AVFilter or without a witness, marked as dropped")
 	fs.StringVar(&cfg.recorder, "recorder", "instrument", "how to record: `instrument` or delve (see avcheck run -h)")
+	fs.StringVar(&cfg.report, "report", "", "write the JSON report of all the packages, which go vet's avreport reads, to `FILE` (default .avcheck/report.json at the module root)")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -145,6 +155,7 @@ type testResult struct {
 	output   string // the recording's and the report's lines
 	findings int
 	elapsed  time.Duration
+	doc      *report.Document // the package's report, nil if none was written
 }
 
 func testStages(in *interrupts, args []string, stdout, stderr io.Writer) int {
@@ -180,8 +191,12 @@ func testStages(in *interrupts, args []string, stdout, stderr io.Writer) int {
 		}()
 	}
 	var tested, withFindings, findings, failed int
+	var docs []*report.Document
 	for i, p := range pkgs {
 		r := <-results[i]
+		if r.doc != nil {
+			docs = append(docs, r.doc)
+		}
 		fmt.Fprint(stdout, r.output)
 		switch {
 		case r.code == -1:
@@ -201,6 +216,7 @@ func testStages(in *interrupts, args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "avcheck test: %s recorded, %s with findings (%s), %s not recorded\n",
 		plural(tested-failed, "package"), plural(withFindings, "package"), plural(findings, "finding"), plural(failed, "package"))
+	saveTestReport(stderr, cfg, dir, docs, failed, findings)
 	switch {
 	case failed > 0:
 		return exitError
@@ -243,6 +259,7 @@ func testOne(in *interrupts, cfg *testConfig, p testPackage, reportPath string) 
 	if data, err := os.ReadFile(reportPath); err == nil {
 		var doc report.Document
 		if json.Unmarshal(data, &doc) == nil {
+			r.doc = &doc
 			for _, f := range doc.Findings {
 				if f.Dropped == "" || cfg.all {
 					r.findings++
@@ -251,4 +268,47 @@ func testOne(in *interrupts, cfg *testConfig, p testPackage, reportPath string) 
 		}
 	}
 	return r
+}
+
+// saveTestReport writes the report of all the packages recorded (their
+// findings, the files they name, their figures summed) for avreport, and
+// says how to see it, unless a package could not be recorded: a report
+// of some of the packages would replace a whole one.
+func saveTestReport(stderr io.Writer, cfg *testConfig, dir string, docs []*report.Document, failed, findings int) {
+	path := cfg.report
+	root := avreport.ModuleRoot(dir)
+	if path == "" && root != "" {
+		path = filepath.Join(root, avreport.DefaultReport)
+	}
+	if path == "" || len(docs) == 0 {
+		return
+	}
+	if failed > 0 {
+		fmt.Fprintf(stderr, "avcheck test: the report for go vet was not written: %s not recorded\n", plural(failed, "package"))
+		return
+	}
+	all := &report.Document{Version: report.Version, Findings: []report.Finding{}, Files: []report.File{}}
+	files := make(map[string]bool)
+	for _, d := range docs {
+		all.Findings = append(all.Findings, d.Findings...)
+		for _, f := range d.Files {
+			if !files[f.File] {
+				files[f.File] = true
+				all.Files = append(all.Files, f)
+			}
+		}
+		all.Stats.Events += d.Stats.Events
+		all.Stats.Goroutines += d.Stats.Goroutines
+		all.Stats.Variables += d.Stats.Variables
+		all.Stats.Seconds += d.Stats.Seconds
+	}
+	slices.SortFunc(all.Files, func(a, b report.File) int { return strings.Compare(a.File, b.File) })
+	hash, err := writeReport(path, all)
+	if err != nil {
+		fmt.Fprintf(stderr, "avcheck test: writing the report: %v\n", err)
+		return
+	}
+	if findings > 0 {
+		fmt.Fprintf(stderr, "avcheck test: to see the findings as diagnostics: %s\n", vetCommand(cfg.report, hash, cfg.patterns...))
+	}
 }

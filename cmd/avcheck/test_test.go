@@ -3,9 +3,15 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/avcheck/avcheck/dynamic/report"
 )
 
 // avcheck test records every package matched, one line per package, go
@@ -16,8 +22,9 @@ func TestTestPackages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	reportPath := filepath.Join(t.TempDir(), "report.json")
 	var stdout, stderr bytes.Buffer
-	code := testMain(context.Background(), []string{"-p", "1",
+	code := testMain(context.Background(), []string{"-p", "1", "-report", reportPath,
 		filepath.Join(root, "testdata/corpus/getset"), filepath.Join(root, "testdata/corpus/internal/...")}, &stdout, &stderr)
 	out := stdout.String()
 	if code != exitFindings {
@@ -37,6 +44,33 @@ func TestTestPackages(t *testing.T) {
 	}
 	if strings.Contains(out, "-avreport.report=") {
 		t.Errorf("the output names a temporary report:\n%s", out)
+	}
+
+	// The report of all the packages, for avreport, and the go vet
+	// command that shows it.
+	data, err := os.ReadFile(reportPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc report.Document
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range doc.Findings {
+		a := f.Accesses[0]
+		got = append(got, fmt.Sprintf("%s:%d %s %s", filepath.Base(a.File), a.Line, f.Kind, f.Level))
+	}
+	if want := []string{"config.go:26 atomicity proven"}; !slices.Equal(got, want) {
+		t.Errorf("the report's findings: %q, want %q", got, want)
+	}
+	if len(doc.Files) != 1 || doc.Files[0].SHA256 == "" {
+		t.Errorf("the report's files: %+v, want config.go's with its hash", doc.Files)
+	}
+	vet := fmt.Sprintf("avcheck test: to see the findings as diagnostics: go vet -vettool=%s -avreport.report=%s -avreport.hash=%s ",
+		vetTool(), shellQuote(reportPath), report.Hash(data))
+	if !strings.Contains(stderr.String(), vet) {
+		t.Errorf("standard error does not hold %q:\n%s", vet, stderr.String())
 	}
 }
 
