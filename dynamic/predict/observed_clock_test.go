@@ -1,0 +1,61 @@
+package predict
+
+import (
+	"slices"
+	"testing"
+)
+
+func TestJoinChanged(t *testing.T) {
+	cases := []struct {
+		a, b, want VC
+		changed    bool
+	}{
+		{VC{1, 2}, VC{1, 2}, VC{1, 2}, false},
+		{VC{1, 2}, VC{0, 1}, VC{1, 2}, false},
+		{VC{1, 2}, VC{2, 1}, VC{2, 2}, true},
+		{VC{1}, VC{1, 0, 0}, VC{1, 0, 0}, false},
+		{VC{1}, VC{0, 0, 3}, VC{1, 0, 3}, true},
+		{nil, VC{0, 4}, VC{0, 4}, true},
+		{VC{5, 5}, nil, VC{5, 5}, false},
+	}
+	for _, c := range cases {
+		a := c.a.Clone()
+		got := joinChanged(&a, c.b)
+		if got != c.changed || !slices.Equal(a, c.want) {
+			t.Errorf("joinChanged(%v, %v) = %v, %v; want %v, %v", c.a, c.b, a, got, c.want, c.changed)
+		}
+	}
+}
+
+func TestObsThreadSeen(t *testing.T) {
+	var th obsThread
+	if th.knows(3, 1) {
+		t.Errorf("a new goroutine knows version 1 of goroutine 3")
+	}
+	th.saw(3, 5)
+	th.saw(3, 2) // an older version does not lower what is known
+	th.saw(1, 0) // version 0 names no clock
+	for _, c := range []struct {
+		u    int
+		v    uint64
+		want bool
+	}{
+		{3, 1, true}, {3, 5, true}, {3, 6, false},
+		{3, 0, false}, // an extended clock is never known
+		{1, 1, false}, {0, 1, false}, {7, 1, false},
+	} {
+		if got := th.knows(c.u, c.v); got != c.want {
+			t.Errorf("knows(%d, %d) = %v, want %v", c.u, c.v, got, c.want)
+		}
+	}
+
+	th = obsThread{c: VC{1, 0}, ver: 1}
+	th.learn(VC{0, 0})
+	if th.ver != 1 {
+		t.Errorf("learning nothing new changed the version to %d", th.ver)
+	}
+	th.learn(VC{0, 2, 1})
+	if th.ver != 2 || !slices.Equal(th.c, VC{1, 2, 1}) {
+		t.Errorf("after learning: clock %v version %d, want [1 2 1] version 2", th.c, th.ver)
+	}
+}
