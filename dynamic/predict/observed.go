@@ -49,6 +49,10 @@ import (
 //     whole clocks). Without it a lock acquisition or a write joins
 //     every goroutine's last release or read, each as wide as the
 //     goroutines, nearly all of them already known.
+//     Likewise a goroutine publishing the version it last published
+//     there stores nothing, and the look for a cycle reads the clocks
+//     of an object only if the object is on the list of the acquiring
+//     goroutine's open transaction (no other clock can know of it).
 //
 // An event costs time proportional to the number of goroutines, and a
 // transaction's end also the objects that learned of it; only channel
@@ -274,11 +278,12 @@ type obsObj struct {
 	rpub []pubClock // per goroutine: its last RUnlock
 	ch   *obsChan
 
-	// learnG and learnB are the goroutine and transaction (its begin)
-	// whose list of objects that learned of it x was last added to, so
-	// that x is not added again and again.
-	learnG int
-	learnB uint32
+	// learnB[u] is the transaction of goroutine u (its begin) whose
+	// list of objects that learned of it x was last added to, so that x
+	// is added once. No clock of x knows of u's open transaction unless
+	// learnB[u] is its begin, which spares reading them all to look for
+	// a cycle.
+	learnB []uint32
 }
 
 type obsChan struct {
@@ -354,7 +359,7 @@ func (o *Observed) obj(id trace.ObjID) *obsObj {
 	}
 	x := o.objs[id]
 	if x == nil {
-		x = &obsObj{id: id, wThr: -1, learnG: -1}
+		x = &obsObj{id: id, wThr: -1}
 		o.objs[id] = x
 	}
 	o.lastObj, o.lastO = id, x
@@ -366,12 +371,21 @@ func (o *Observed) obj(id trace.ObjID) *obsObj {
 func (o *Observed) touch(x *obsObj, c VC) {
 	for u := range o.th {
 		uth := &o.th[u]
-		if !uth.active || c.Get(u) < uth.begin || x.learnG == u && x.learnB == uth.begin {
+		if !uth.active || c.Get(u) < uth.begin || x.learned(u, uth.begin) {
 			continue
 		}
-		x.learnG, x.learnB = u, uth.begin
+		for len(x.learnB) <= u {
+			x.learnB = append(x.learnB, 0)
+		}
+		x.learnB[u] = uth.begin
 		uth.learned = append(uth.learned, x)
 	}
+}
+
+// learned reports whether x is on the list of goroutine u's transaction
+// begun at b.
+func (x *obsObj) learned(u int, b uint32) bool {
+	return u < len(x.learnB) && x.learnB[u] == b
 }
 
 // Found reports whether a cycle has been found.
@@ -435,17 +449,18 @@ func (o *Observed) apply(t int, e *trace.Event) {
 		if x.wThr != t && x.w.set {
 			o.acquire(t, &x.w, e)
 		}
-		o.acquireAll(t, x.r, e)
+		o.acquireAll(t, x, x.r, e)
 		x.w.vc = append(x.w.vc[:0], o.th[t].c...)
 		x.w.from(t, o.th[t].ver, e)
 		x.wThr = t
 		o.touch(x, o.th[t].c)
 	case trace.KindAcquire:
 		x := o.obj(e.Obj)
-		o.acquireAll(t, x.pub, e)
-		o.acquireAll(t, x.rpub, e)
+		o.acquireAll(t, x, x.pub, e)
+		o.acquireAll(t, x, x.rpub, e)
 	case trace.KindRAcquire:
-		o.acquireAll(t, o.obj(e.Obj).pub, e)
+		x := o.obj(e.Obj)
+		o.acquireAll(t, x, x.pub, e)
 	case trace.KindRelease, trace.KindCondSignal, trace.KindCondBroadcast, trace.KindWGDone, trace.KindAtomicStore:
 		x := o.obj(e.Obj)
 		o.publish(t, x, &x.pub, e)
@@ -458,17 +473,18 @@ func (o *Observed) apply(t int, e *trace.Event) {
 			o.publish(t, x, &x.pub, e)
 		}
 	case trace.KindWGWait, trace.KindCondWait, trace.KindAtomicLoad:
-		o.acquireAll(t, o.obj(e.Obj).pub, e)
+		x := o.obj(e.Obj)
+		o.acquireAll(t, x, x.pub, e)
 	case trace.KindAtomicRMW:
 		x := o.obj(e.Obj)
-		o.acquireAll(t, x.pub, e)
+		o.acquireAll(t, x, x.pub, e)
 		o.publish(t, x, &x.pub, e)
 	case trace.KindOnceDo:
 		x := o.obj(e.Obj)
 		if e.Arg == 1 {
 			o.publish(t, x, &x.pub, e)
 		} else {
-			o.acquireAll(t, x.pub, e)
+			o.acquireAll(t, x, x.pub, e)
 		}
 	case trace.KindFork:
 		c := o.thread(trace.GoID(e.Arg))
@@ -493,8 +509,14 @@ func (o *Observed) apply(t int, e *trace.Event) {
 // another goroutine) at event e, first checking whether k already depends
 // on t's current transaction.
 func (o *Observed) acquire(t int, k *pubClock, e *trace.Event) {
+	o.acquireChecked(t, k, e, true)
+}
+
+// acquireChecked is acquire, with the check for a cycle only if check
+// says k may know of t's transaction.
+func (o *Observed) acquireChecked(t int, k *pubClock, e *trace.Event, check bool) {
 	th := &o.th[t]
-	if th.active && !o.found && k.vc.Get(t) >= th.begin {
+	if check && th.active && !o.found && k.vc.Get(t) >= th.begin {
 		o.report(t, o.access(e, "closing"), Access{Seq: k.seq, G: o.th[k.g].id, Op: k.op, Obj: e.Obj, Site: k.site, Role: "source"})
 	}
 	if th.knows(int(k.g), k.ver) {
@@ -504,11 +526,14 @@ func (o *Observed) acquire(t int, k *pubClock, e *trace.Event) {
 	th.saw(int(k.g), k.ver)
 }
 
-// acquireAll acquires every other goroutine's publication in ps.
-func (o *Observed) acquireAll(t int, ps []pubClock, e *trace.Event) {
+// acquireAll acquires every other goroutine's publication in ps, clocks
+// of x.
+func (o *Observed) acquireAll(t int, x *obsObj, ps []pubClock, e *trace.Event) {
+	th := &o.th[t]
+	check := th.active && x.learned(t, th.begin)
 	for u := range ps {
 		if u != t && ps[u].set {
-			o.acquire(t, &ps[u], e)
+			o.acquireChecked(t, &ps[u], e, check)
 		}
 	}
 }
@@ -519,9 +544,15 @@ func (o *Observed) publish(t int, x *obsObj, ps *[]pubClock, e *trace.Event) {
 		*ps = append(*ps, pubClock{})
 	}
 	p := &(*ps)[t]
-	p.vc = append(p.vc[:0], o.th[t].c...)
-	p.from(t, o.th[t].ver, e)
-	o.touch(x, o.th[t].c)
+	th := &o.th[t]
+	if p.set && p.ver == th.ver {
+		// The same clock as before: x has learned all it knows.
+		p.from(t, th.ver, e)
+		return
+	}
+	p.vc = append(p.vc[:0], th.c...)
+	p.from(t, th.ver, e)
+	o.touch(x, th.c)
 }
 
 func (o *Observed) chanOf(x *obsObj) *obsChan {

@@ -59,3 +59,28 @@ func TestObsThreadSeen(t *testing.T) {
 		t.Errorf("after learning: clock %v version %d, want [1 2 1] version 2", th.c, th.ver)
 	}
 }
+
+func TestObservedTouch(t *testing.T) {
+	o := NewObserved(ObservedOptions{})
+	o.thread(1)
+	o.thread(2)
+	o.thread(3)
+	o.th[0].active, o.th[0].begin = true, 4
+	o.th[1].active, o.th[1].begin = true, 2
+	o.th[2].active, o.th[2].begin = false, 1 // no open transaction
+	x := o.obj(7)
+	// The clock knows of goroutine 1's transaction, not of goroutine 0's
+	// (3 < 4); goroutine 2's has ended.
+	o.touch(x, VC{3, 2, 5})
+	o.touch(x, VC{3, 2, 5})
+	if x.learned(0, 4) || !x.learned(1, 2) || x.learned(1, 1) || x.learned(2, 1) || x.learned(5, 1) {
+		t.Errorf("learnB = %v, want [0 2]", x.learnB)
+	}
+	if len(o.th[0].learned) != 0 || len(o.th[1].learned) != 1 || len(o.th[2].learned) != 0 {
+		t.Errorf("lists of objects: %d %d %d, want 0 1 0", len(o.th[0].learned), len(o.th[1].learned), len(o.th[2].learned))
+	}
+	o.touch(x, VC{4})
+	if !x.learned(0, 4) || len(o.th[0].learned) != 1 || len(o.th[1].learned) != 1 {
+		t.Errorf("after goroutine 0's transaction is learned: learnB = %v, lists %d %d", x.learnB, len(o.th[0].learned), len(o.th[1].learned))
+	}
+}
