@@ -374,8 +374,10 @@ func (o *Observed) touch(x *obsObj, c VC) {
 		if !uth.active || c.Get(u) < uth.begin || x.learned(u, uth.begin) {
 			continue
 		}
-		for len(x.learnB) <= u {
-			x.learnB = append(x.learnB, 0)
+		if len(x.learnB) <= u {
+			// Once, as wide as the goroutines, rather than growing
+			// by appending.
+			x.learnB = append(x.learnB, make([]uint32, len(o.th)-len(x.learnB))...)
 		}
 		x.learnB[u] = uth.begin
 		uth.learned = append(uth.learned, x)
@@ -540,8 +542,8 @@ func (o *Observed) acquireAll(t int, x *obsObj, ps []pubClock, e *trace.Event) {
 
 // publish records goroutine t's clock as its publication in *ps.
 func (o *Observed) publish(t int, x *obsObj, ps *[]pubClock, e *trace.Event) {
-	for len(*ps) <= t {
-		*ps = append(*ps, pubClock{})
+	if len(*ps) <= t {
+		*ps = append(*ps, make([]pubClock, len(o.th)-len(*ps))...)
 	}
 	p := &(*ps)[t]
 	th := &o.th[t]
