@@ -34,8 +34,8 @@ import (
 //   - Clocks are kept per publishing goroutine, so a goroutine never
 //     "depends on itself" through its own earlier publication.
 //   - The end-of-transaction update visits the goroutines and only the
-//     objects that stored, while the transaction ran, a clock that knew
-//     of it: each goroutine keeps the list of them for its open
+//     clocks of objects stored, while the transaction ran, knowing of
+//     it: each goroutine keeps the list of them for its open
 //     transaction, added to whenever a clock is stored. (Visiting every
 //     object updated since the transaction began instead costs, with many
 //     goroutines interleaving long transactions, the goroutines squared
@@ -55,7 +55,7 @@ import (
 //     goroutine's open transaction (no other clock can know of it).
 //
 // An event costs time proportional to the number of goroutines, and a
-// transaction's end also the objects that learned of it; only channel
+// transaction's end also the clocks that learned of it; only channel
 // messages allocate (a copy of the sender's clock). An event outside a
 // region is a one-event transaction: it learns before it publishes, so it
 // can close no cycle by itself and needs no end update.
@@ -173,7 +173,7 @@ type Observed struct {
 	objs    map[trace.ObjID]*obsObj
 	lastObj trace.ObjID
 	lastO   *obsObj
-	moved   []*obsObj
+	moved   []obsSlot
 
 	found   bool
 	finding Finding
@@ -185,9 +185,9 @@ type obsThread struct {
 	tx      txTracker
 	lastSeq uint64 // the goroutine's previous event
 	begin   uint32 // own component at the current transaction's beginning
-	// learned lists the objects that stored a clock knowing of the open
-	// transaction while it ran: what its end must extend.
-	learned  []*obsObj
+	// learned lists the clocks of objects stored, while the open
+	// transaction ran, knowing of it: what its end must extend.
+	learned  []obsSlot
 	beginSeq uint64
 	begin1   trace.Event // the transaction's first event, for findings
 	last     trace.Event // the goroutine's previous event
@@ -258,6 +258,56 @@ type pubClock struct {
 	op   trace.Kind
 	g    int32
 	set  bool
+	last lastLearn
+}
+
+// lastLearn is the goroutine and transaction (its begin) whose list of
+// clocks a clock (or a channel's clocks) was last added to, so that it is
+// not added again and again. Its zero value names none: a transaction
+// begins at 1 or more.
+type lastLearn struct {
+	g int32
+	b uint32
+}
+
+// slotKind says which clock, or clocks, of an object a slot names.
+type slotKind uint8
+
+const (
+	slotW    slotKind = iota // the last write
+	slotR                    // goroutine i's last read
+	slotPub                  // goroutine i's last release
+	slotRPub                 // goroutine i's last RUnlock
+	slotChan                 // the channel's clocks: its close and messages in flight
+)
+
+// obsSlot names a clock of an object (or a channel's clocks) by its place,
+// which stays valid as the object's slices grow.
+type obsSlot struct {
+	x    *obsObj
+	kind slotKind
+	i    int32
+}
+
+// clock returns the clock s names; s is not a slotChan.
+func (s obsSlot) clock() *pubClock {
+	switch s.kind {
+	case slotR:
+		return &s.x.r[s.i]
+	case slotPub:
+		return &s.x.pub[s.i]
+	case slotRPub:
+		return &s.x.rpub[s.i]
+	}
+	return &s.x.w
+}
+
+// lastLearn returns where the slot's last list is kept.
+func (s obsSlot) lastLearn() *lastLearn {
+	if s.kind == slotChan {
+		return &s.x.ch.last
+	}
+	return &s.clock().last
 }
 
 // from records the publishing event e of goroutine t in p.
@@ -278,11 +328,10 @@ type obsObj struct {
 	rpub []pubClock // per goroutine: its last RUnlock
 	ch   *obsChan
 
-	// learnB[u] is the transaction of goroutine u (its begin) whose
-	// list of objects that learned of it x was last added to, so that x
-	// is added once. No clock of x knows of u's open transaction unless
-	// learnB[u] is its begin, which spares reading them all to look for
-	// a cycle.
+	// learnB[u] is the last transaction of goroutine u (its begin) that
+	// a clock stored in x knew of. No clock of x knows of u's open
+	// transaction unless learnB[u] is its begin, which spares reading
+	// them all to look for a cycle.
 	learnB []uint32
 }
 
@@ -294,6 +343,7 @@ type obsChan struct {
 	waiting  map[uint64]int // receive k -> goroutine whose send k+cap came first
 	closed   pubClock
 	closer   int
+	last     lastLearn
 }
 
 // obsMsg is a clock in flight on a channel and the goroutine that sent it.
@@ -366,12 +416,13 @@ func (o *Observed) obj(id trace.ObjID) *obsObj {
 	return x
 }
 
-// touch notes that x now holds clock c: each open transaction that c
-// knows of adds x to the objects its end must extend.
-func (o *Observed) touch(x *obsObj, c VC) {
+// touch notes that slot s now holds clock c: each open transaction that
+// c knows of adds s to the clocks its end must extend.
+func (o *Observed) touch(s obsSlot, c VC) {
+	x, last := s.x, s.lastLearn()
 	for u := range o.th {
 		uth := &o.th[u]
-		if !uth.active || c.Get(u) < uth.begin || x.learned(u, uth.begin) {
+		if !uth.active || c.Get(u) < uth.begin {
 			continue
 		}
 		if len(x.learnB) <= u {
@@ -380,12 +431,16 @@ func (o *Observed) touch(x *obsObj, c VC) {
 			x.learnB = append(x.learnB, make([]uint32, len(o.th)-len(x.learnB))...)
 		}
 		x.learnB[u] = uth.begin
-		uth.learned = append(uth.learned, x)
+		if last.g == int32(u) && last.b == uth.begin {
+			continue
+		}
+		*last = lastLearn{int32(u), uth.begin}
+		uth.learned = append(uth.learned, s)
 	}
 }
 
-// learned reports whether x is on the list of goroutine u's transaction
-// begun at b.
+// learned reports whether a clock stored in x knew of goroutine u's
+// transaction begun at b.
 func (x *obsObj) learned(u int, b uint32) bool {
 	return u < len(x.learnB) && x.learnB[u] == b
 }
@@ -445,7 +500,7 @@ func (o *Observed) apply(t int, e *trace.Event) {
 		if x.wThr != t && x.w.set {
 			o.acquire(t, &x.w, e)
 		}
-		o.publish(t, x, &x.r, e)
+		o.publish(t, x, slotR, &x.r, e)
 	case trace.KindWrite:
 		x := o.obj(e.Obj)
 		if x.wThr != t && x.w.set {
@@ -455,7 +510,7 @@ func (o *Observed) apply(t int, e *trace.Event) {
 		x.w.vc = append(x.w.vc[:0], o.th[t].c...)
 		x.w.from(t, o.th[t].ver, e)
 		x.wThr = t
-		o.touch(x, o.th[t].c)
+		o.touch(obsSlot{x, slotW, 0}, o.th[t].c)
 	case trace.KindAcquire:
 		x := o.obj(e.Obj)
 		o.acquireAll(t, x, x.pub, e)
@@ -465,14 +520,14 @@ func (o *Observed) apply(t int, e *trace.Event) {
 		o.acquireAll(t, x, x.pub, e)
 	case trace.KindRelease, trace.KindCondSignal, trace.KindCondBroadcast, trace.KindWGDone, trace.KindAtomicStore:
 		x := o.obj(e.Obj)
-		o.publish(t, x, &x.pub, e)
+		o.publish(t, x, slotPub, &x.pub, e)
 	case trace.KindRRelease:
 		x := o.obj(e.Obj)
-		o.publish(t, x, &x.rpub, e)
+		o.publish(t, x, slotRPub, &x.rpub, e)
 	case trace.KindWGAdd:
 		if int64(e.Arg) < 0 {
 			x := o.obj(e.Obj)
-			o.publish(t, x, &x.pub, e)
+			o.publish(t, x, slotPub, &x.pub, e)
 		}
 	case trace.KindWGWait, trace.KindCondWait, trace.KindAtomicLoad:
 		x := o.obj(e.Obj)
@@ -480,11 +535,11 @@ func (o *Observed) apply(t int, e *trace.Event) {
 	case trace.KindAtomicRMW:
 		x := o.obj(e.Obj)
 		o.acquireAll(t, x, x.pub, e)
-		o.publish(t, x, &x.pub, e)
+		o.publish(t, x, slotPub, &x.pub, e)
 	case trace.KindOnceDo:
 		x := o.obj(e.Obj)
 		if e.Arg == 1 {
-			o.publish(t, x, &x.pub, e)
+			o.publish(t, x, slotPub, &x.pub, e)
 		} else {
 			o.acquireAll(t, x, x.pub, e)
 		}
@@ -503,7 +558,7 @@ func (o *Observed) apply(t int, e *trace.Event) {
 		ch.closed.vc = append(ch.closed.vc[:0], o.th[t].c...)
 		ch.closed.from(t, o.th[t].ver, e)
 		ch.closer = t
-		o.touch(x, o.th[t].c)
+		o.touch(obsSlot{x, slotChan, 0}, o.th[t].c)
 	}
 }
 
@@ -541,7 +596,7 @@ func (o *Observed) acquireAll(t int, x *obsObj, ps []pubClock, e *trace.Event) {
 }
 
 // publish records goroutine t's clock as its publication in *ps.
-func (o *Observed) publish(t int, x *obsObj, ps *[]pubClock, e *trace.Event) {
+func (o *Observed) publish(t int, x *obsObj, kind slotKind, ps *[]pubClock, e *trace.Event) {
 	if len(*ps) <= t {
 		*ps = append(*ps, make([]pubClock, len(o.th)-len(*ps))...)
 	}
@@ -554,7 +609,7 @@ func (o *Observed) publish(t int, x *obsObj, ps *[]pubClock, e *trace.Event) {
 	}
 	p.vc = append(p.vc[:0], th.c...)
 	p.from(t, th.ver, e)
-	o.touch(x, th.c)
+	o.touch(obsSlot{x, kind, int32(t)}, th.c)
 }
 
 func (o *Observed) chanOf(x *obsObj) *obsChan {
@@ -594,7 +649,7 @@ func (o *Observed) send(t int, e *trace.Event) {
 	m := obsMsg{pubClock{vc: o.th[t].c.Clone()}, t}
 	m.from(t, o.th[t].ver, e)
 	ch.sends[k] = m
-	o.touch(x, o.th[t].c)
+	o.touch(obsSlot{x, slotChan, 0}, o.th[t].c)
 }
 
 func (o *Observed) recv(t int, e *trace.Event) {
@@ -630,7 +685,7 @@ func (o *Observed) recv(t int, e *trace.Event) {
 	m := obsMsg{pubClock{vc: o.th[t].c.Clone()}, t}
 	m.from(t, o.th[t].ver, e)
 	ch.recvs[k] = m
-	o.touch(x, o.th[t].c)
+	o.touch(obsSlot{x, slotChan, 0}, o.th[t].c)
 }
 
 // end closes goroutine t's transaction: every goroutine and object clock
@@ -655,27 +710,27 @@ func (o *Observed) end(t int) {
 			uth.saw(t, v)
 		}
 	}
-	// The objects that learned of the transaction while it ran; those
-	// whose clocks learn more now hold c, which may know of other open
+	// The clocks that learned of the transaction while it ran; those
+	// that learn more now hold c, which may know of other open
 	// transactions.
 	moved := o.moved[:0]
-	for _, x := range th.learned {
-		if o.extend(x, t, b, c) {
-			moved = append(moved, x)
+	for _, s := range th.learned {
+		if o.extend(s, t, b, c) {
+			moved = append(moved, s)
 		}
 	}
 	clear(th.learned)
 	th.learned = th.learned[:0]
-	for _, x := range moved {
-		o.touch(x, c)
+	for _, s := range moved {
+		o.touch(s, c)
 	}
 	clear(moved)
 	o.moved = moved[:0]
 }
 
-// extend joins c into every clock of x that knows of t's transaction begun
-// at b, and reports whether any changed.
-func (o *Observed) extend(x *obsObj, t int, b uint32, c VC) bool {
+// extend joins c into every clock of slot s that knows of t's transaction
+// begun at b, and reports whether any changed.
+func (o *Observed) extend(s obsSlot, t int, b uint32, c VC) bool {
 	changed := false
 	ext := func(p *pubClock) {
 		if p.set && p.vc.Get(t) >= b && !c.LEQ(p.vc) {
@@ -684,17 +739,11 @@ func (o *Observed) extend(x *obsObj, t int, b uint32, c VC) bool {
 			changed = true
 		}
 	}
-	ext(&x.w)
-	for i := range x.r {
-		ext(&x.r[i])
+	if s.kind != slotChan {
+		ext(s.clock())
+		return changed
 	}
-	for i := range x.pub {
-		ext(&x.pub[i])
-	}
-	for i := range x.rpub {
-		ext(&x.rpub[i])
-	}
-	if ch := x.ch; ch != nil {
+	if ch := s.x.ch; ch != nil {
 		ext(&ch.closed)
 		for k, m := range ch.sends {
 			ext(&m.pubClock)

@@ -69,18 +69,33 @@ func TestObservedTouch(t *testing.T) {
 	o.th[1].active, o.th[1].begin = true, 2
 	o.th[2].active, o.th[2].begin = false, 1 // no open transaction
 	x := o.obj(7)
+	x.r = make([]pubClock, 3)
+	w, r2 := obsSlot{x, slotW, 0}, obsSlot{x, slotR, 2}
+	lists := func() [3]int {
+		return [3]int{len(o.th[0].learned), len(o.th[1].learned), len(o.th[2].learned)}
+	}
 	// The clock knows of goroutine 1's transaction, not of goroutine 0's
 	// (3 < 4); goroutine 2's has ended.
-	o.touch(x, VC{3, 2, 5})
-	o.touch(x, VC{3, 2, 5})
+	o.touch(w, VC{3, 2, 5})
+	o.touch(w, VC{3, 2, 5})
 	if x.learned(0, 4) || !x.learned(1, 2) || x.learned(1, 1) || x.learned(2, 1) || x.learned(5, 1) {
-		t.Errorf("learnB = %v, want [0 2]", x.learnB)
+		t.Errorf("learnB = %v, want [0 2 0]", x.learnB)
 	}
-	if len(o.th[0].learned) != 0 || len(o.th[1].learned) != 1 || len(o.th[2].learned) != 0 {
-		t.Errorf("lists of objects: %d %d %d, want 0 1 0", len(o.th[0].learned), len(o.th[1].learned), len(o.th[2].learned))
+	if got := lists(); got != [3]int{0, 1, 0} {
+		t.Errorf("lists of clocks: %v, want [0 1 0]", got)
 	}
-	o.touch(x, VC{4})
-	if !x.learned(0, 4) || len(o.th[0].learned) != 1 || len(o.th[1].learned) != 1 {
-		t.Errorf("after goroutine 0's transaction is learned: learnB = %v, lists %d %d", x.learnB, len(o.th[0].learned), len(o.th[1].learned))
+	// Another clock of x is listed too.
+	o.touch(r2, VC{4, 2})
+	if !x.learned(0, 4) || !x.learned(1, 2) {
+		t.Errorf("learnB = %v, want [4 2 0]", x.learnB)
+	}
+	if got := lists(); got != [3]int{1, 2, 0} {
+		t.Errorf("lists of clocks: %v, want [1 2 0]", got)
+	}
+	if o.th[0].learned[0] != r2 || o.th[1].learned[0] != w || o.th[1].learned[1] != r2 {
+		t.Errorf("lists %v %v, want [r2] [w r2]", o.th[0].learned, o.th[1].learned)
+	}
+	if r2.clock() != &x.r[2] || w.clock() != &x.w {
+		t.Errorf("slots name the wrong clocks")
 	}
 }
