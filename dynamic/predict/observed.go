@@ -49,6 +49,8 @@ import (
 //     whole clocks). Without it a lock acquisition or a write joins
 //     every goroutine's last release or read, each as wide as the
 //     goroutines, nearly all of them already known.
+//     Joining the current version of a goroutine's clock also learns
+//     the versions that goroutine has seen.
 //     Likewise a goroutine publishing the version it last published
 //     there stores nothing, and the look for a cycle reads the clocks
 //     of an object only if the object is on the list of the acquiring
@@ -213,6 +215,21 @@ func (th *obsThread) saw(u int, v uint64) {
 	}
 	if v > th.seen[u] {
 		th.seen[u] = v
+	}
+}
+
+// sawAll notes that goroutine t's clock has joined the current version
+// of goroutine u's clock, whose seen is useen: it has thereby joined all
+// the versions u's has.
+func (th *obsThread) sawAll(u int, v uint64, useen []uint64) {
+	th.saw(u, v)
+	if len(th.seen) < len(useen) {
+		th.seen = append(th.seen, make([]uint64, len(useen)-len(th.seen))...)
+	}
+	for w, x := range useen {
+		if x > th.seen[w] {
+			th.seen[w] = x
+		}
 	}
 }
 
@@ -547,7 +564,7 @@ func (o *Observed) apply(t int, e *trace.Event) {
 		c := o.thread(trace.GoID(e.Arg))
 		o.lastG, o.lastI = e.G, t
 		o.th[c].learn(o.th[t].c)
-		o.th[c].saw(t, o.th[t].ver)
+		o.th[c].sawAll(t, o.th[t].ver, o.th[t].seen)
 	case trace.KindSend:
 		o.send(t, e)
 	case trace.KindRecv:
@@ -580,7 +597,12 @@ func (o *Observed) acquireChecked(t int, k *pubClock, e *trace.Event, check bool
 		return
 	}
 	th.learn(k.vc)
-	th.saw(int(k.g), k.ver)
+	if u := &o.th[k.g]; k.ver != 0 && k.ver == u.ver {
+		// k is u's clock as it is now.
+		th.sawAll(int(k.g), k.ver, u.seen)
+	} else {
+		th.saw(int(k.g), k.ver)
+	}
 }
 
 // acquireAll acquires every other goroutine's publication in ps, clocks
@@ -707,7 +729,7 @@ func (o *Observed) end(t int) {
 		}
 		if !uth.knows(t, v) {
 			uth.learn(c)
-			uth.saw(t, v)
+			uth.sawAll(t, v, th.seen)
 		}
 	}
 	// The clocks that learned of the transaction while it ran; those

@@ -99,3 +99,17 @@ func TestObservedTouch(t *testing.T) {
 		t.Errorf("slots name the wrong clocks")
 	}
 }
+
+func TestObsThreadSawAll(t *testing.T) {
+	var th obsThread
+	th.saw(0, 9)
+	th.sawAll(1, 4, []uint64{2, 0, 7, 3})
+	want := []uint64{9, 4, 7, 3} // goroutine 0's own entry was later
+	if !slices.Equal(th.seen, want) {
+		t.Errorf("seen = %v, want %v", th.seen, want)
+	}
+	th.sawAll(2, 1, nil)
+	if !slices.Equal(th.seen, want) {
+		t.Errorf("an older version lowered seen to %v", th.seen)
+	}
+}
