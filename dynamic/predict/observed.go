@@ -172,7 +172,8 @@ type Observed struct {
 	lastG trace.GoID
 	lastI int
 
-	objs    map[trace.ObjID]*obsObj
+	objs    map[trace.ObjID]*obsObj // objects with ids from denseObjs up
+	dense   []*obsObj               // objects with small ids, by id
 	lastObj trace.ObjID
 	lastO   *obsObj
 	moved   []obsSlot
@@ -252,7 +253,7 @@ func joinChanged(a *VC, b VC) bool {
 	if len(b) > len(*a) {
 		a.grow(len(b))
 	}
-	x := *a
+	x := (*a)[:len(b)]
 	changed := false
 	for i, v := range b {
 		if v > x[i] {
@@ -420,12 +421,26 @@ func (o *Observed) thread(g trace.GoID) int {
 	return i
 }
 
+// denseObjs bounds the ids of the objects Observed keeps in a slice: at
+// most 8 MB of pointers.
+const denseObjs = 1 << 20
+
 func (o *Observed) obj(id trace.ObjID) *obsObj {
 	if o.lastO != nil && o.lastObj == id {
 		return o.lastO
 	}
-	x := o.objs[id]
-	if x == nil {
+	var x *obsObj
+	if id < denseObjs {
+		// Text and STD traces number their objects from 0: a slice
+		// spares hashing every access's object.
+		if int(id) >= len(o.dense) {
+			o.dense = append(o.dense, make([]*obsObj, int(id)+1-len(o.dense))...)
+		}
+		if x = o.dense[id]; x == nil {
+			x = &obsObj{id: id, wThr: -1}
+			o.dense[id] = x
+		}
+	} else if x = o.objs[id]; x == nil {
 		x = &obsObj{id: id, wThr: -1}
 		o.objs[id] = x
 	}
@@ -611,9 +626,11 @@ func (o *Observed) acquireAll(t int, x *obsObj, ps []pubClock, e *trace.Event) {
 	th := &o.th[t]
 	check := th.active && x.learned(t, th.begin)
 	for u := range ps {
-		if u != t && ps[u].set {
-			o.acquireChecked(t, &ps[u], e, check)
+		p := &ps[u]
+		if u == t || !p.set || !check && th.knows(int(p.g), p.ver) {
+			continue
 		}
+		o.acquireChecked(t, p, e, check)
 	}
 }
 

@@ -3,6 +3,8 @@ package predict
 import (
 	"slices"
 	"testing"
+
+	"github.com/avcheck/avcheck/dynamic/trace"
 )
 
 func TestJoinChanged(t *testing.T) {
@@ -111,5 +113,31 @@ func TestObsThreadSawAll(t *testing.T) {
 	th.sawAll(2, 1, nil)
 	if !slices.Equal(th.seen, want) {
 		t.Errorf("an older version lowered seen to %v", th.seen)
+	}
+}
+
+func TestObservedObj(t *testing.T) {
+	o := NewObserved(ObservedOptions{})
+	ids := []uint64{0, 5, 3, denseObjs - 1, denseObjs, 1 << 40, 5, 1 << 40}
+	got := map[uint64]*obsObj{}
+	for _, id := range ids {
+		x := o.obj(trace.ObjID(id))
+		if x.id != trace.ObjID(id) || x.wThr != -1 {
+			t.Errorf("obj(%d) = id %d, wThr %d", id, x.id, x.wThr)
+		}
+		o.lastO = nil // look it up, not in the one-object cache
+		if y := o.obj(trace.ObjID(id)); y != x {
+			t.Errorf("obj(%d) gave two objects", id)
+		}
+		if prev, ok := got[id]; ok && prev != x {
+			t.Errorf("obj(%d) is not the object it was", id)
+		}
+		got[id] = x
+	}
+	if len(got) != 6 {
+		t.Errorf("%d objects, want 6", len(got))
+	}
+	if len(o.objs) != 2 {
+		t.Errorf("%d objects in the map, want the 2 with large ids", len(o.objs))
 	}
 }
