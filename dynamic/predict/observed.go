@@ -30,20 +30,34 @@ import (
 // beginning learns all of it (a transaction is one node of the graph), and
 // the check is repeated for the goroutines that receive it.
 //
-// Two refinements:
+// Three refinements:
 //   - Clocks are kept per publishing goroutine, so a goroutine never
 //     "depends on itself" through its own earlier publication.
 //   - The end-of-transaction update visits the goroutines and only the
-//     objects that stored, while the transaction ran, a clock that knew
-//     of it: each goroutine keeps the list of them for its open
+//     clocks of objects stored, while the transaction ran, knowing of
+//     it: each goroutine keeps the list of them for its open
 //     transaction, added to whenever a clock is stored. (Visiting every
 //     object updated since the transaction began instead costs, with many
 //     goroutines interleaving long transactions, the goroutines squared
 //     per object per transaction: 45K events per second at 64
 //     goroutines.)
+//   - A published clock remembers which version of its publisher's clock
+//     it copies, and each goroutine the latest version of every other
+//     goroutine's clock it has joined, so an acquisition of a clock
+//     already learned checks for the cycle but skips the join (the idea
+//     of FastTrack's epochs, Flanagan and Freund, PLDI 2009, applied to
+//     whole clocks). Without it a lock acquisition or a write joins
+//     every goroutine's last release or read, each as wide as the
+//     goroutines, nearly all of them already known.
+//     Joining the current version of a goroutine's clock also learns
+//     the versions that goroutine has seen.
+//     Likewise a goroutine publishing the version it last published
+//     there stores nothing, and the look for a cycle reads the clocks
+//     of an object only if the object is on the list of the acquiring
+//     goroutine's open transaction (no other clock can know of it).
 //
 // An event costs time proportional to the number of goroutines, and a
-// transaction's end also the objects that learned of it; only channel
+// transaction's end also the clocks that learned of it; only channel
 // messages allocate (a copy of the sender's clock). An event outside a
 // region is a one-event transaction: it learns before it publishes, so it
 // can close no cycle by itself and needs no end update.
@@ -158,10 +172,11 @@ type Observed struct {
 	lastG trace.GoID
 	lastI int
 
-	objs    map[trace.ObjID]*obsObj
+	objs    map[trace.ObjID]*obsObj // objects with ids from denseObjs up
+	dense   []*obsObj               // objects with small ids, by id
 	lastObj trace.ObjID
 	lastO   *obsObj
-	moved   []*obsObj
+	moved   []obsSlot
 
 	found   bool
 	finding Finding
@@ -173,28 +188,149 @@ type obsThread struct {
 	tx      txTracker
 	lastSeq uint64 // the goroutine's previous event
 	begin   uint32 // own component at the current transaction's beginning
-	// learned lists the objects that stored a clock knowing of the open
-	// transaction while it ran: what its end must extend.
-	learned  []*obsObj
+	// learned lists the clocks of objects stored, while the open
+	// transaction ran, knowing of it: what its end must extend.
+	learned  []obsSlot
 	beginSeq uint64
 	begin1   trace.Event // the transaction's first event, for findings
 	last     trace.Event // the goroutine's previous event
 	active   bool
+	// ver counts the changes of c (from 1), so that (goroutine, ver)
+	// names a value of its clock; clocks only grow, so a later version
+	// is at least an earlier one. seen[u] is the latest version of
+	// goroutine u's clock that c has joined: a clock published as u's
+	// version v with v <= seen[u] adds nothing to c, and joining it can
+	// be skipped.
+	ver  uint64
+	seen []uint64
+}
+
+// saw notes that goroutine t's clock has joined version v of goroutine
+// u's clock (v 0 names no version).
+func (th *obsThread) saw(u int, v uint64) {
+	if v == 0 {
+		return
+	}
+	for len(th.seen) <= u {
+		th.seen = append(th.seen, 0)
+	}
+	if v > th.seen[u] {
+		th.seen[u] = v
+	}
+}
+
+// sawAll notes that goroutine t's clock has joined the current version
+// of goroutine u's clock, whose seen is useen: it has thereby joined all
+// the versions u's has.
+func (th *obsThread) sawAll(u int, v uint64, useen []uint64) {
+	th.saw(u, v)
+	if len(th.seen) < len(useen) {
+		th.seen = append(th.seen, make([]uint64, len(useen)-len(th.seen))...)
+	}
+	for w, x := range useen {
+		if x > th.seen[w] {
+			th.seen[w] = x
+		}
+	}
+}
+
+// knows reports whether goroutine t's clock has joined version v of
+// goroutine u's clock, or a later one.
+func (th *obsThread) knows(u int, v uint64) bool {
+	return v != 0 && u < len(th.seen) && th.seen[u] >= v
+}
+
+// learn joins k into t's clock, noting a change of version.
+func (th *obsThread) learn(k VC) {
+	if joinChanged(&th.c, k) {
+		th.ver++
+	}
+}
+
+// joinChanged sets *a to the pointwise maximum of *a and b, as VC.join,
+// and reports whether *a changed.
+func joinChanged(a *VC, b VC) bool {
+	if len(b) > len(*a) {
+		a.grow(len(b))
+	}
+	x := (*a)[:len(b)]
+	changed := false
+	for i, v := range b {
+		if v > x[i] {
+			x[i] = v
+			changed = true
+		}
+	}
+	return changed
 }
 
 // pubClock is a clock published by one goroutine, with the event that
 // published it.
 type pubClock struct {
-	vc   VC
+	vc VC
+	// ver is the version of goroutine g's clock that vc is a copy of,
+	// or 0 if vc is not one (it was extended by a transaction's end).
+	ver  uint64
 	seq  uint64
 	site trace.SiteID
 	op   trace.Kind
 	g    int32
 	set  bool
+	last lastLearn
+}
+
+// lastLearn is the goroutine and transaction (its begin) whose list of
+// clocks a clock (or a channel's clocks) was last added to, so that it is
+// not added again and again. Its zero value names none: a transaction
+// begins at 1 or more.
+type lastLearn struct {
+	g int32
+	b uint32
+}
+
+// slotKind says which clock, or clocks, of an object a slot names.
+type slotKind uint8
+
+const (
+	slotW    slotKind = iota // the last write
+	slotR                    // goroutine i's last read
+	slotPub                  // goroutine i's last release
+	slotRPub                 // goroutine i's last RUnlock
+	slotChan                 // the channel's clocks: its close and messages in flight
+)
+
+// obsSlot names a clock of an object (or a channel's clocks) by its place,
+// which stays valid as the object's slices grow.
+type obsSlot struct {
+	x    *obsObj
+	kind slotKind
+	i    int32
+}
+
+// clock returns the clock s names; s is not a slotChan.
+func (s obsSlot) clock() *pubClock {
+	switch s.kind {
+	case slotR:
+		return &s.x.r[s.i]
+	case slotPub:
+		return &s.x.pub[s.i]
+	case slotRPub:
+		return &s.x.rpub[s.i]
+	}
+	return &s.x.w
+}
+
+// lastLearn returns where the slot's last list is kept.
+func (s obsSlot) lastLearn() *lastLearn {
+	if s.kind == slotChan {
+		return &s.x.ch.last
+	}
+	return &s.clock().last
 }
 
 // from records the publishing event e of goroutine t in p.
-func (p *pubClock) from(t int, e *trace.Event) {
+func (p *pubClock) from(t int, ver uint64, e *trace.Event) {
+	p.ver = ver
 	p.seq, p.site, p.op, p.g, p.set = e.Seq, e.Site, e.Kind, int32(t), true
 }
 
@@ -210,11 +346,11 @@ type obsObj struct {
 	rpub []pubClock // per goroutine: its last RUnlock
 	ch   *obsChan
 
-	// learnG and learnB are the goroutine and transaction (its begin)
-	// whose list of objects that learned of it x was last added to, so
-	// that x is not added again and again.
-	learnG int
-	learnB uint32
+	// learnB[u] is the last transaction of goroutine u (its begin) that
+	// a clock stored in x knew of. No clock of x knows of u's open
+	// transaction unless learnB[u] is its begin, which spares reading
+	// them all to look for a cycle.
+	learnB []uint32
 }
 
 type obsChan struct {
@@ -225,6 +361,7 @@ type obsChan struct {
 	waiting  map[uint64]int // receive k -> goroutine whose send k+cap came first
 	closed   pubClock
 	closer   int
+	last     lastLearn
 }
 
 // obsMsg is a clock in flight on a channel and the goroutine that sent it.
@@ -278,36 +415,66 @@ func (o *Observed) thread(g trace.GoID) int {
 		o.gIdx[g] = i
 		var c VC
 		c.grow(i + 1)
-		o.th = append(o.th, obsThread{id: g, c: c})
+		o.th = append(o.th, obsThread{id: g, c: c, ver: 1})
 	}
 	o.lastG, o.lastI = g, i
 	return i
 }
 
+// denseObjs bounds the ids of the objects Observed keeps in a slice: at
+// most 8 MB of pointers.
+const denseObjs = 1 << 20
+
 func (o *Observed) obj(id trace.ObjID) *obsObj {
 	if o.lastO != nil && o.lastObj == id {
 		return o.lastO
 	}
-	x := o.objs[id]
-	if x == nil {
-		x = &obsObj{id: id, wThr: -1, learnG: -1}
+	var x *obsObj
+	if id < denseObjs {
+		// Text and STD traces number their objects from 0: a slice
+		// spares hashing every access's object.
+		if int(id) >= len(o.dense) {
+			o.dense = append(o.dense, make([]*obsObj, int(id)+1-len(o.dense))...)
+		}
+		if x = o.dense[id]; x == nil {
+			x = &obsObj{id: id, wThr: -1}
+			o.dense[id] = x
+		}
+	} else if x = o.objs[id]; x == nil {
+		x = &obsObj{id: id, wThr: -1}
 		o.objs[id] = x
 	}
 	o.lastObj, o.lastO = id, x
 	return x
 }
 
-// touch notes that x now holds clock c: each open transaction that c
-// knows of adds x to the objects its end must extend.
-func (o *Observed) touch(x *obsObj, c VC) {
+// touch notes that slot s now holds clock c: each open transaction that
+// c knows of adds s to the clocks its end must extend.
+func (o *Observed) touch(s obsSlot, c VC) {
+	x, last := s.x, s.lastLearn()
 	for u := range o.th {
 		uth := &o.th[u]
-		if !uth.active || c.Get(u) < uth.begin || x.learnG == u && x.learnB == uth.begin {
+		if !uth.active || c.Get(u) < uth.begin {
 			continue
 		}
-		x.learnG, x.learnB = u, uth.begin
-		uth.learned = append(uth.learned, x)
+		if len(x.learnB) <= u {
+			// Once, as wide as the goroutines, rather than growing
+			// by appending.
+			x.learnB = append(x.learnB, make([]uint32, len(o.th)-len(x.learnB))...)
+		}
+		x.learnB[u] = uth.begin
+		if last.g == int32(u) && last.b == uth.begin {
+			continue
+		}
+		*last = lastLearn{int32(u), uth.begin}
+		uth.learned = append(uth.learned, s)
 	}
+}
+
+// learned reports whether a clock stored in x knew of goroutine u's
+// transaction begun at b.
+func (x *obsObj) learned(u int, b uint32) bool {
+	return u < len(x.learnB) && x.learnB[u] == b
 }
 
 // Found reports whether a cycle has been found.
@@ -342,12 +509,14 @@ func (o *Observed) Step(e *trace.Event) {
 	switch {
 	case begun:
 		th.c[t]++
+		th.ver++
 		th.begin, th.beginSeq, th.active = th.c[t], e.Seq, true
 		clear(th.learned)
 		th.learned = th.learned[:0]
 		th.begin1 = *e
 	case !in:
 		th.c[t]++ // a one-event transaction
+		th.ver++
 	}
 	o.apply(t, e)
 	if last {
@@ -363,51 +532,54 @@ func (o *Observed) apply(t int, e *trace.Event) {
 		if x.wThr != t && x.w.set {
 			o.acquire(t, &x.w, e)
 		}
-		o.publish(t, x, &x.r, e)
+		o.publish(t, x, slotR, &x.r, e)
 	case trace.KindWrite:
 		x := o.obj(e.Obj)
 		if x.wThr != t && x.w.set {
 			o.acquire(t, &x.w, e)
 		}
-		o.acquireAll(t, x.r, e)
+		o.acquireAll(t, x, x.r, e)
 		x.w.vc = append(x.w.vc[:0], o.th[t].c...)
-		x.w.from(t, e)
+		x.w.from(t, o.th[t].ver, e)
 		x.wThr = t
-		o.touch(x, o.th[t].c)
+		o.touch(obsSlot{x, slotW, 0}, o.th[t].c)
 	case trace.KindAcquire:
 		x := o.obj(e.Obj)
-		o.acquireAll(t, x.pub, e)
-		o.acquireAll(t, x.rpub, e)
+		o.acquireAll(t, x, x.pub, e)
+		o.acquireAll(t, x, x.rpub, e)
 	case trace.KindRAcquire:
-		o.acquireAll(t, o.obj(e.Obj).pub, e)
+		x := o.obj(e.Obj)
+		o.acquireAll(t, x, x.pub, e)
 	case trace.KindRelease, trace.KindCondSignal, trace.KindCondBroadcast, trace.KindWGDone, trace.KindAtomicStore:
 		x := o.obj(e.Obj)
-		o.publish(t, x, &x.pub, e)
+		o.publish(t, x, slotPub, &x.pub, e)
 	case trace.KindRRelease:
 		x := o.obj(e.Obj)
-		o.publish(t, x, &x.rpub, e)
+		o.publish(t, x, slotRPub, &x.rpub, e)
 	case trace.KindWGAdd:
 		if int64(e.Arg) < 0 {
 			x := o.obj(e.Obj)
-			o.publish(t, x, &x.pub, e)
+			o.publish(t, x, slotPub, &x.pub, e)
 		}
 	case trace.KindWGWait, trace.KindCondWait, trace.KindAtomicLoad:
-		o.acquireAll(t, o.obj(e.Obj).pub, e)
+		x := o.obj(e.Obj)
+		o.acquireAll(t, x, x.pub, e)
 	case trace.KindAtomicRMW:
 		x := o.obj(e.Obj)
-		o.acquireAll(t, x.pub, e)
-		o.publish(t, x, &x.pub, e)
+		o.acquireAll(t, x, x.pub, e)
+		o.publish(t, x, slotPub, &x.pub, e)
 	case trace.KindOnceDo:
 		x := o.obj(e.Obj)
 		if e.Arg == 1 {
-			o.publish(t, x, &x.pub, e)
+			o.publish(t, x, slotPub, &x.pub, e)
 		} else {
-			o.acquireAll(t, x.pub, e)
+			o.acquireAll(t, x, x.pub, e)
 		}
 	case trace.KindFork:
 		c := o.thread(trace.GoID(e.Arg))
 		o.lastG, o.lastI = e.G, t
-		o.th[c].c.join(o.th[t].c)
+		o.th[c].learn(o.th[t].c)
+		o.th[c].sawAll(t, o.th[t].ver, o.th[t].seen)
 	case trace.KindSend:
 		o.send(t, e)
 	case trace.KindRecv:
@@ -416,9 +588,9 @@ func (o *Observed) apply(t int, e *trace.Event) {
 		x := o.obj(e.Obj)
 		ch := o.chanOf(x)
 		ch.closed.vc = append(ch.closed.vc[:0], o.th[t].c...)
-		ch.closed.from(t, e)
+		ch.closed.from(t, o.th[t].ver, e)
 		ch.closer = t
-		o.touch(x, o.th[t].c)
+		o.touch(obsSlot{x, slotChan, 0}, o.th[t].c)
 	}
 }
 
@@ -426,31 +598,57 @@ func (o *Observed) apply(t int, e *trace.Event) {
 // another goroutine) at event e, first checking whether k already depends
 // on t's current transaction.
 func (o *Observed) acquire(t int, k *pubClock, e *trace.Event) {
-	th := &o.th[t]
-	if th.active && !o.found && k.vc.Get(t) >= th.begin {
-		o.report(t, o.access(e, "closing"), Access{Seq: k.seq, G: o.th[k.g].id, Op: k.op, Obj: e.Obj, Site: k.site, Role: "source"})
-	}
-	th.c.join(k.vc)
+	o.acquireChecked(t, k, e, true)
 }
 
-// acquireAll acquires every other goroutine's publication in ps.
-func (o *Observed) acquireAll(t int, ps []pubClock, e *trace.Event) {
+// acquireChecked is acquire, with the check for a cycle only if check
+// says k may know of t's transaction.
+func (o *Observed) acquireChecked(t int, k *pubClock, e *trace.Event, check bool) {
+	th := &o.th[t]
+	if check && th.active && !o.found && k.vc.Get(t) >= th.begin {
+		o.report(t, o.access(e, "closing"), Access{Seq: k.seq, G: o.th[k.g].id, Op: k.op, Obj: e.Obj, Site: k.site, Role: "source"})
+	}
+	if th.knows(int(k.g), k.ver) {
+		return
+	}
+	th.learn(k.vc)
+	if u := &o.th[k.g]; k.ver != 0 && k.ver == u.ver {
+		// k is u's clock as it is now.
+		th.sawAll(int(k.g), k.ver, u.seen)
+	} else {
+		th.saw(int(k.g), k.ver)
+	}
+}
+
+// acquireAll acquires every other goroutine's publication in ps, clocks
+// of x.
+func (o *Observed) acquireAll(t int, x *obsObj, ps []pubClock, e *trace.Event) {
+	th := &o.th[t]
+	check := th.active && x.learned(t, th.begin)
 	for u := range ps {
-		if u != t && ps[u].set {
-			o.acquire(t, &ps[u], e)
+		p := &ps[u]
+		if u == t || !p.set || !check && th.knows(int(p.g), p.ver) {
+			continue
 		}
+		o.acquireChecked(t, p, e, check)
 	}
 }
 
 // publish records goroutine t's clock as its publication in *ps.
-func (o *Observed) publish(t int, x *obsObj, ps *[]pubClock, e *trace.Event) {
-	for len(*ps) <= t {
-		*ps = append(*ps, pubClock{})
+func (o *Observed) publish(t int, x *obsObj, kind slotKind, ps *[]pubClock, e *trace.Event) {
+	if len(*ps) <= t {
+		*ps = append(*ps, make([]pubClock, len(o.th)-len(*ps))...)
 	}
 	p := &(*ps)[t]
-	p.vc = append(p.vc[:0], o.th[t].c...)
-	p.from(t, e)
-	o.touch(x, o.th[t].c)
+	th := &o.th[t]
+	if p.set && p.ver == th.ver {
+		// The same clock as before: x has learned all it knows.
+		p.from(t, th.ver, e)
+		return
+	}
+	p.vc = append(p.vc[:0], th.c...)
+	p.from(t, th.ver, e)
+	o.touch(obsSlot{x, kind, int32(t)}, th.c)
 }
 
 func (o *Observed) chanOf(x *obsObj) *obsChan {
@@ -488,9 +686,9 @@ func (o *Observed) send(t int, e *trace.Event) {
 		}
 	}
 	m := obsMsg{pubClock{vc: o.th[t].c.Clone()}, t}
-	m.from(t, e)
+	m.from(t, o.th[t].ver, e)
 	ch.sends[k] = m
-	o.touch(x, o.th[t].c)
+	o.touch(obsSlot{x, slotChan, 0}, o.th[t].c)
 }
 
 func (o *Observed) recv(t int, e *trace.Event) {
@@ -518,15 +716,15 @@ func (o *Observed) recv(t int, e *trace.Event) {
 		delete(ch.waiting, k)
 		if s != t {
 			pc := pubClock{vc: o.th[t].c}
-			pc.from(t, e)
+			pc.from(t, o.th[t].ver, e)
 			o.acquire(s, &pc, e)
 		}
 		return
 	}
 	m := obsMsg{pubClock{vc: o.th[t].c.Clone()}, t}
-	m.from(t, e)
+	m.from(t, o.th[t].ver, e)
 	ch.recvs[k] = m
-	o.touch(x, o.th[t].c)
+	o.touch(obsSlot{x, slotChan, 0}, o.th[t].c)
 }
 
 // end closes goroutine t's transaction: every goroutine and object clock
@@ -535,7 +733,7 @@ func (o *Observed) recv(t int, e *trace.Event) {
 func (o *Observed) end(t int) {
 	th := &o.th[t]
 	th.active = false
-	b, c := th.begin, th.c
+	b, c, v := th.begin, th.c, th.ver
 	for u := range o.th {
 		if u == t || o.th[u].c.Get(t) < b {
 			continue
@@ -546,47 +744,45 @@ func (o *Observed) end(t int) {
 			// the cycle closes as t's transaction ends.
 			o.report(u, o.access(&th.last, "closing"), o.access(&th.begin1, "source"))
 		}
-		uth.c.join(c)
+		if !uth.knows(t, v) {
+			uth.learn(c)
+			uth.sawAll(t, v, th.seen)
+		}
 	}
-	// The objects that learned of the transaction while it ran; those
-	// whose clocks learn more now hold c, which may know of other open
+	// The clocks that learned of the transaction while it ran; those
+	// that learn more now hold c, which may know of other open
 	// transactions.
 	moved := o.moved[:0]
-	for _, x := range th.learned {
-		if o.extend(x, t, b, c) {
-			moved = append(moved, x)
+	for _, s := range th.learned {
+		if o.extend(s, t, b, c) {
+			moved = append(moved, s)
 		}
 	}
 	clear(th.learned)
 	th.learned = th.learned[:0]
-	for _, x := range moved {
-		o.touch(x, c)
+	for _, s := range moved {
+		o.touch(s, c)
 	}
 	clear(moved)
 	o.moved = moved[:0]
 }
 
-// extend joins c into every clock of x that knows of t's transaction begun
-// at b, and reports whether any changed.
-func (o *Observed) extend(x *obsObj, t int, b uint32, c VC) bool {
+// extend joins c into every clock of slot s that knows of t's transaction
+// begun at b, and reports whether any changed.
+func (o *Observed) extend(s obsSlot, t int, b uint32, c VC) bool {
 	changed := false
 	ext := func(p *pubClock) {
 		if p.set && p.vc.Get(t) >= b && !c.LEQ(p.vc) {
 			p.vc.join(c)
+			p.ver = 0
 			changed = true
 		}
 	}
-	ext(&x.w)
-	for i := range x.r {
-		ext(&x.r[i])
+	if s.kind != slotChan {
+		ext(s.clock())
+		return changed
 	}
-	for i := range x.pub {
-		ext(&x.pub[i])
-	}
-	for i := range x.rpub {
-		ext(&x.rpub[i])
-	}
-	if ch := x.ch; ch != nil {
+	if ch := s.x.ch; ch != nil {
 		ext(&ch.closed)
 		for k, m := range ch.sends {
 			ext(&m.pubClock)
