@@ -46,14 +46,7 @@ func TestWitnessLockHeldAtWindowStart(t *testing.T) {
 	if !ok || start <= 4 {
 		t.Fatalf("window starts at %d (ok %v); the test needs it after the acquisition of m", start, ok)
 	}
-	m := newSyncMeta(tr)
-	from, sched, _, err := buildWitness(m, m.newPrefixState(), g)
-	if err != nil {
-		t.Fatalf("no witness: %v", err)
-	}
-	if err := validateSchedule(m, m.newPrefixState(), from, sched, g); err != nil {
-		t.Fatalf("witness does not validate: %v", err)
-	}
+	sched := mustWitness(t, tr, g)
 	got := fmt.Sprint(sched[len(sched)-2:])
 	if want := fmt.Sprint([]uint32{first, second}); got != want {
 		t.Errorf("witness ends %s, want the race's accesses back to back %s", got, want)
@@ -90,7 +83,13 @@ func TestWitnessPrunesDeadlockedStates(t *testing.T) {
 	if r, w := tr.Events[read], tr.Events[write]; r.G != 3 || r.Kind != trace.KindRead || w.G != 2 || w.Kind != trace.KindWrite || r.Obj != w.Obj {
 		t.Fatalf("the generated trace changed: events %d and %d are %+v and %+v", read, write, r, w)
 	}
-	g := witnessGoal{targets: []uint32{read, write}, adjacent: true}
+	mustWitness(t, tr, witnessGoal{targets: []uint32{read, write}, adjacent: true})
+}
+
+// mustWitness returns the witness schedule of g, which must have one that
+// the validator accepts.
+func mustWitness(t *testing.T, tr *trace.Trace, g witnessGoal) []uint32 {
+	t.Helper()
 	m := newSyncMeta(tr)
 	from, sched, _, err := buildWitness(m, m.newPrefixState(), g)
 	if err != nil {
@@ -99,4 +98,5 @@ func TestWitnessPrunesDeadlockedStates(t *testing.T) {
 	if err := validateSchedule(m, m.newPrefixState(), from, sched, g); err != nil {
 		t.Fatalf("witness does not validate: %v", err)
 	}
+	return sched
 }

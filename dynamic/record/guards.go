@@ -492,14 +492,7 @@ func (a *guardAnalysis) stableParam(p *ssa.Parameter) bool {
 	if name == "" || name == "_" || strings.ContainsAny(name, "$.") {
 		return false
 	}
-	syntax := a.fn.Syntax()
-	var body *ast.BlockStmt
-	switch s := syntax.(type) {
-	case *ast.FuncDecl:
-		body = s.Body
-	case *ast.FuncLit:
-		body = s.Body
-	}
+	body := funcBody(a.fn.Syntax())
 	if body == nil {
 		return false
 	}

@@ -1341,13 +1341,7 @@ func (w *fileRewriter) enters() {
 		if !ok {
 			continue
 		}
-		var body *ast.BlockStmt
-		switch f := n.(type) {
-		case *ast.FuncDecl:
-			body = f.Body
-		case *ast.FuncLit:
-			body = f.Body
-		}
+		body := funcBody(n)
 		if body == nil {
 			continue
 		}
@@ -1408,4 +1402,16 @@ func terminates(s ast.Stmt) bool {
 		}
 	}
 	return false
+}
+
+// funcBody returns the body of a function declaration or literal, nil for
+// another node or a declaration without a body.
+func funcBody(n ast.Node) *ast.BlockStmt {
+	switch f := n.(type) {
+	case *ast.FuncDecl:
+		return f.Body
+	case *ast.FuncLit:
+		return f.Body
+	}
+	return nil
 }
