@@ -43,9 +43,14 @@ replace a whole one.
 Exit status: 0 nothing reported, 3 findings reported, 1 a package could
 not be built or recorded, 2 bad usage.
 
+The go test flags -short, -v, -count, -failfast, -parallel, -skip and
+-cpu are passed to the test binaries, and -args passes what follows it
+as it is.
+
 Examples:
   avcheck test ./...
   avcheck test -run TestTransfer ./bank
+  avcheck test -short -v ./...
 `
 
 const testUsage = "usage: avcheck test [flags] [packages] (avcheck test -h for help)"
@@ -71,6 +76,9 @@ type testConfig struct {
 	recorder string
 	report   string
 	patterns []string
+	// testArgs are the test binaries' flags that go test flags give
+	// (-short becomes -test.short), then -args' arguments.
+	testArgs []string
 }
 
 func parseTestArgs(args []string, stdout, stderr io.Writer) (*testConfig, int, bool) {
@@ -83,6 +91,18 @@ func parseTestArgs(args []string, stdout, stderr io.Writer) (*testConfig, int, b
 	fs.BoolVar(&cfg.all, "all", false, "also show findings removed by AVFilter or without a witness, marked as dropped")
 	fs.StringVar(&cfg.recorder, "recorder", "instrument", "how to record: `instrument` or delve (see avcheck run -h)")
 	fs.StringVar(&cfg.report, "report", "", "write the JSON report of all the packages, which go vet's avreport reads, to `FILE` (default .avcheck/report.json at the module root)")
+	short := fs.Bool("short", false, "tell long-running tests to shorten their run time (as go test -short)")
+	verbose := fs.Bool("v", false, "log all tests as they are run (as go test -v)")
+	count := fs.Int("count", 1, "run each test `n` times (as go test -count)")
+	failfast := fs.Bool("failfast", false, "do not start new tests after the first failure (as go test -failfast)")
+	parallel := fs.Int("parallel", 0, "run up to `n` parallel tests at once (as go test -parallel; default GOMAXPROCS)")
+	skip := fs.String("skip", "", "skip the tests matching `regexp` (as go test -skip)")
+	cpu := fs.String("cpu", "", "run the tests with each GOMAXPROCS in the comma-separated `list` (as go test -cpu)")
+	// -args passes the rest of the command line to the test binaries.
+	var rest []string
+	if i := slices.Index(args, "-args"); i >= 0 {
+		args, rest = args[:i], args[i+1:]
+	}
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -107,10 +127,35 @@ func parseTestArgs(args []string, stdout, stderr io.Writer) (*testConfig, int, b
 		fmt.Fprintf(stderr, "avcheck test: -recorder %q: want instrument or delve\n", cfg.recorder)
 		return nil, exitUsage, false
 	}
+	if *count < 1 {
+		fmt.Fprintf(stderr, "avcheck test: -count %d: want at least 1\n", *count)
+		return nil, exitUsage, false
+	}
+	if *parallel < 0 {
+		fmt.Fprintf(stderr, "avcheck test: -parallel %d: want at least 1\n", *parallel)
+		return nil, exitUsage, false
+	}
 	if len(pos) == 0 {
 		pos = []string{"."}
 	}
 	cfg.patterns = pos
+	for _, f := range []struct {
+		set  bool
+		flag string
+	}{
+		{*short, "-test.short"},
+		{*verbose, "-test.v"},
+		{*count != 1, "-test.count=" + strconv.Itoa(*count)},
+		{*failfast, "-test.failfast"},
+		{*parallel > 0, "-test.parallel=" + strconv.Itoa(*parallel)},
+		{*skip != "", "-test.skip=" + *skip},
+		{*cpu != "", "-test.cpu=" + *cpu},
+	} {
+		if f.set {
+			cfg.testArgs = append(cfg.testArgs, f.flag)
+		}
+	}
+	cfg.testArgs = append(cfg.testArgs, rest...)
 	return cfg, 0, true
 }
 
@@ -244,6 +289,9 @@ func testOne(in *interrupts, cfg *testConfig, p testPackage, reportPath string) 
 		args = append(args, "-all")
 	}
 	args = append(args, p.Dir)
+	if len(cfg.testArgs) > 0 {
+		args = append(append(args, "--"), cfg.testArgs...)
+	}
 	var out bytes.Buffer
 	start := time.Now()
 	code := runStages(in, args, &out, &out)

@@ -24,13 +24,14 @@ func TestTestPackages(t *testing.T) {
 	}
 	reportPath := filepath.Join(t.TempDir(), "report.json")
 	var stdout, stderr bytes.Buffer
-	code := testMain(context.Background(), []string{"-p", "1", "-report", reportPath,
+	code := testMain(context.Background(), []string{"-p", "1", "-report", reportPath, "-v", "-short",
 		filepath.Join(root, "testdata/corpus/getset"), filepath.Join(root, "testdata/corpus/internal/...")}, &stdout, &stderr)
 	out := stdout.String()
 	if code != exitFindings {
 		t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, exitFindings, out, stderr.String())
 	}
 	for _, want := range []string{
+		"=== RUN   TestBump", // -v reached the test binary
 		"PASS\n",
 		"getset/config.go:26:9: s.cfg:",
 		"av  \tgithub.com/avcheck/avcheck/testdata/corpus/getset\t",
@@ -85,6 +86,8 @@ func TestTestUsage(t *testing.T) {
 		{[]string{"-bogus"}, exitUsage, "flag provided but not defined: -bogus"},
 		{[]string{"-p", "0"}, exitUsage, "-p 0: want at least 1"},
 		{[]string{"-recorder", "gdb"}, exitUsage, `-recorder "gdb": want instrument or delve`},
+		{[]string{"-count", "0"}, exitUsage, "-count 0: want at least 1"},
+		{[]string{"-parallel", "-1"}, exitUsage, "-parallel -1: want at least 1"},
 		{[]string{"./no/such/dir"}, exitError, "avcheck test:"},
 	} {
 		var stdout, stderr bytes.Buffer
