@@ -961,16 +961,29 @@ func neededPrefix(w *schedWindow, targets []uint32, limit []int32) []int32 {
 	}
 	isAcq := func(k trace.Kind) bool { return k == trace.KindAcquire || k == trace.KindRAcquire }
 	isRel := func(k trace.Kind) bool { return k == trace.KindRelease || k == trace.KindRRelease }
-	// A lock a window goroutine holds at the window's start is held by
-	// each of its prefixes, and another goroutine's acquisition of it
-	// waits for the holder's release inside the window.
+	// A lock a window goroutine holds at the window's start, for writing
+	// or for reading, is held by each of its prefixes until it gives it
+	// back, and another goroutine's acquisition of it (a read one waits
+	// only for a writer) waits for that release inside the window. It
+	// shows as a release the goroutine makes in the window before any
+	// acquisition of it there.
 	heldAtStart := make([]map[trace.ObjID]int, len(w.gs))
-	for obj, k := range w.lockIdx {
-		if gi := w.initWriter[k]; gi >= 0 && int(gi) < len(w.gs) {
-			if heldAtStart[gi] == nil {
-				heldAtStart[gi] = make(map[trace.ObjID]int)
+	for gi := range w.gs {
+		depth := make(map[trace.ObjID]int)
+		for _, e := range w.evs[gi] {
+			switch ev := &t.Events[e]; ev.Kind {
+			case trace.KindAcquire, trace.KindRAcquire:
+				depth[ev.Obj]++
+			case trace.KindRelease, trace.KindRRelease:
+				if depth[ev.Obj] > 0 {
+					depth[ev.Obj]--
+					continue
+				}
+				if heldAtStart[gi] == nil {
+					heldAtStart[gi] = make(map[trace.ObjID]int)
+				}
+				heldAtStart[gi][ev.Obj]++
 			}
-			heldAtStart[gi][obj] = 1
 		}
 	}
 	for changed := true; changed; {

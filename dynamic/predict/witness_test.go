@@ -12,56 +12,66 @@ import (
 // TestWitnessLockHeldAtWindowStart: a lock held at the start of the
 // witness window by a goroutine that releases it inside the window is
 // needed by the goroutine that acquires it later, so the search runs the
-// holder to its release. The trace is longer than wholeTraceLimit, so
-// only the window around the race is searched.
+// holder to its release; so is a read lock that a writer waits for. The
+// trace is longer than wholeTraceLimit, so only the window around the
+// race is searched.
 func TestWitnessLockHeldAtWindowStart(t *testing.T) {
-	var b strings.Builder
-	b.WriteString("1 fork 2\n1 fork 3\n1 fork 4\n1 fork 5\n")
-	b.WriteString("3 acq m\n")
-	// Goroutine 4 works on its own variable long enough that the window
-	// around the race starts after goroutine 3 took m.
-	for range wholeTraceLimit + 100 {
-		b.WriteString("4 rd own @50\n")
-	}
-	b.WriteString("5 rd x @60\n") // the race's first access
-	b.WriteString("3 wr y @61\n")
-	b.WriteString("3 rel m\n")
-	b.WriteString("2 acq m\n")
-	b.WriteString("2 wr y @62\n")
-	b.WriteString("2 rel m\n")
-	b.WriteString("2 wr x @63\n") // the race's second access
-	tr := tt(t, b.String())
+	for _, tc := range []struct{ name, decl, take, give string }{
+		{"mutex", "", "acq", "rel"},
+		{"read lock", "rw m\n", "racq", "rrel"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var b strings.Builder
+			b.WriteString(tc.decl)
+			b.WriteString("1 fork 2\n1 fork 3\n1 fork 4\n1 fork 5\n")
+			b.WriteString("3 " + tc.take + " m\n")
+			// Goroutine 4 works on its own variable long enough that the
+			// window around the race starts after goroutine 3 took m.
+			for range wholeTraceLimit + 100 {
+				b.WriteString("4 rd own @50\n")
+			}
+			b.WriteString("5 rd x @60\n") // the race's first access
+			b.WriteString("3 rd y @61\n")
+			b.WriteString("3 " + tc.give + " m\n")
+			b.WriteString("2 acq m\n")
+			b.WriteString("2 wr y @62\n")
+			b.WriteString("2 rel m\n")
+			b.WriteString("2 wr x @63\n") // the race's second access
+			tr := tt(t, b.String())
 
-	var first, second uint32
-	for i, e := range tr.Events {
-		switch e.Site {
-		case 60:
-			first = uint32(i)
-		case 63:
-			second = uint32(i)
-		}
-	}
-	g := witnessGoal{targets: []uint32{first, second}, adjacent: true}
-	start, _, ok := witnessWindow(tr, g)
-	if !ok || start <= 4 {
-		t.Fatalf("window starts at %d (ok %v); the test needs it after the acquisition of m", start, ok)
-	}
-	sched := mustWitness(t, tr, g)
-	got := fmt.Sprint(sched[len(sched)-2:])
-	if want := fmt.Sprint([]uint32{first, second}); got != want {
-		t.Errorf("witness ends %s, want the race's accesses back to back %s", got, want)
-	}
+			var first, second uint32
+			for i, e := range tr.Events {
+				switch e.Site {
+				case 60:
+					first = uint32(i)
+				case 63:
+					second = uint32(i)
+				}
+			}
+			g := witnessGoal{targets: []uint32{first, second}, adjacent: true}
+			start, _, ok := witnessWindow(tr, g)
+			if !ok || start <= 4 {
+				t.Fatalf("window starts at %d (ok %v); the test needs it after the acquisition of m", start, ok)
+			}
+			sched := mustWitness(t, tr, g)
+			got := fmt.Sprint(sched[len(sched)-2:])
+			if want := fmt.Sprint([]uint32{first, second}); got != want {
+				t.Errorf("witness ends %s, want the race's accesses back to back %s", got, want)
+			}
 
-	// Predict reports the race, at predicted (races are not filtered).
-	res := Predict(tr, Options{})
-	var races []string
-	for _, f := range res.Reported() {
-		if f.Kind == KindRace {
-			races = append(races, fixtureLine(tr, &f))
-		}
-	}
-	if len(races) != 1 {
-		t.Errorf("races reported: %q, want the one on x", races)
+			// Predict reports the race, at predicted (races are not
+			// filtered).
+			res := Predict(tr, Options{})
+			var races []string
+			for _, f := range res.Reported() {
+				if f.Kind == KindRace {
+					races = append(races, fixtureLine(tr, &f))
+				}
+			}
+			if len(races) != 1 {
+				t.Errorf("races reported: %q, want the one on x", races)
+			}
+		})
 	}
 }
 
