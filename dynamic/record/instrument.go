@@ -7,6 +7,7 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	"go/version"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -65,6 +66,10 @@ import (
 const (
 	rtModule = "avcheck.invalid/avrt"
 	rtName   = "_avrt"
+	// rtGoVersion is the runtime module's go line: the oldest Go whose
+	// language its code is written in (the rewritten calls of generic
+	// functions need as much of the code under test).
+	rtGoVersion = "1.18"
 )
 
 //go:embed avrt/*.go avrt/*.s
@@ -155,6 +160,9 @@ func Instrument(plan *Plan, dir string) (*Instrumented, error) {
 		}
 		if p.Module.Main && p.Module.GoMod != "" {
 			goMod = p.Module.GoMod
+			if v := p.Module.GoVersion; v != "" && version.Compare("go"+v, "go"+rtGoVersion) < 0 {
+				return nil, fmt.Errorf("%s: go %s: the instrumenting recorder needs go %s or later in go.mod (use -recorder=delve)", goMod, v, rtGoVersion)
+			}
 		}
 		for i, f := range p.Syntax {
 			if i >= len(p.CompiledGoFiles) {
@@ -238,7 +246,7 @@ func writeRuntime(dir string) error {
 			return err
 		}
 	}
-	return os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module "+rtModule+"\n\ngo 1.24\n"), 0o600)
+	return os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module "+rtModule+"\n\ngo "+rtGoVersion+"\n"), 0o600)
 }
 
 func importsC(f *ast.File) bool {

@@ -274,3 +274,94 @@ func sendsGoOnEarly(tr *trace.Trace) []string {
 	}
 	return out
 }
+
+// A module whose go line is older than the Go that builds it keeps its
+// language when instrumented: its loop variables are shared by the
+// iterations, as before Go 1.22, so the program exits 0 only if its go
+// line was not raised. A go line older than generics is refused with
+// why.
+func TestInstrumentedOldGoLine(t *testing.T) {
+	const prog = `package main
+
+import (
+	"os"
+	"sync"
+)
+
+var (
+	mu sync.Mutex
+	n  int
+)
+
+func main() {
+	var fs []func() int
+	for i := 0; i < 3; i++ {
+		fs = append(fs, func() int { return i })
+	}
+	var wg sync.WaitGroup
+	for k := 0; k < 2; k++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			mu.Lock()
+			n++
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	if fs[0]() != 3 || n != 2 {
+		os.Exit(1)
+	}
+}
+`
+	module := func(goLine string) string {
+		dir := t.TempDir()
+		for name, data := range map[string]string{
+			"go.mod":  "module example.com/old\n\ngo " + goLine + "\n",
+			"main.go": prog,
+		} {
+			if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return dir
+	}
+
+	dir := module("1.20")
+	plan, err := MakePlan(PlanOptions{Dir: dir, Pattern: "."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin, in, cleanup, err := BuildInstrumented(context.Background(), dir, ".", true, plan)
+	t.Cleanup(cleanup)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, oc, err := RecordInstrumented(context.Background(), in, Options{Binary: bin, Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !oc.Complete || oc.Status != 0 {
+		t.Fatalf("outcome %+v, want exit status 0 (the loop variable shared, as in Go 1.20)", oc)
+	}
+	writes := 0
+	for _, e := range tr.Events {
+		if e.Kind == trace.KindWrite && tr.Object(e.Obj).Name == "n" {
+			writes++
+		}
+	}
+	if writes != 2 {
+		t.Errorf("%d writes of n recorded, want 2", writes)
+	}
+
+	dir = module("1.17")
+	plan, err = MakePlan(PlanOptions{Dir: dir, Pattern: "."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, cleanup, err = BuildInstrumented(context.Background(), dir, ".", true, plan)
+	cleanup()
+	if err == nil || !strings.Contains(err.Error(), "go 1.17: the instrumenting recorder needs go 1.18 or later in go.mod (use -recorder=delve)") {
+		t.Errorf("building a go 1.17 module: %v, want the go line refused", err)
+	}
+}

@@ -3,7 +3,12 @@
 // probe of its plan calls one of this package's functions, and builds the
 // test or program with this package beside them (as the module
 // avcheck.invalid/avrt, added through an overlaid go.mod; see
-// dynamic/record/instrument.go). It imports the standard library only.
+// dynamic/record/instrument.go). It imports the standard library only,
+// and is written in the language of Go 1.18 (its module's go line,
+// rtGoVersion in instrument.go), so that the module of the code under
+// test, whose go line must be as recent as its dependencies', need not be
+// made newer: that would change the meaning of its code (the loop
+// variables of Go 1.22).
 //
 // A probe appends one fixed-size event to the buffer of the P its
 // goroutine runs on, pinned to that P for the append (as sync.Pool is), so

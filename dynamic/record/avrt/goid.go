@@ -61,7 +61,7 @@ func calibrate() {
 	const samples = 5
 	var marks [maxGOffset / 8]int
 	var wg sync.WaitGroup
-	for range samples {
+	for k := 0; k < samples; k++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

@@ -64,4 +64,9 @@ func (m *mapping) release(c []Event) {
 	_ = syscall.Munmap(unsafe.Slice((*byte)(unsafe.Pointer(&c[0])), ChunkBytes))
 }
 
-func maxProcs() int { return max(runtime.GOMAXPROCS(0), runtime.NumCPU()) }
+func maxProcs() int {
+	if n := runtime.GOMAXPROCS(0); n > runtime.NumCPU() {
+		return n
+	}
+	return runtime.NumCPU()
+}
