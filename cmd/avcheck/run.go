@@ -78,13 +78,13 @@ func runRecord(args []string) int {
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigs)
-	return runStages(&interrupts{parent: context.Background(), sigs: sigs}, args, os.Stdout, os.Stderr)
+	return runStages(&interrupts{parent: context.Background(), sigs: sigs}, args, os.Stdout, os.Stderr, nil)
 }
 
 // runMain is avcheck run with ctx for every stage, for tests: cancelling
 // it stops the stage under way and every later one.
 func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	return runStages(&interrupts{parent: ctx}, args, stdout, stderr)
+	return runStages(&interrupts{parent: ctx}, args, stdout, stderr, nil)
 }
 
 // interrupts turns signals into the end of avcheck run's stage under way.
@@ -215,7 +215,9 @@ func parseRunArgs(args []string, stdout, stderr io.Writer) (*runConfig, int, boo
 	return cfg, 0, true
 }
 
-func runStages(in *interrupts, args []string, stdout, stderr io.Writer) int {
+// runStages is avcheck run; ended, if not nil, is set to how the
+// recorded program ended, for avcheck test.
+func runStages(in *interrupts, args []string, stdout, stderr io.Writer, ended *record.Outcome) int {
 	cfg, code, ok := parseRunArgs(args, stdout, stderr)
 	if !ok {
 		return code
@@ -313,6 +315,9 @@ func runStages(in *interrupts, args []string, stdout, stderr io.Writer) int {
 		t, oc, err = record.RecordInstrumented(ctx, instr, opts)
 	} else {
 		t, oc, err = record.Record(ctx, plan, opts)
+	}
+	if ended != nil {
+		*ended = oc
 	}
 	endStage()
 	if err != nil {

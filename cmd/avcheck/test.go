@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/avcheck/avcheck/analyzers/avreport"
+	"github.com/avcheck/avcheck/dynamic/record"
 	"github.com/avcheck/avcheck/dynamic/report"
 )
 
@@ -40,8 +41,12 @@ shows as diagnostics (the last line names the command); it is written
 only when every package was recorded, so that a run cut short does not
 replace a whole one.
 
+A package whose tests failed (its test binary ended with a status other
+than 0, or ran past -timeout) has a FAIL line, with its findings counted:
+a run that failed is recorded all the same, and predicted on.
+
 Exit status: 0 nothing reported, 3 findings reported, 1 a package could
-not be built or recorded, 2 bad usage.
+not be built or recorded or its tests failed, 2 bad usage.
 
 The go test flags -short, -v, -count, -failfast, -parallel, -skip and
 -cpu are passed to the test binaries, and -args passes what follows it
@@ -200,7 +205,10 @@ type testResult struct {
 	output   string // the recording's and the report's lines
 	findings int
 	elapsed  time.Duration
-	doc      *report.Document // the package's report, nil if none was written
+	// testsFailed says the test binary failed: it ended with a status
+	// other than 0, or was killed.
+	testsFailed bool
+	doc         *report.Document // the package's report, nil if none was written
 }
 
 func testStages(in *interrupts, args []string, stdout, stderr io.Writer) int {
@@ -235,7 +243,7 @@ func testStages(in *interrupts, args []string, stdout, stderr io.Writer) int {
 			results[i] <- testOne(in, cfg, p, filepath.Join(tmp, strconv.Itoa(i)+".json"))
 		}()
 	}
-	var tested, withFindings, findings, failed int
+	var tested, withFindings, findings, failed, testsFailed int
 	var docs []*report.Document
 	for i, p := range pkgs {
 		r := <-results[i]
@@ -250,6 +258,13 @@ func testStages(in *interrupts, args []string, stdout, stderr io.Writer) int {
 		case r.code == exitError || r.code == exitUsage:
 			failed++
 			fmt.Fprintf(stdout, "FAIL\t%s\t%.3fs\t[not recorded]\n", p.ImportPath, r.elapsed.Seconds())
+		case r.testsFailed:
+			testsFailed++
+			findings += r.findings
+			if r.findings > 0 {
+				withFindings++
+			}
+			fmt.Fprintf(stdout, "FAIL\t%s\t%.3fs\t[tests failed; %s]\n", p.ImportPath, r.elapsed.Seconds(), plural(r.findings, "finding"))
 		case r.findings > 0:
 			withFindings++
 			findings += r.findings
@@ -259,11 +274,11 @@ func testStages(in *interrupts, args []string, stdout, stderr io.Writer) int {
 		}
 		tested++
 	}
-	fmt.Fprintf(stdout, "avcheck test: %s recorded, %s with findings (%s), %s not recorded\n",
-		plural(tested-failed, "package"), plural(withFindings, "package"), plural(findings, "finding"), plural(failed, "package"))
+	fmt.Fprintf(stdout, "avcheck test: %s recorded, %s with findings (%s), %s whose tests failed, %s not recorded\n",
+		plural(tested-failed, "package"), plural(withFindings, "package"), plural(findings, "finding"), plural(testsFailed, "package"), plural(failed, "package"))
 	saveTestReport(stderr, cfg, dir, docs, failed, findings)
 	switch {
-	case failed > 0:
+	case failed > 0 || testsFailed > 0:
 		return exitError
 	case findings > 0:
 		return exitFindings
@@ -294,7 +309,8 @@ func testOne(in *interrupts, cfg *testConfig, p testPackage, reportPath string) 
 	}
 	var out bytes.Buffer
 	start := time.Now()
-	code := runStages(in, args, &out, &out)
+	var ended record.Outcome
+	code := runStages(in, args, &out, &out, &ended)
 	// The report is a temporary file, gone when avcheck test ends: the
 	// line that names it for go vet is left out.
 	var kept strings.Builder
@@ -303,7 +319,11 @@ func testOne(in *interrupts, cfg *testConfig, p testPackage, reportPath string) 
 			kept.WriteString(line)
 		}
 	}
-	r := testResult{code: code, output: kept.String(), elapsed: time.Since(start)}
+	// A test binary that ran to its end with a status other than 0 (a
+	// test failed, or panicked), or that was killed (at its time limit,
+	// by a signal, by an interrupt), but not by the recorder itself.
+	testsFailed := ended.Complete && ended.Status != 0 || !ended.Complete && ended.Message != "" && ended.Invalid == ""
+	r := testResult{code: code, output: kept.String(), elapsed: time.Since(start), testsFailed: testsFailed}
 	if data, err := os.ReadFile(reportPath); err == nil {
 		var doc report.Document
 		if json.Unmarshal(data, &doc) == nil {

@@ -37,7 +37,7 @@ func TestTestPackages(t *testing.T) {
 		"av  \tgithub.com/avcheck/avcheck/testdata/corpus/getset\t",
 		"\t1 finding\n",
 		"?   \tgithub.com/avcheck/avcheck/testdata/corpus/internal/turn\t[no test files]\n",
-		"avcheck test: 1 package recorded, 1 package with findings (1 finding), 0 packages not recorded\n",
+		"avcheck test: 1 package recorded, 1 package with findings (1 finding), 0 packages whose tests failed, 0 packages not recorded\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the output does not hold %q:\n%s", want, out)
@@ -94,6 +94,34 @@ func TestTestUsage(t *testing.T) {
 		code := testMain(context.Background(), tc.args, &stdout, &stderr)
 		if code != tc.code || !strings.Contains(stdout.String()+stderr.String(), tc.says) {
 			t.Errorf("avcheck test %v: exit %d, output:\n%s%s\nwant exit %d and %q", tc.args, code, stdout.String(), stderr.String(), tc.code, tc.says)
+		}
+	}
+}
+
+// A package whose test binary fails (here a test panics) is recorded and
+// predicted on all the same, has a FAIL line, and makes avcheck test
+// exit 1, as go test does.
+func TestTestFailing(t *testing.T) {
+	t.Parallel()
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	code := testMain(context.Background(), []string{"-report", filepath.Join(t.TempDir(), "report.json"),
+		filepath.Join(root, "testdata/record/crash")}, &stdout, &stderr)
+	out := stdout.String()
+	if code != exitError {
+		t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, exitError, out, stderr.String())
+	}
+	for _, want := range []string{
+		"avcheck run: the program exited with status 2",
+		"FAIL\tgithub.com/avcheck/avcheck/testdata/record/crash\t",
+		"\t[tests failed; 1 finding]\n",
+		"avcheck test: 1 package recorded, 1 package with findings (1 finding), 1 package whose tests failed, 0 packages not recorded\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the output does not hold %q:\n%s", want, out)
 		}
 	}
 }
