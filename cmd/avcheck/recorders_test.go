@@ -113,3 +113,22 @@ func TestRunInstrumentBuildError(t *testing.T) {
 		t.Errorf("want the compiler's message alone, on one line; got:\n%s", r.stderr)
 	}
 }
+
+// The instrumenting recorder records that the testing package runs the
+// top-level tests one after another (those that do not call t.Parallel):
+// two tests that each update a package-level counter give no finding,
+// and two parallel tests that split an update of another one still do.
+// (The Delve recorder does not record the tests' order yet, and reports
+// the first two as racing; docs/run.md, Limitations.)
+func TestRunInstrumentTestOrder(t *testing.T) {
+	t.Parallel()
+	r := avcheckRun(t, context.Background(), "-recorder=instrument", "./testdata/record/seqtests")
+	if r.code != exitFindings {
+		t.Fatalf("exit %d, want %d\n%s", r.code, exitFindings, r.stderr)
+	}
+	got := summaries(r.doc)
+	want := []string{"proven R-W-W shared seq_test.go:33:rd seq_test.go:36:wr seq_test.go:36:wr"}
+	if !slices.Equal(got, want) {
+		t.Errorf("findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

@@ -138,6 +138,9 @@ type convG struct {
 	// waits is the goroutine's last event if it is a send: the goroutine
 	// goes on only after the receive that send waits for.
 	waits *sentMsg
+	// inTest says the goroutine runs a test whose beginning testOrder
+	// recorded, and whose end it is to record.
+	inTest bool
 }
 
 // sentMsg is a channel's message.
@@ -373,6 +376,8 @@ func (c *converter) step(r avrt.Event) {
 		c.end(gs)
 	case avrt.KindSend, avrt.KindRecv, avrt.KindRangeEnd, avrt.KindClose:
 		c.channel(gs, r.Kind, e, s, r.Arg)
+	case avrt.KindTestBegin, avrt.KindTestEnd:
+		c.testOrder(gs, r.Kind, e, s)
 	case avrt.KindWGAdd, avrt.KindWGDone, avrt.KindWGWait:
 		c.object(obj, trace.ObjWaitGroup, s, "")
 		n := c.wg[obj]
@@ -522,6 +527,39 @@ func (c *converter) channel(gs *convG, k avrt.Kind, e trace.Event, s rawSite, ca
 		e.Kind = trace.KindClose
 	}
 	c.emit(gs, e)
+}
+
+// testsObj is the WaitGroup that stands for the testing package's running
+// of the top-level tests one after another. Its id is no address a
+// program can have.
+const testsObj trace.ObjID = 1<<63 | 0x7e57
+
+// testOrder records that a test that runs alone begins or ends
+// (avrt.TestBegin, TestEnd) as operations of testsObj: a test waits for
+// the counter to be zero, then adds one, and its end is a Done. So each
+// test happens after the ones before it, as the testing package makes it,
+// and its accesses cannot be predicted to interleave theirs. A test that
+// begins while another's count is up (which the testing package does not
+// do for such tests) is left unordered.
+func (c *converter) testOrder(gs *convG, k avrt.Kind, e trace.Event, s rawSite) {
+	c.object(testsObj, trace.ObjWaitGroup, s, "tests, one after another")
+	e.Obj = testsObj
+	switch {
+	case k == avrt.KindTestBegin && c.wg[testsObj] == 0 && !gs.inTest:
+		e.Kind = trace.KindWGWait
+		c.emit(gs, e)
+		e.Kind, e.Arg = trace.KindWGAdd, 1
+		c.emit(gs, e)
+		c.wg[testsObj] = 1
+		gs.inTest = true
+	case k == avrt.KindTestEnd && gs.inTest:
+		e.Kind = trace.KindWGDone
+		c.emit(gs, e)
+		c.wg[testsObj] = 0
+		gs.inTest = false
+	default:
+		c.drop()
+	}
 }
 
 // begin opens an instance of region id, as the Delve recorder's

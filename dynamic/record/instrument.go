@@ -15,6 +15,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/avcheck/avcheck/dynamic/record/avrt"
 	"github.com/avcheck/avcheck/dynamic/trace"
@@ -603,6 +604,7 @@ func (w *fileRewriter) rewrite() (out []byte, changed bool, err error) {
 	w.code()
 	w.regions()
 	w.enters()
+	w.tests()
 	if len(w.edits) == 0 {
 		return nil, false, nil
 	}
@@ -1410,6 +1412,70 @@ func terminates(s ast.Stmt) bool {
 		}
 	}
 	return false
+}
+
+// tests places, in a test file, a probe at the start of each top-level
+// test that does not call t.Parallel, and one deferred for its end
+// (avrt.TestBegin, TestEnd): the testing package runs those tests one
+// after another, and the converter orders them so (convert.go).
+func (w *fileRewriter) tests() {
+	if !strings.HasSuffix(w.name, "_test.go") {
+		return
+	}
+	for _, d := range w.file.Decls {
+		fd, ok := d.(*ast.FuncDecl)
+		if !ok || fd.Recv != nil || fd.Body == nil || !isTestName(fd.Name.Name) {
+			continue
+		}
+		fn, ok := w.info.Defs[fd.Name].(*types.Func)
+		if !ok {
+			continue
+		}
+		sig := fn.Type().(*types.Signature)
+		if sig.Params().Len() != 1 || sig.Results().Len() != 0 || !isTestingT(sig.Params().At(0).Type()) {
+			continue
+		}
+		parallel := false
+		ast.Inspect(fd.Body, func(n ast.Node) bool {
+			if c, ok := n.(*ast.CallExpr); ok {
+				if sel, ok := ast.Unparen(c.Fun).(*ast.SelectorExpr); ok && sel.Sel.Name == "Parallel" {
+					if tv, ok := w.info.Types[sel.X]; ok && isTestingT(tv.Type) {
+						parallel = true
+					}
+				}
+			}
+			return !parallel
+		})
+		if parallel {
+			continue
+		}
+		site := w.siteAt(fd.Name, false, "", 0)
+		w.insert(fd.Body.Lbrace+1, prioBegin, fmt.Sprintf("%s.TestBegin(%d); defer %s.TestEnd(%d); ", rtName, site, rtName, site))
+	}
+}
+
+// isTestName reports whether name is a test's, as go test finds them:
+// Test, then nothing or a character that is not a lower-case letter.
+func isTestName(name string) bool {
+	rest, ok := strings.CutPrefix(name, "Test")
+	if !ok {
+		return false
+	}
+	if rest == "" {
+		return true
+	}
+	r := []rune(rest)[0]
+	return !unicode.IsLower(r)
+}
+
+// isTestingT reports whether t is *testing.T.
+func isTestingT(t types.Type) bool {
+	p, ok := t.(*types.Pointer)
+	if !ok {
+		return false
+	}
+	n, ok := p.Elem().(*types.Named)
+	return ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == "testing" && n.Obj().Name() == "T"
 }
 
 // funcBody returns the body of a function declaration or literal, nil for

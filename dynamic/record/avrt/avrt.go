@@ -75,6 +75,8 @@ const (
 	KindContents           // read of a map's contents (len, range); Obj is the map
 	KindBranch             // a conditional branch, or a call that may branch on a value read
 	KindParam              // Arg is the value of a parameter that the next read's guard compares with
+	KindTestBegin          // a top-level test that runs alone (no t.Parallel) begins
+	KindTestEnd            // that test returns
 )
 
 // Event is one raw event, as it lies in the file (little-endian, on the
@@ -258,6 +260,24 @@ func Write[T any](p *T, site uint32) {
 func Enter(id uint32) {
 	if enabled && int(id) < len(entered) && atomic.LoadUint32(&entered[id]) == 0 {
 		atomic.StoreUint32(&entered[id], 1)
+	}
+}
+
+// TestBegin records that a top-level test of the package under test
+// begins, one that does not call t.Parallel: the testing package runs
+// such tests one after another, an order made by its own
+// synchronisation, which is not recorded. The test calls TestEnd,
+// deferred, when it returns.
+func TestBegin(site uint32) {
+	if enabled {
+		emit(KindTestBegin, 0, 0, site)
+	}
+}
+
+// TestEnd records that a test TestBegin recorded returns.
+func TestEnd(site uint32) {
+	if enabled {
+		emit(KindTestEnd, 0, 0, site)
 	}
 }
 
