@@ -694,6 +694,9 @@ type varScratch struct {
 	sgs     []slotGroup
 	placed  []placedEntry
 	entries []slotEntry
+	// Per position of an instance's list, the nearest write at or
+	// before it and at or after it (-1 if none), for slots.
+	prevW, nextW []int32
 }
 
 // placedEntry is a slot entry with the number of its group, as slots
@@ -1023,6 +1026,24 @@ func (s *patSearch) slots(accs []uint32) []slotGroup {
 	clear(vs.slotOf)
 	sgs, placed := vs.sgs[:0], vs.placed[:0]
 	for _, l := range s.byInstance() {
+		// The nearest writes around each position, so that finding a
+		// placement's writes costs no walk through a long run of reads.
+		prevW, nextW := resize(vs.prevW, len(l)), resize(vs.nextW, len(l))
+		vs.prevW, vs.nextW = prevW, nextW
+		last := int32(-1)
+		for k := range l {
+			if ix.keys[key[l[k]]].write {
+				last = int32(k)
+			}
+			prevW[k] = last
+		}
+		last = -1
+		for k := len(l) - 1; k >= 0; k-- {
+			if ix.keys[key[l[k]]].write {
+				last = int32(k)
+			}
+			nextW[k] = last
+		}
 		for i := 0; i+1 < len(l); i++ {
 			// A placement its goroutine holds a guard of the variable
 			// across has no access to interleave (guards.go); its group
@@ -1031,18 +1052,9 @@ func (s *patSearch) slots(accs []uint32) []slotGroup {
 			ai, aj := &ix.acc[accs[l[i]]], &ix.acc[accs[l[i+1]]]
 			dead := ix.gapHolds(ai.g, ai.st, aj.st, ai.v, ai.v)
 			for _, fw := range [2]bool{true, false} {
-				e1, e2 := -1, -1
-				for k := i; k >= 0; k-- {
-					if fw || ix.keys[key[l[k]]].write {
-						e1 = k
-						break
-					}
-				}
-				for k := i + 1; k < len(l); k++ {
-					if fw || ix.keys[key[l[k]]].write {
-						e2 = k
-						break
-					}
+				e1, e2 := i, i+1
+				if !fw {
+					e1, e2 = int(prevW[i]), int(nextW[i+1])
 				}
 				if e1 < 0 || e2 < 0 {
 					continue
