@@ -114,21 +114,30 @@ func TestRunInstrumentBuildError(t *testing.T) {
 	}
 }
 
-// The instrumenting recorder records that the testing package runs the
-// top-level tests one after another (those that do not call t.Parallel):
-// two tests that each update a package-level counter give no finding,
-// and two parallel tests that split an update of another one still do.
-// (The Delve recorder does not record the tests' order yet, and reports
-// the first two as racing; docs/run.md, Limitations.)
-func TestRunInstrumentTestOrder(t *testing.T) {
+// Both recorders record the order in which the testing package runs the
+// tests (tests.go in dynamic/record): top-level tests and subtests that
+// run one after another, and a test before and after its subtests, each
+// update a package-level counter and give no finding; a test's update
+// after it started its parallel subtests happens before they go on; two
+// parallel tests, or two parallel subtests, that split an update of
+// another counter still give their finding.
+func TestRunTestOrder(t *testing.T) {
 	t.Parallel()
-	r := avcheckRun(t, context.Background(), "-recorder=instrument", "./testdata/record/seqtests")
-	if r.code != exitFindings {
-		t.Fatalf("exit %d, want %d\n%s", r.code, exitFindings, r.stderr)
-	}
-	got := summaries(r.doc)
-	want := []string{"proven R-W-W shared seq_test.go:33:rd seq_test.go:36:wr seq_test.go:36:wr"}
-	if !slices.Equal(got, want) {
-		t.Errorf("findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	for _, tc := range []struct{ pkg, want string }{
+		{"seqtests", "proven R-W-W shared seq_test.go:33:rd seq_test.go:36:wr seq_test.go:36:wr"},
+		{"subtests", "proven R-W-W shared sub_test.go:44:rd sub_test.go:47:wr sub_test.go:47:wr"},
+	} {
+		for _, recorder := range []string{"delve", "instrument"} {
+			t.Run(tc.pkg+"/"+recorder, func(t *testing.T) {
+				t.Parallel()
+				r := avcheckRun(t, context.Background(), "-recorder="+recorder, "./testdata/record/"+tc.pkg)
+				if r.code != exitFindings {
+					t.Fatalf("exit %d, want %d\n%s", r.code, exitFindings, r.stderr)
+				}
+				if got := summaries(r.doc); !slices.Equal(got, []string{tc.want}) {
+					t.Errorf("findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), tc.want)
+				}
+			})
+		}
 	}
 }

@@ -547,8 +547,8 @@ func (r *recorder) endChanOp(gs *gstate) {
 }
 
 // sourceLines finds the lines of a function of the program's runtime or
-// standard library whose trimmed text is text, for the recorder's probes
-// inside them. It returns none if the source is not there.
+// standard library whose code (trimmed, less any comment after it) is
+// text, for the recorder's probes inside them. It returns none if the source is not there.
 func sourceLines(bi *proc.BinaryInfo, fn, text string) (string, []int) {
 	fns, err := bi.FindFunction(fn)
 	if err != nil || len(fns) == 0 {
@@ -565,7 +565,9 @@ func sourceLines(bi *proc.BinaryInfo, fn, text string) (string, []int) {
 		if strings.HasPrefix(lines[i], "}") {
 			break
 		}
-		if strings.TrimSpace(lines[i]) == text {
+		// The code of the line, less any comment after it.
+		code, _, _ := strings.Cut(lines[i], "//")
+		if strings.TrimSpace(code) == text {
 			found = append(found, i+1)
 		}
 	}

@@ -141,6 +141,7 @@ type convG struct {
 	// inTest says the goroutine runs a test whose beginning testOrder
 	// recorded, and whose end it is to record.
 	inTest bool
+	test   testState // the subtest it runs and those it started (tests.go)
 }
 
 // sentMsg is a channel's message.
@@ -378,6 +379,10 @@ func (c *converter) step(r avrt.Event) {
 		c.channel(gs, r.Kind, e, s, r.Arg)
 	case avrt.KindTestBegin, avrt.KindTestEnd:
 		c.testOrder(gs, r.Kind, e, s)
+	case avrt.KindTestFork:
+		c.testFork(gs, e, s, r.Arg)
+	case avrt.KindTestJoin, avrt.KindTestParallel, avrt.KindTestResume, avrt.KindTestReturn:
+		c.subtest(gs, r.Kind, e, s)
 	case avrt.KindWGAdd, avrt.KindWGDone, avrt.KindWGWait:
 		c.object(obj, trace.ObjWaitGroup, s, "")
 		n := c.wg[obj]
@@ -534,14 +539,19 @@ func (c *converter) channel(gs *convG, k avrt.Kind, e trace.Event, s rawSite, ca
 // program can have.
 const testsObj trace.ObjID = 1<<63 | 0x7e57
 
-// testOrder records that a test that runs alone begins or ends
-// (avrt.TestBegin, TestEnd) as operations of testsObj: a test waits for
-// the counter to be zero, then adds one, and its end is a Done. So each
-// test happens after the ones before it, as the testing package makes it,
-// and its accesses cannot be predicted to interleave theirs. A test that
-// begins while another's count is up (which the testing package does not
-// do for such tests) is left unordered.
+// testOrder records that a top-level test that runs alone begins or
+// ends (avrt.TestBegin, TestEnd) as operations of testsObj: a test waits
+// for the counter to be zero, then adds one, and its end is a Done. So
+// each test happens after the ones before it, as the testing package
+// makes it, and its accesses cannot be predicted to interleave theirs. A
+// test that begins while another's count is up (which the testing
+// package does not do for such tests) is left unordered. Any top-level
+// test's end also opens its barrier, if a subtest of it called
+// t.Parallel (subtest).
 func (c *converter) testOrder(gs *convG, k avrt.Kind, e trace.Event, s rawSite) {
+	if k == avrt.KindTestEnd {
+		c.testBarrier(gs, e.Site, s)
+	}
 	c.object(testsObj, trace.ObjWaitGroup, s, "tests, one after another")
 	e.Obj = testsObj
 	switch {
@@ -560,6 +570,99 @@ func (c *converter) testOrder(gs *convG, k avrt.Kind, e trace.Event, s rawSite) 
 	default:
 		c.drop()
 	}
+}
+
+// testFork records that a test starts a subtest with t.Run (avrt.Sub),
+// as the Delve recorder's testHook and testFork do: an Add of the run's
+// object, then the fork of the subtest's goroutine.
+func (c *converter) testFork(gs *convG, e trace.Event, s rawSite, token uint64) {
+	child, ok := c.children[token]
+	if !ok || c.gs[child] != nil || c.started[child] {
+		c.drop() // a subtest that never ran (-run), or one seen already
+		gs.test.runs = append(gs.test.runs, 0)
+		return
+	}
+	obj := testRunObjs | trace.ObjID(token)
+	c.object(obj, trace.ObjWaitGroup, s, "a test's run")
+	e.Obj, e.Kind, e.Arg = obj, trace.KindWGAdd, 1
+	c.emit(gs, e)
+	c.wg[obj] = 1
+	gs.test.runs = append(gs.test.runs, obj)
+	c.started[child] = true
+	c.gs[child] = &convG{id: trace.GoID(child), test: testState{run: obj, parent: gs.id}}
+	c.emit(gs, trace.Event{Kind: trace.KindFork, Arg: child, Site: e.Site})
+}
+
+// subtest records the rest of a subtest's order (tests.go): its parent
+// going on after t.Run (a wait for the run's object), its signal to the
+// parent when it calls t.Parallel or returns (the Done), the opening of
+// its barrier when it returns, and a parallel test going on after its
+// parent's barrier, or a top-level one after the tests that run alone.
+func (c *converter) subtest(gs *convG, k avrt.Kind, e trace.Event, s rawSite) {
+	switch k {
+	case avrt.KindTestJoin:
+		n := len(gs.test.runs)
+		if n == 0 {
+			c.drop()
+			return
+		}
+		obj := gs.test.runs[n-1]
+		gs.test.runs = gs.test.runs[:n-1]
+		if obj == 0 || c.wg[obj] != 0 {
+			c.drop() // not started, or it did not signal (FailNow of a parent)
+			return
+		}
+		e.Kind, e.Obj = trace.KindWGWait, obj
+		c.emit(gs, e)
+	case avrt.KindTestParallel:
+		if p := c.gs[uint64(gs.test.parent)]; p != nil && gs.test.run != 0 {
+			p.test.parallelKids = true
+		}
+		c.testSignal(gs, e)
+	case avrt.KindTestReturn:
+		c.testBarrier(gs, e.Site, s)
+		c.testSignal(gs, e)
+	case avrt.KindTestResume:
+		obj := testsObj
+		if gs.test.run != 0 {
+			p := c.gs[uint64(gs.test.parent)]
+			if p == nil || p.test.barrier == 0 {
+				c.drop()
+				return
+			}
+			obj = p.test.barrier
+		} else if _, ok := c.t.Objects[testsObj]; !ok || c.wg[testsObj] != 0 {
+			c.drop()
+			return
+		}
+		e.Kind, e.Obj = trace.KindWGWait, obj
+		c.emit(gs, e)
+	}
+}
+
+// testSignal records a subtest's signal to its parent, once.
+func (c *converter) testSignal(gs *convG, e trace.Event) {
+	if gs.test.run == 0 || gs.test.signalled {
+		c.drop()
+		return
+	}
+	e.Kind, e.Obj = trace.KindWGDone, gs.test.run
+	c.emit(gs, e)
+	c.wg[gs.test.run]--
+	gs.test.signalled = true
+}
+
+// testBarrier opens the barrier of a test some of whose subtests called
+// t.Parallel, once: an Add and a Done of its object.
+func (c *converter) testBarrier(gs *convG, site trace.SiteID, s rawSite) {
+	if !gs.test.parallelKids || gs.test.barrier != 0 {
+		return
+	}
+	obj := testBarrierObjs | trace.ObjID(gs.id)
+	c.object(obj, trace.ObjWaitGroup, s, "a test's parallel subtests' start")
+	gs.test.barrier = obj
+	c.emit(gs, trace.Event{Kind: trace.KindWGAdd, Arg: 1, Obj: obj, Site: site})
+	c.emit(gs, trace.Event{Kind: trace.KindWGDone, Obj: obj, Site: site})
 }
 
 // begin opens an instance of region id, as the Delve recorder's

@@ -1001,6 +1001,9 @@ func (w *fileRewriter) call(c *ast.CallExpr) {
 	case "sync/atomic":
 		w.atomicCall(c, fun, fn)
 		return
+	case "testing":
+		w.testingCall(c, fn)
+		return
 	case "sync":
 	default:
 		return
@@ -1415,9 +1418,10 @@ func terminates(s ast.Stmt) bool {
 }
 
 // tests places, in a test file, a probe at the start of each top-level
-// test that does not call t.Parallel, and one deferred for its end
-// (avrt.TestBegin, TestEnd): the testing package runs those tests one
-// after another, and the converter orders them so (convert.go).
+// test that does not call t.Parallel, and one deferred for the end of
+// every top-level test (avrt.TestBegin, TestEnd): the testing package
+// runs the first kind one after another, and the converter orders them
+// so (convert.go); a test's end also lets its parallel subtests go on.
 func (w *fileRewriter) tests() {
 	if !strings.HasSuffix(w.name, "_test.go") {
 		return
@@ -1437,6 +1441,9 @@ func (w *fileRewriter) tests() {
 		}
 		parallel := false
 		ast.Inspect(fd.Body, func(n ast.Node) bool {
+			if _, ok := n.(*ast.FuncLit); ok {
+				return false // a subtest's, say
+			}
 			if c, ok := n.(*ast.CallExpr); ok {
 				if sel, ok := ast.Unparen(c.Fun).(*ast.SelectorExpr); ok && sel.Sel.Name == "Parallel" {
 					if tv, ok := w.info.Types[sel.X]; ok && isTestingT(tv.Type) {
@@ -1446,11 +1453,42 @@ func (w *fileRewriter) tests() {
 			}
 			return !parallel
 		})
-		if parallel {
-			continue
-		}
 		site := w.siteAt(fd.Name, false, "", 0)
-		w.insert(fd.Body.Lbrace+1, prioBegin, fmt.Sprintf("%s.TestBegin(%d); defer %s.TestEnd(%d); ", rtName, site, rtName, site))
+		text := fmt.Sprintf("defer %s.TestEnd(%d); ", rtName, site)
+		if !parallel {
+			text = fmt.Sprintf("%s.TestBegin(%d); ", rtName, site) + text
+		}
+		w.insert(fd.Body.Lbrace+1, prioBegin, text)
+	}
+}
+
+// testingCall places the probes of the order in which the testing
+// package runs a test's subtests (avrt.Sub and Ran around t.Run) and
+// its parallel tests (avrt.TestParallel and TestResume around
+// t.Parallel), which the converter records as the Delve recorder does
+// (tests.go).
+func (w *fileRewriter) testingCall(c *ast.CallExpr, fn *types.Func) {
+	switch fn.FullName() {
+	case "(*testing.T).Run":
+		if len(c.Args) != 2 {
+			return
+		}
+		if _, ok := w.info.TypeOf(c.Args[1]).Underlying().(*types.Signature); !ok {
+			return // nil
+		}
+		site := w.siteAt(c, false, "", trace.ObjWaitGroup)
+		w.replace(c.Pos(), c.Pos(), rtName+".Ran(")
+		w.replace(c.Args[1].Pos(), c.Args[1].Pos(), rtName+".Sub(")
+		w.replace(c.Args[1].End(), c.Args[1].End(), fmt.Sprintf(", %d)", site))
+		w.replace(c.End(), c.End(), fmt.Sprintf(", %d)", site))
+	case "(*testing.T).Parallel":
+		st, ok := w.stmtOf(c)
+		if es, isExpr := st.(*ast.ExprStmt); !ok || !isExpr || ast.Unparen(es.X) != c {
+			return
+		}
+		site := w.siteAt(c, false, "", trace.ObjWaitGroup)
+		w.before(st, prioProbe, fmt.Sprintf("%s.TestParallel(%d)", rtName, site))
+		w.after(st, fmt.Sprintf("%s.TestResume(%d)", rtName, site))
 	}
 }
 

@@ -101,6 +101,11 @@ const (
 	hookClosed              // closechan's line setting c.closed
 	hookRecvClosed          // chanrecv's returns of a closed channel's receive
 	hookOnceRun             // sync.(*Once).doSlow's line calling f
+	hookTestFork            // the tests' order (tests.go)
+	hookTestJoin
+	hookTestSignal
+	hookTestBarrier
+	hookTestResume
 )
 
 // recording keeps a recording alone among the child processes of avcheck:
@@ -294,6 +299,10 @@ type recorder struct {
 	unprobed []Unprobed
 	reachAt  map[uint64]string
 	reached  map[string]bool
+	// testRuns counts the T.Run calls seen, and testAdded holds their
+	// objects whose Add is recorded (tests.go).
+	testRuns  uint64
+	testAdded map[trace.ObjID]bool
 }
 
 type gstate struct {
@@ -311,6 +320,7 @@ type gstate struct {
 	cond      trace.ObjID  // the Cond it waits on, between Wait's entry and its Lock
 	forkSite  trace.SiteID // the go statement (or WaitGroup.Go call) that started it
 	onces     []onceOp     // the Once.Do calls it is in, innermost last
+	test      testState    // the test it runs and the tests it started (tests.go)
 }
 
 // onceOp is a call of Once.Do that has not been seen to return.
@@ -354,6 +364,7 @@ type pendingFork struct {
 	parent trace.GoID
 	site   Line
 	siteID trace.SiteID
+	run    trace.ObjID // T.Run's object, for a test's goroutine (tests.go)
 }
 
 func newRecorder(plan *Plan, tgt *proc.Target, progress func(int)) *recorder {
@@ -381,6 +392,8 @@ func newRecorder(plan *Plan, tgt *proc.Target, progress func(int)) *recorder {
 		unprobed: slices.Clone(plan.Unprobed),
 		reachAt:  make(map[uint64]string),
 		reached:  make(map[string]bool),
+
+		testAdded: make(map[trace.ObjID]bool),
 	}
 }
 
@@ -467,6 +480,9 @@ func (r *recorder) setBreakpoints() error {
 			}
 		}
 	}
+	if err := r.setTestHooks(bi); err != nil {
+		return err
+	}
 	return r.setReachBreakpoints()
 }
 
@@ -518,6 +534,9 @@ func (r *recorder) hit(th proc.Thread, role bpRole) {
 	gid := trace.GoID(g.ID)
 	switch role.hook {
 	case hookNone:
+	case hookTestFork, hookTestJoin, hookTestSignal, hookTestBarrier, hookTestResume:
+		r.testHook(g, frames, role.hook)
+		return
 	case hookOnceRun:
 		if gs := r.gs[gid]; gs != nil && len(gs.onces) > 0 {
 			o := &gs.onces[len(gs.onces)-1]
@@ -823,6 +842,9 @@ func (r *recorder) goroutine(gid trace.GoID, g *proc.G) *gstate {
 			if p := r.gs[f.parent]; p != nil && !p.ended {
 				parent, site = f.parent, f.siteID
 				r.forks = append(r.forks[:i:i], r.forks[i+1:]...)
+				if f.run != 0 {
+					r.testFork(gs, f)
+				}
 				break
 			}
 		}

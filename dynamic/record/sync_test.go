@@ -243,6 +243,9 @@ func TestRecordWaitGroupGo(t *testing.T) {
 		case trace.KindFork:
 			forker[trace.GoID(e.Arg)] = e.G
 		case trace.KindWGAdd, trace.KindWGDone, trace.KindWGWait:
+			if isTestOrderObj(e.Obj) {
+				continue
+			}
 			s := tr.Site(e.Site)
 			got = append(got, fmt.Sprintf("%s %s:%d", e.Kind, filepath.Base(s.File), s.Line))
 		}

@@ -77,6 +77,11 @@ const (
 	KindParam              // Arg is the value of a parameter that the next read's guard compares with
 	KindTestBegin          // a top-level test that runs alone (no t.Parallel) begins
 	KindTestEnd            // that test returns
+	KindTestFork           // t.Run starts a subtest; Arg is its token (Sub)
+	KindTestJoin           // that t.Run returned
+	KindTestParallel       // the test calls t.Parallel, which signals its parent
+	KindTestResume         // t.Parallel returned: the test's parent has returned
+	KindTestReturn         // a subtest's function returned
 )
 
 // Event is one raw event, as it lies in the file (little-endian, on the
@@ -278,6 +283,51 @@ func TestBegin(site uint32) {
 func TestEnd(site uint32) {
 	if enabled {
 		emit(KindTestEnd, 0, 0, site)
+	}
+}
+
+// Sub wraps the function of a subtest that a test starts with t.Run:
+// the testing package runs it in a goroutine of its own, which its
+// parent waits for, an order made by its own synchronisation, which is
+// not recorded. Sub records the start in the parent (before t.Run is
+// called), and the function records its own start and return; the
+// rewritten code passes t.Run's result through Ran, which records that
+// the parent goes on. Its type parameter keeps this package free of the
+// testing package.
+func Sub[T any](f func(T), site uint32) func(T) {
+	if !enabled {
+		return f
+	}
+	t := tokens.Add(1)
+	emit(KindTestFork, 0, t, site)
+	return func(x T) {
+		emit(KindStart, 0, t, site)
+		defer emit(KindTestReturn, 0, 0, site)
+		f(x)
+	}
+}
+
+// Ran records that a t.Run call whose function Sub wrapped returned, and
+// returns its result.
+func Ran(ok bool, site uint32) bool {
+	if enabled {
+		emit(KindTestJoin, 0, 0, site)
+	}
+	return ok
+}
+
+// TestParallel records that a test calls t.Parallel, and TestResume
+// that the call returned.
+func TestParallel(site uint32) {
+	if enabled {
+		emit(KindTestParallel, 0, 0, site)
+	}
+}
+
+// TestResume: see TestParallel.
+func TestResume(site uint32) {
+	if enabled {
+		emit(KindTestResume, 0, 0, site)
 	}
 }
 

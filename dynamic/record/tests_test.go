@@ -1,0 +1,113 @@
+package record
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/avcheck/avcheck/dynamic/trace"
+)
+
+// testOrderEvents describes the events of the objects that stand for the
+// tests' order, per object, as "kind who": who is "P" for the goroutine
+// that forked the object's test (its parent), "C" for that test, "C2"
+// for another child of the same parent.
+func testOrderEvents(t *testing.T, tr *trace.Trace) (runs, barriers [][]string, tests int) {
+	t.Helper()
+	parent := map[trace.GoID]trace.GoID{}
+	byObj := map[trace.ObjID][]trace.Event{}
+	var order []trace.ObjID
+	for _, e := range tr.Events {
+		if e.Kind == trace.KindFork {
+			parent[trace.GoID(e.Arg)] = e.G
+		}
+		if !strings.HasPrefix(e.Kind.String(), "wg") || !isTestOrderObj(e.Obj) {
+			continue
+		}
+		if e.Obj == testsObj {
+			tests++
+			continue
+		}
+		if byObj[e.Obj] == nil {
+			order = append(order, e.Obj)
+		}
+		byObj[e.Obj] = append(byObj[e.Obj], e)
+	}
+	for _, obj := range order {
+		evs := byObj[obj]
+		owner := evs[0].G // the parent that adds, for a run; the test, for a barrier
+		var desc []string
+		for _, e := range evs {
+			who := "?"
+			switch {
+			case e.G == owner:
+				who = "P"
+			case parent[e.G] == owner:
+				who = "C"
+			}
+			desc = append(desc, fmt.Sprintf("%s %s", e.Kind, who))
+		}
+		if obj>>32 == testRunObjs>>32 {
+			runs = append(runs, desc)
+		} else {
+			barriers = append(barriers, desc)
+		}
+	}
+	return runs, barriers, tests
+}
+
+// Both recorders record the order in which the testing package runs the
+// tests of testdata/record/subtests (tests.go): each T.Run as an Add by
+// the parent, a Done by the subtest it forked and a Wait by the parent,
+// and the barrier of the test whose two subtests call t.Parallel as an
+// Add and a Done by that test, then a Wait by each subtest. The Delve
+// recorder sees the top-level tests run by T.Run too; the instrumenting
+// recorder orders them with the probes at their start and end.
+func TestRecordTestOrder(t *testing.T) {
+	run := []string{"wgadd P", "wgdone C", "wgwait P"}
+	barrier := []string{"wgadd P", "wgdone P", "wgwait C", "wgwait C"}
+	check := func(t *testing.T, tr *trace.Trace, wantRuns, wantTests int) {
+		if err := trace.Validate(tr); err != nil {
+			t.Fatal(err)
+		}
+		runs, barriers, tests := testOrderEvents(t, tr)
+		if len(runs) != wantRuns {
+			t.Errorf("%d runs, want %d: %q", len(runs), wantRuns, runs)
+		}
+		for _, r := range runs {
+			if !slices.Equal(r, run) {
+				t.Errorf("a run's events %q, want %q", r, run)
+			}
+		}
+		if len(barriers) != 1 || !slices.Equal(barriers[0], barrier) {
+			t.Errorf("barriers %q, want one: %q", barriers, barrier)
+		}
+		if tests != wantTests {
+			t.Errorf("%d events of the top-level tests' order, want %d", tests, wantTests)
+		}
+	}
+	t.Run("delve", func(t *testing.T) {
+		plan, bin := prepare(t, "subtests", false)
+		tr, oc := record(t, context.Background(), plan, Options{Binary: bin})
+		if !oc.Complete || oc.Status != 0 || oc.Invalid != "" {
+			t.Fatalf("outcome %+v", oc)
+		}
+		// Two top-level tests, four subtests of the first, two of the
+		// second.
+		check(t, tr, 8, 0)
+	})
+	t.Run("instrument", func(t *testing.T) {
+		in, bin, root := prepareInstrumented(t, "subtests", false)
+		tr, oc, err := RecordInstrumented(context.Background(), in, Options{Binary: bin, Dir: root})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !oc.Complete || oc.Status != 0 || oc.Invalid != "" {
+			t.Fatalf("outcome %+v", oc)
+		}
+		// Wait, Add and Done of each of the two top-level tests.
+		check(t, tr, 6, 6)
+	})
+}
