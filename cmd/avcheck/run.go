@@ -24,7 +24,7 @@ import (
 	"github.com/avcheck/avcheck/dynamic/trace"
 )
 
-const runUsage = "usage: avcheck run [-run regexp] [-timeout d] [-o FILE] [-json|-sarif] [-all] [-v] [-maxd n] [-precise=true|false] [-solver=gini|z3|cvc5] [-window N] [-budget D] [package] [-- args] (avcheck run -h for help)"
+const runUsage = "usage: avcheck run [-run regexp] [-timeout d] [-max-events n] [-o FILE] [-json|-sarif] [-all] [-v] [-maxd n] [-precise=true|false] [-solver=gini|z3|cvc5] [-window N] [-budget D] [package] [-- args] (avcheck run -h for help)"
 
 const runHelp = `usage: avcheck run [flags] [package] [-- program args]
 
@@ -134,6 +134,9 @@ type runConfig struct {
 	args    []string
 	// recorder is "delve" or "instrument" (see record.Instrument).
 	recorder string
+	// maxEvents bounds the instrumenting recorder's trace
+	// (record.Options.MaxEvents).
+	maxEvents int64
 }
 
 func parseRunArgs(args []string, stdout, stderr io.Writer) (*runConfig, int, bool) {
@@ -142,6 +145,7 @@ func parseRunArgs(args []string, stdout, stderr io.Writer) (*runConfig, int, boo
 	fs.SetOutput(io.Discard)
 	fs.StringVar(&cfg.run, "run", "", "run only the tests matching `regexp` (as go test -run)")
 	fs.DurationVar(&cfg.timeout, "timeout", 10*time.Minute, "kill the program after `d` and predict on what was recorded")
+	fs.Int64Var(&cfg.maxEvents, "max-events", record.DefaultMaxEvents, "with -recorder=instrument, stop recording after `n` events (or once the trace would take a quarter of the free disk) and predict on what was recorded")
 	fs.StringVar(&cfg.out, "o", "", "keep the recorded trace in `FILE` (see -format and docs/trace-formats.md)")
 	fs.StringVar(&cfg.report, "report", "", "write the JSON report that go vet's avreport reads to `FILE` (default .avcheck/report.json at the module root)")
 	format := fs.String("format", "native", "`format` of the trace kept with -o: native or text")
@@ -210,6 +214,10 @@ func parseRunArgs(args []string, stdout, stderr io.Writer) (*runConfig, int, boo
 	}
 	if cfg.timeout <= 0 {
 		fmt.Fprintln(stderr, "avcheck run: -timeout must be positive")
+		return nil, exitUsage, false
+	}
+	if cfg.maxEvents <= 0 {
+		fmt.Fprintln(stderr, "avcheck run: -max-events must be positive")
 		return nil, exitUsage, false
 	}
 	return cfg, 0, true
@@ -305,7 +313,7 @@ func runStages(in *interrupts, args []string, stdout, stderr io.Writer, ended *r
 		fmt.Fprintf(errw, "avcheck run: %s\n", whatRuns(ctx, bin, program, cfg))
 	}
 	var events atomic.Int64
-	opts := record.Options{Binary: bin, Args: progArgs, Dir: packageDir(dir, cfg.pkg), Output: errw, Timeout: cfg.timeout}
+	opts := record.Options{Binary: bin, Args: progArgs, Dir: packageDir(dir, cfg.pkg), Output: errw, Timeout: cfg.timeout, MaxEvents: cfg.maxEvents}
 	opts.Progress = func(n int) { events.Store(int64(n)) }
 	p.Stage("recording", func() string { return plural(int(events.Load()), "event") }, "Ctrl-C: stop it and predict")
 	start := time.Now()
@@ -326,6 +334,9 @@ func runStages(in *interrupts, args []string, stdout, stderr io.Writer, ended *r
 		return exitError
 	}
 	fmt.Fprintf(errw, "avcheck run: %s; %d events recorded\n", oc.Message, len(t.Events))
+	if oc.Cut != "" {
+		fmt.Fprintf(errw, "avcheck run: %s\n", oc.Cut)
+	}
 	if instr != nil {
 		for _, u := range instr.Unrewritten {
 			fmt.Fprintf(errw, "avcheck run: not instrumented, so not recorded: %s\n", u)

@@ -81,6 +81,8 @@ type testConfig struct {
 	recorder string
 	report   string
 	patterns []string
+	// maxEvents bounds each package's trace (avcheck run -max-events).
+	maxEvents int64
 	// testArgs are the test binaries' flags that go test flags give
 	// (-short becomes -test.short), then -args' arguments.
 	testArgs []string
@@ -93,6 +95,7 @@ func parseTestArgs(args []string, stdout, stderr io.Writer) (*testConfig, int, b
 	fs.StringVar(&cfg.run, "run", "", "run only the tests matching `regexp` (as go test -run)")
 	fs.DurationVar(&cfg.timeout, "timeout", 10*time.Minute, "kill a package's test binary after `d` and predict on what was recorded")
 	fs.IntVar(&cfg.p, "p", runtime.GOMAXPROCS(0), "record up to `n` packages at a time")
+	fs.Int64Var(&cfg.maxEvents, "max-events", record.DefaultMaxEvents, "stop recording a package's tests after `n` events (or once the trace would take a quarter of the free disk) and predict on what was recorded")
 	fs.BoolVar(&cfg.all, "all", false, "also show findings removed by AVFilter or without a witness, marked as dropped")
 	fs.StringVar(&cfg.recorder, "recorder", "instrument", "how to record: `instrument` or delve (see avcheck run -h)")
 	fs.StringVar(&cfg.report, "report", "", "write the JSON report of all the packages, which go vet's avreport reads, to `FILE` (default .avcheck/report.json at the module root)")
@@ -118,6 +121,10 @@ func parseTestArgs(args []string, stdout, stderr io.Writer) (*testConfig, int, b
 		}
 		fmt.Fprintf(stderr, "avcheck test: %v\n", err)
 		fmt.Fprintln(stderr, testUsage)
+		return nil, exitUsage, false
+	}
+	if cfg.maxEvents <= 0 {
+		fmt.Fprintf(stderr, "avcheck test: -max-events %d: want at least 1\n", cfg.maxEvents)
 		return nil, exitUsage, false
 	}
 	if cfg.p < 1 {
@@ -296,7 +303,7 @@ func testOne(in *interrupts, cfg *testConfig, p testPackage, reportPath string) 
 	if len(p.TestGoFiles)+len(p.XTestGoFiles) == 0 {
 		return testResult{code: -1}
 	}
-	args := []string{"-recorder=" + cfg.recorder, "-report", reportPath, "-timeout", cfg.timeout.String()}
+	args := []string{"-recorder=" + cfg.recorder, "-report", reportPath, "-timeout", cfg.timeout.String(), "-max-events", strconv.FormatInt(cfg.maxEvents, 10)}
 	if cfg.run != "" {
 		args = append(args, "-run", cfg.run)
 	}

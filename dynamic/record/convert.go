@@ -99,6 +99,10 @@ func readRaw(f *os.File, each func(avrt.Event) bool) error {
 	if int(head[len(avrt.Magic)]) != avrt.EventSize {
 		return fmt.Errorf("%s: events of %d bytes, expected %d", f.Name(), head[len(avrt.Magic)], avrt.EventSize)
 	}
+	cut, _, err := rawCut(f)
+	if err != nil {
+		return err
+	}
 	var h cursorHeap
 	for off := int64(avrt.HeaderBytes); off < fi.Size(); off += int64(avrt.ChunkBytes) {
 		c := &rawCursor{r: f, off: off, end: min(off+int64(avrt.ChunkBytes), fi.Size())}
@@ -109,7 +113,7 @@ func readRaw(f *os.File, each func(avrt.Event) bool) error {
 	heap.Init(&h)
 	for len(h) > 0 {
 		c := h[0]
-		if !each(c.head) {
+		if cut != 0 && c.head.Seq > cut || !each(c.head) {
 			return nil
 		}
 		if c.next() {
@@ -121,11 +125,23 @@ func readRaw(f *os.File, each func(avrt.Event) bool) error {
 	return nil
 }
 
+// rawCut reads from the header of a raw file the sequence number of the
+// last event recorded before the recording stopped early, and why
+// (avrt.CutOffset); 0 and 0 if it did not.
+func rawCut(f *os.File) (uint64, byte, error) {
+	var b [9]byte
+	if _, err := f.ReadAt(b[:], avrt.CutOffset); err != nil {
+		return 0, 0, fmt.Errorf("%s: %w", f.Name(), err)
+	}
+	return binary.NativeEndian.Uint64(b[:8]), b[8], nil
+}
+
 // convOutcome is what the conversion tells the outcome.
 type convOutcome struct {
 	Invalid string // why the trace ends before the run did
 	Dropped int    // events left out for want of their partners
 	Widened int    // times a channel's declared capacity grew (sendDone)
+	Cut     byte   // why the runtime stopped recording early (avrt.CutLimit, CutDiskFull), 0 if it did not
 }
 
 type convG struct {
@@ -224,6 +240,9 @@ func (in *Instrumented) convert(name string) (*trace.Trace, convOutcome, error) 
 		recvs: make(map[trace.ObjID][]laterRecv), recvAt: make(map[trace.ObjID]int), hoisted: make(map[uint64]bool),
 	}
 	c.v = trace.NewValidator(t)
+	if _, c.out.Cut, err = rawCut(f); err != nil {
+		return nil, convOutcome{}, err
+	}
 	// The children's tokens first: a fork names its child, whose id the
 	// raw fork does not know. And the channels' receives.
 	last := make(map[uint64]uint64)

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -363,5 +364,38 @@ func main() {
 	cleanup()
 	if err == nil || !strings.Contains(err.Error(), "go 1.17: the instrumenting recorder needs go 1.18 or later in go.mod (use -recorder=delve)") {
 		t.Errorf("building a go 1.17 module: %v, want the go line refused", err)
+	}
+}
+
+// The instrumenting recorder stops recording at Options.MaxEvents: the
+// program runs to its end, the trace is its run up to the cut, valid,
+// and the outcome says so.
+func TestInstrumentedMaxEvents(t *testing.T) {
+	in, bin, root := prepareInstrumented(t, "loop", true)
+	run := func(max int64) (*trace.Trace, Outcome) {
+		tr, oc, err := RecordInstrumented(context.Background(), in, Options{Binary: bin, Args: []string{"20000"}, Dir: root, MaxEvents: max})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !oc.Complete || oc.Status != 0 || oc.Invalid != "" {
+			t.Fatalf("outcome %+v", oc)
+		}
+		if err := trace.Validate(tr); err != nil {
+			t.Fatal(err)
+		}
+		return tr, oc
+	}
+	whole, oc := run(0)
+	if oc.Cut != "" {
+		t.Fatalf("a run within the default bound was cut: %s", oc.Cut)
+	}
+	cut, oc := run(avrt.ChunkEvents)
+	if !strings.Contains(oc.Cut, "the recording stopped at its limit of about 16384 events") {
+		t.Errorf("outcome's cut %q, want the limit", oc.Cut)
+	}
+	// Each goroutine's buffer is a chunk: the trace holds at most a
+	// chunk per P and a few events the converter adds.
+	if n := len(cut.Events); n == 0 || n >= len(whole.Events) || n > (runtime.GOMAXPROCS(0)+1)*avrt.ChunkEvents {
+		t.Errorf("%d events recorded with the bound, %d without", n, len(whole.Events))
 	}
 }

@@ -76,7 +76,15 @@ func RecordInstrumented(ctx context.Context, in *Instrumented, opts Options) (*t
 	recording.RLock()
 	cmd := exec.CommandContext(ctx, opts.Binary, opts.Args...)
 	cmd.Dir = opts.Dir
-	cmd.Env = append(os.Environ(), avrt.EnvFile+"="+rawName)
+	limit := opts.MaxEvents
+	if limit <= 0 {
+		limit = DefaultMaxEvents
+	}
+	if free, ok := freeBytes(filepath.Dir(rawName)); ok {
+		limit = min(limit, free/4/int64(avrt.EventSize))
+	}
+	limit = max(limit, avrt.ChunkEvents)
+	cmd.Env = append(os.Environ(), avrt.EnvFile+"="+rawName, fmt.Sprintf("%s=%d", avrt.EnvLimit, limit))
 	cmd.Stdout, cmd.Stderr = out, out
 	err = cmd.Run()
 	recording.RUnlock()
@@ -116,6 +124,12 @@ func RecordInstrumented(ctx context.Context, in *Instrumented, opts Options) (*t
 		oc.Message = "interrupted: the program was killed"
 	}
 	oc.Invalid = co.Invalid
+	switch co.Cut {
+	case avrt.CutLimit:
+		oc.Cut = fmt.Sprintf("the recording stopped at its limit of about %d events (-max-events, and a quarter of the free space of %s); the trace is the run up to then", limit, filepath.Dir(rawName))
+	case avrt.CutDiskFull:
+		oc.Cut = fmt.Sprintf("the recording stopped when %s was full; the trace is the run up to then", filepath.Dir(rawName))
+	}
 	if oc.Unrecorded, err = in.unrecorded(rawName); err != nil {
 		return nil, oc, err
 	}

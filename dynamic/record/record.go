@@ -34,7 +34,18 @@ type Options struct {
 	// Progress, when set, is called from time to time with the number of
 	// events recorded so far.
 	Progress func(events int)
+	// MaxEvents bounds the events the instrumenting recorder records
+	// (DefaultMaxEvents if 0): past it, or once its file would take more
+	// than a quarter of the free space of the temporary directory (other
+	// recordings may run beside it), the recording
+	// stops, the program runs on, and the trace is what it did up to then
+	// (Outcome.Cut).
+	MaxEvents int64
 }
+
+// DefaultMaxEvents is the bound of Options.MaxEvents: 800 MB of raw
+// events on disk, and a trace that prediction holds in a few gigabytes.
+const DefaultMaxEvents = 20_000_000
 
 // Outcome says how the recorded run ended, in one line for people.
 type Outcome struct {
@@ -64,6 +75,9 @@ type Outcome struct {
 	// costs a round trip through the debugger, the bulk of a recording's
 	// time.
 	Stops int
+	// Cut, if not empty, says why the recording stopped before the
+	// program ended (Options.MaxEvents): the trace is the run up to then.
+	Cut string
 }
 
 // ErrPtrace is returned when the system does not allow the recorder to

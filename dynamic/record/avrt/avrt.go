@@ -31,7 +31,9 @@
 package avrt
 
 import (
+	"errors"
 	"os"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -118,6 +120,24 @@ const (
 	MaxEntered    = (HeaderBytes - EnteredOffset) / 4
 )
 
+// CutOffset is where, in the file's header, the runtime writes the
+// sequence number of the last event it recorded when it stopped
+// recording before the program ended (a uint64 in the machine's byte
+// order; 0 if it did not), and at CutOffset+8 why (CutLimit or
+// CutDiskFull). Events with a later sequence number that lie in the
+// file, written into chunks mapped before, are not part of the trace.
+const CutOffset = 64
+
+// Why the recording stopped early.
+const (
+	CutLimit    = 1 // the file reached the number of events EnvLimit allows
+	CutDiskFull = 2 // the file could not grow
+)
+
+// EnvLimit is the environment variable that bounds the number of events
+// recorded (decimal); past it, the runtime records nothing more.
+const EnvLimit = "AVCHECK_RECORD_LIMIT"
+
 // Magic starts the file, with the event size after it.
 const Magic = "avcheck raw events 1\n"
 
@@ -141,6 +161,8 @@ var (
 	out  *mapping
 	// entered are the header's slots that Enter marks.
 	entered []uint32
+	// stopped says the recording stopped early (CutOffset).
+	stopped atomic.Bool
 )
 
 type shard struct {
@@ -165,6 +187,13 @@ func start(name string) error {
 	}
 	if entered, err = m.entered(); err != nil {
 		return err
+	}
+	if v := os.Getenv(EnvLimit); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n <= 0 {
+			return errors.New("bad " + EnvLimit + " " + strconv.Quote(v))
+		}
+		m.max = int64(HeaderBytes) + (n+ChunkEvents-1)/ChunkEvents*int64(ChunkBytes)
 	}
 	out = m
 	calibrate()
@@ -194,11 +223,20 @@ func emit(kind Kind, obj, arg uint64, site uint32) {
 // is mapped, without the pin (mapping is a system call), and installed
 // with it.
 func emitSlow(g uint64, kind Kind, obj, arg uint64, site uint32) {
+	if stopped.Load() {
+		return
+	}
 	slow.Lock()
 	defer slow.Unlock()
-	fresh, err := out.chunk()
-	if err != nil {
-		return // the disk is full: the trace ends here
+	fresh, why := out.chunk()
+	if why != 0 {
+		// The trace ends here: the events other goroutines write into
+		// the chunks they hold are past the cut.
+		if !stopped.Load() {
+			stopped.Store(true)
+			out.cut(seq.Load(), why)
+		}
+		return
 	}
 	var old []Event
 	pid := procPin()

@@ -14,7 +14,9 @@ import (
 // the file whatever becomes of the process.
 type mapping struct {
 	f    *os.File
-	next int64 // the offset of the next chunk
+	next int64  // the offset of the next chunk
+	max  int64  // the file's greatest size, 0 if none (EnvLimit)
+	head []byte // the header, mapped
 }
 
 func openMapping(name string) (*mapping, error) {
@@ -38,21 +40,33 @@ func (m *mapping) entered() ([]uint32, error) {
 	if err != nil {
 		return nil, err
 	}
+	m.head = b
 	return unsafe.Slice((*uint32)(unsafe.Pointer(&b[EnteredOffset])), MaxEntered), nil
 }
 
-// chunk maps a new chunk; the caller holds slow.
-func (m *mapping) chunk() ([]Event, error) {
+// chunk maps a new chunk; the caller holds slow. It returns why it
+// cannot (CutLimit, CutDiskFull), 0 if it can.
+func (m *mapping) chunk() ([]Event, byte) {
 	off := m.next
+	if m.max > 0 && off+int64(ChunkBytes) > m.max {
+		return nil, CutLimit
+	}
 	if err := grow(m.f, off, int64(ChunkBytes)); err != nil {
-		return nil, err
+		return nil, CutDiskFull
 	}
 	b, err := syscall.Mmap(int(m.f.Fd()), off, ChunkBytes, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_SHARED|mapPopulate)
 	if err != nil {
-		return nil, err
+		return nil, CutDiskFull
 	}
 	m.next += int64(ChunkBytes)
-	return unsafe.Slice((*Event)(unsafe.Pointer(&b[0])), ChunkEvents), nil
+	return unsafe.Slice((*Event)(unsafe.Pointer(&b[0])), ChunkEvents), 0
+}
+
+// cut writes into the header that the recording stopped after event seq,
+// and why.
+func (m *mapping) cut(seq uint64, why byte) {
+	*(*uint64)(unsafe.Pointer(&m.head[CutOffset])) = seq
+	m.head[CutOffset+8] = why
 }
 
 // release unmaps a chunk no one writes any more; its events stay in the
