@@ -341,6 +341,9 @@ func runStages(in *interrupts, args []string, stdout, stderr io.Writer, ended *r
 		for _, u := range instr.Unrewritten {
 			fmt.Fprintf(errw, "avcheck run: not instrumented, so not recorded: %s\n", u)
 		}
+		if instr.Deferred > 0 {
+			fmt.Fprintf(errw, "avcheck run: not instrumented, so not recorded: %s of defer or go statements\n", plural(instr.Deferred, "atomic operation"))
+		}
 		if instr.Skipped > 0 {
 			fmt.Fprintf(errw, "avcheck run: not instrumented, so not recorded: %s whose address cannot be evaluated before its statement\n", accessCount(instr.Skipped))
 		}

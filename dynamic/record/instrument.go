@@ -102,6 +102,10 @@ type Instrumented struct {
 	// (their expression calls a function, or names a variable that is
 	// not in scope before the statement, ...), and Probes those placed.
 	Skipped, Probes int
+	// Deferred counts the sync/atomic calls of defer and go statements,
+	// which are not recorded: a probe around the call would run it at
+	// the statement, not when the deferred call or the goroutine runs.
+	Deferred int
 	// enterIDs numbers the functions with accesses the plan does not
 	// probe (Plan.Unprobed), by name, for the entry probes that tell
 	// which of them the run reached (avrt.Enter); entryPlaced says, per
@@ -1060,6 +1064,10 @@ func (w *fileRewriter) receiver(fun *ast.SelectorExpr, sel *types.Selection) (st
 // atomicCall wraps a sync/atomic call: a load or read-modify-write is
 // recorded after it returned, a store before it.
 func (w *fileRewriter) atomicCall(c *ast.CallExpr, fun *ast.SelectorExpr, fn *types.Func) {
+	if w.deferredOrGo(c) {
+		w.in.Deferred++
+		return
+	}
 	var target string
 	if sel, ok := w.info.Selections[fun]; ok {
 		if sel.Kind() != types.MethodVal {
@@ -1462,6 +1470,19 @@ func (w *fileRewriter) tests() {
 	}
 }
 
+// deferredOrGo reports whether c is the call of a defer or go statement,
+// whose arguments are evaluated at the statement and whose call runs
+// later: code wrapped around c would run at the statement.
+func (w *fileRewriter) deferredOrGo(c *ast.CallExpr) bool {
+	switch p := w.parents[c].(type) {
+	case *ast.DeferStmt:
+		return p.Call == c
+	case *ast.GoStmt:
+		return p.Call == c
+	}
+	return false
+}
+
 // testingCall places the probes of the order in which the testing
 // package runs a test's subtests (avrt.Sub and Ran around t.Run) and
 // its parallel tests (avrt.TestParallel and TestResume around
@@ -1470,7 +1491,7 @@ func (w *fileRewriter) tests() {
 func (w *fileRewriter) testingCall(c *ast.CallExpr, fn *types.Func) {
 	switch fn.FullName() {
 	case "(*testing.T).Run":
-		if len(c.Args) != 2 {
+		if len(c.Args) != 2 || w.deferredOrGo(c) {
 			return
 		}
 		if _, ok := w.info.TypeOf(c.Args[1]).Underlying().(*types.Signature); !ok {

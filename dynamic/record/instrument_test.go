@@ -399,3 +399,21 @@ func TestInstrumentedMaxEvents(t *testing.T) {
 		t.Errorf("%d events recorded with the bound, %d without", n, len(whole.Events))
 	}
 }
+
+// An atomic add in a defer statement runs when the function returns in
+// the instrumented build too: it is left unrecorded rather than moved
+// to the statement, and counted.
+func TestInstrumentedDeferredAtomic(t *testing.T) {
+	in, bin, root := prepareInstrumented(t, "deferatomic", false)
+	var out strings.Builder
+	_, oc, err := RecordInstrumented(context.Background(), in, Options{Binary: bin, Dir: root, Output: &out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !oc.Complete || oc.Status != 0 {
+		t.Fatalf("outcome %+v\n%s", oc, out.String())
+	}
+	if in.Deferred != 2 {
+		t.Errorf("%d deferred atomic operations counted, want 2", in.Deferred)
+	}
+}
