@@ -158,6 +158,9 @@ type convG struct {
 	// recorded, and whose end it is to record.
 	inTest bool
 	test   testState // the subtest it runs and those it started (tests.go)
+	// pastInit, on the main goroutine, says it recorded an event outside
+	// package initialisation (mainG).
+	pastInit bool
 }
 
 // sentMsg is a channel's message.
@@ -290,6 +293,13 @@ func (c *converter) g(id uint64) *convG {
 	gs := &convG{id: trace.GoID(id)}
 	c.gs[id] = gs
 	if !c.started[id] {
+		if m := c.gs[mainG]; id != mainG && m != nil && !m.ended && !m.pastInit {
+			// The main goroutine has run package initialisation only,
+			// which happens before every goroutine the program starts
+			// after it: the tests', and the program's own.
+			c.emit(m, trace.Event{Kind: trace.KindFork, Arg: id})
+			return gs
+		}
 		if !c.rootUp {
 			c.rootUp = true
 			c.gs[uint64(rootG)] = &convG{id: rootG}
@@ -297,6 +307,22 @@ func (c *converter) g(id uint64) *convG {
 		c.emit(c.gs[uint64(rootG)], trace.Event{Kind: trace.KindFork, Arg: id})
 	}
 	return gs
+}
+
+// mainG is the runtime's id of the main goroutine, which runs package
+// initialisation, then main (or the testing package's).
+const mainG = 1
+
+// isInitFunc reports whether fn, a site's function (its SSA name), is
+// package initialisation: a package's init, which initialises its
+// variables, an init function (init#1), or a literal in one of them.
+func isInitFunc(fn string) bool {
+	i := strings.LastIndex(fn, ".init")
+	if i < 0 || strings.HasPrefix(fn, "(") {
+		return false
+	}
+	rest := fn[i+len(".init"):]
+	return rest == "" || rest[0] == '#' || rest[0] == '$'
 }
 
 func (c *converter) drop() { c.out.Dropped++ }
@@ -328,6 +354,9 @@ func (c *converter) step(r avrt.Event) {
 	params := gs.params
 	gs.params = nil
 	s := c.site(r.Site)
+	if r.G == mainG && r.Site != 0 && !isInitFunc(s.Site.Func) {
+		gs.pastInit = true
+	}
 	obj := trace.ObjID(r.Obj)
 	e := trace.Event{Obj: obj, Site: trace.SiteID(r.Site)}
 	switch r.Kind {

@@ -1426,17 +1426,19 @@ func terminates(s ast.Stmt) bool {
 }
 
 // tests places, in a test file, a probe at the start of each top-level
-// test that does not call t.Parallel, and one deferred for the end of
-// every top-level test (avrt.TestBegin, TestEnd): the testing package
-// runs the first kind one after another, and the converter orders them
-// so (convert.go); a test's end also lets its parallel subtests go on.
+// test that does not call t.Parallel and of each example, and one
+// deferred for the end of every top-level test and example
+// (avrt.TestBegin, TestEnd): the testing package runs the first kind one
+// after another, and the examples after them, and the converter orders
+// them so (convert.go); a test's end also lets its parallel subtests go
+// on.
 func (w *fileRewriter) tests() {
 	if !strings.HasSuffix(w.name, "_test.go") {
 		return
 	}
 	for _, d := range w.file.Decls {
 		fd, ok := d.(*ast.FuncDecl)
-		if !ok || fd.Recv != nil || fd.Body == nil || !isTestName(fd.Name.Name) {
+		if !ok || fd.Recv != nil || fd.Body == nil {
 			continue
 		}
 		fn, ok := w.info.Defs[fd.Name].(*types.Func)
@@ -1444,7 +1446,12 @@ func (w *fileRewriter) tests() {
 			continue
 		}
 		sig := fn.Type().(*types.Signature)
-		if sig.Params().Len() != 1 || sig.Results().Len() != 0 || !isTestingT(sig.Params().At(0).Type()) {
+		switch {
+		case isTestName(fd.Name.Name, "Test") && sig.Params().Len() == 1 && sig.Results().Len() == 0 && isTestingT(sig.Params().At(0).Type()):
+		case isTestName(fd.Name.Name, "Example") && sig.Params().Len() == 0 && sig.Results().Len() == 0:
+			// The testing package runs the examples on the main
+			// goroutine, one after another, once the tests are done.
+		default:
 			continue
 		}
 		parallel := false
@@ -1513,10 +1520,11 @@ func (w *fileRewriter) testingCall(c *ast.CallExpr, fn *types.Func) {
 	}
 }
 
-// isTestName reports whether name is a test's, as go test finds them:
-// Test, then nothing or a character that is not a lower-case letter.
-func isTestName(name string) bool {
-	rest, ok := strings.CutPrefix(name, "Test")
+// isTestName reports whether name is a test's or an example's, as go
+// test finds them: prefix (Test, Example), then nothing or a character
+// that is not a lower-case letter.
+func isTestName(name, prefix string) bool {
+	rest, ok := strings.CutPrefix(name, prefix)
 	if !ok {
 		return false
 	}

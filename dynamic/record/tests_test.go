@@ -111,3 +111,23 @@ func TestRecordTestOrder(t *testing.T) {
 		check(t, tr, 6, 6)
 	})
 }
+
+// isInitFunc tells package initialisation from the rest by the sites'
+// function names.
+func TestIsInitFunc(t *testing.T) {
+	for name, want := range map[string]bool{
+		"example.com/p.init":      true,
+		"example.com/p.init#1":    true,
+		"example.com/p.init#2$1":  true,
+		"example.com/p.init$1":    true,
+		"example.com/p.initAll":   false,
+		"example.com/p.TestInit":  false,
+		"(*example.com/p.T).init": false,
+		"example.com/p.First":     false,
+		"":                        false,
+	} {
+		if got := isInitFunc(name); got != want {
+			t.Errorf("isInitFunc(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
