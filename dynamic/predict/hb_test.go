@@ -62,6 +62,10 @@ func tt(t testing.TB, src string) *trace.Trace {
 		}
 		e := trace.Event{Seq: uint64(len(tr.Events)), G: trace.GoID(g), Kind: k, Site: trace.SiteID(ln + 1)}
 		rest := f[2:]
+		if n := len(rest); n > 0 && rest[n-1] == "outside" {
+			e.Flags |= trace.Outside
+			rest = rest[:n-1]
+		}
 		if n := len(rest); n > 0 && strings.HasPrefix(rest[n-1], "in=") {
 			name, num, _ := strings.Cut(rest[n-1][3:], ".")
 			e.Region = trace.RegionID(obj(name, trace.ObjUnknown))

@@ -608,15 +608,27 @@ func (m *Meta) access(e *trace.Event, gi int, vc VC, ep Epoch) {
 	}
 
 	g := &m.gs[gi]
-	if !g.inTx {
+	if !g.inTx || e.Flags&trace.Outside != 0 {
+		// Not in a transaction, or an atomic operation's own access,
+		// which its event stands for there (trace.Outside).
 		return
 	}
 	tv := m.txVarOf(g, gi, v)
 
 	// Role e2: resolve the pending matches of every window, and record the
-	// closed windows for the f that come later.
+	// closed windows for the f that come later. An atomic
+	// read-modify-write is never e2: it reads the variable's value
+	// itself, at once, so a write before it is neither lost nor hidden
+	// from it, and a region that claims work with two adds (i :=
+	// n.Add(1); ...; i = n.Add(1)) or retries a compare-and-swap is not
+	// the worse for another goroutine's operation in between. (A swap
+	// used as a blind store after a load would be; the trace does not
+	// tell it from the others, and the violation is not reported.)
 	cur := len(g.intervals) - 1
 	for wi := range tv.windows {
+		if e.Kind == trace.KindAtomicRMW {
+			break
+		}
 		w := &tv.windows[wi]
 		ws := m.windowSum(v, gi, w, e)
 		s := &v.sums[ws.sum]

@@ -87,6 +87,36 @@ func TestMetaHandWritten(t *testing.T) {
 			2 wr n @2
 			2 rel m
 			2 finish inc`, nil},
+		{"an atomic operation's own access is not one of a region's two", `
+			# 1's atomic load under mu is one operation: its event and
+			# its access (trace.Outside) are not two reads.
+			1 fork 2
+			1 begin r
+			1 acq mu
+			1 aload x @1
+			1 acq ax
+			1 rd x @1 outside
+			1 rel ax
+			1 rel mu
+			1 finish r
+			2 armw x @2
+			2 acq ax
+			2 wr x @2 outside
+			2 rel ax`, nil},
+		{"two atomic adds that claim work are not a violation", `
+			1 fork 2
+			1 begin r
+			1 armw i @1
+			1 armw i @2
+			1 finish r
+			2 armw i @3`, nil},
+		{"an atomic check then store is", `
+			1 fork 2
+			1 begin r
+			1 aload f @1
+			1 astore f @2
+			1 finish r
+			2 astore f @3`, []string{"aload@1-astore@3-astore@2"}},
 		{"accesses outside regions interleave but are not pairs", `
 			1 fork 2
 			1 begin r
@@ -526,12 +556,15 @@ func (b *bruteForce) triples() []string {
 	found := map[string]bool{}
 	evs := b.tr.Events
 	for e1 := range evs {
-		if b.tx[e1] < 0 {
+		if b.tx[e1] < 0 || evs[e1].Flags&trace.Outside != 0 {
 			continue
 		}
 		for e2 := e1 + 1; e2 < len(evs); e2++ {
-			if b.tx[e2] != b.tx[e1] || evs[e2].Obj != evs[e1].Obj {
+			if b.tx[e2] != b.tx[e1] || evs[e2].Obj != evs[e1].Obj || evs[e2].Flags&trace.Outside != 0 {
 				continue
+			}
+			if evs[e2].Kind == trace.KindAtomicRMW {
+				continue // never e2 (meta.go, role e2)
 			}
 			for f := range evs {
 				if b.gpos[f] == b.gpos[e1] || !evs[f].Kind.IsAccess() || evs[f].Obj != evs[e1].Obj {

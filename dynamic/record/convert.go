@@ -828,7 +828,7 @@ func (c *converter) chanAccess(gs *convG, e trace.Event, write bool) {
 // (shadow.go).
 func (c *converter) atomicAccess(gs *convG, e trace.Event) {
 	lock := c.derivedID(e.Obj, atomicLockKey, trace.Object{Kind: trace.ObjMutex, Name: "atomic " + c.t.Objects[e.Obj].Name})
-	a := trace.Event{Kind: trace.KindWrite, Obj: e.Obj, Site: e.Site}
+	a := trace.Event{Kind: trace.KindWrite, Obj: e.Obj, Site: e.Site, Flags: trace.Outside}
 	if e.Kind == trace.KindAtomicLoad {
 		a.Kind = trace.KindRead
 	}

@@ -87,7 +87,7 @@ func (r *recorder) emitAtomic(gs *gstate, e trace.Event) {
 func (r *recorder) atomicAccess(gs *gstate, e trace.Event) {
 	name := r.t.Objects[e.Obj].Name
 	lock := r.derivedID(mapElemKey{m: uint64(e.Obj), key: atomicLockKey}, trace.Object{Kind: trace.ObjMutex, Name: "atomic " + name})
-	acc := trace.Event{Kind: trace.KindWrite, Obj: e.Obj, Site: e.Site}
+	acc := trace.Event{Kind: trace.KindWrite, Obj: e.Obj, Site: e.Site, Flags: trace.Outside}
 	if e.Kind == trace.KindAtomicLoad {
 		acc.Kind = trace.KindRead
 	}

@@ -156,6 +156,14 @@ const (
 	// before it (an array element at an index read from memory): if
 	// those reads see other values, it writes elsewhere.
 	AddrVaries
+	// Outside, on a read or write, says the access is a synchronisation
+	// operation's own: the access of its variable that an atomic
+	// operation makes, recorded next to its event. It belongs to no
+	// region, even between a region's begin and end: it is never one of
+	// a region's two accesses, since the operation's event stands for
+	// it there, only the access another goroutine interleaves, and it
+	// counts for races.
+	Outside
 )
 
 // Range is a closed interval of values read as signed integers, with
