@@ -204,8 +204,13 @@ type converter struct {
 	// The receives of each channel in the order of their probes, for
 	// sendDone to step a receive early; the raw event being stepped; the
 	// raw events stepped early.
-	recvs   map[trace.ObjID][]laterRecv
-	recvAt  map[trace.ObjID]int
+	recvs  map[trace.ObjID][]laterRecv
+	recvAt map[trace.ObjID]int
+	// The sends of select cases, recorded after them, per channel in the
+	// order of their probes, for a receive to step its send early
+	// (hoistSent).
+	sents   map[trace.ObjID][]laterRecv
+	sentAt  map[trace.ObjID]int
 	cur     uint64
 	hoisted map[uint64]bool
 }
@@ -241,6 +246,7 @@ func (in *Instrumented) convert(name string) (*trace.Trace, convOutcome, error) 
 		readers: make(map[trace.ObjID]int), wg: make(map[trace.ObjID]int64), signaled: make(map[trace.ObjID]bool),
 		onceRan: make(map[trace.ObjID]bool), derived: make(map[derivedObj]trace.ObjID),
 		recvs: make(map[trace.ObjID][]laterRecv), recvAt: make(map[trace.ObjID]int), hoisted: make(map[uint64]bool),
+		sents: make(map[trace.ObjID][]laterRecv), sentAt: make(map[trace.ObjID]int),
 	}
 	c.v = trace.NewValidator(t)
 	if _, c.out.Cut, err = rawCut(f); err != nil {
@@ -256,6 +262,9 @@ func (in *Instrumented) convert(name string) (*trace.Trace, convOutcome, error) 
 		case avrt.KindRecv, avrt.KindRangeEnd:
 			id := trace.ObjID(e.Obj)
 			c.recvs[id] = append(c.recvs[id], laterRecv{e, last[e.G]})
+		case avrt.KindSent:
+			id := trace.ObjID(e.Obj)
+			c.sents[id] = append(c.sents[id], laterRecv{e, last[e.G]})
 		}
 		last[e.G] = e.Seq
 		return true
@@ -425,6 +434,8 @@ func (c *converter) step(r avrt.Event) {
 		c.end(gs)
 	case avrt.KindSend, avrt.KindRecv, avrt.KindRangeEnd, avrt.KindClose:
 		c.channel(gs, r.Kind, e, s, r.Arg)
+	case avrt.KindSent:
+		c.channel(gs, avrt.KindSend, e, s, r.Arg)
 	case avrt.KindTestBegin, avrt.KindTestEnd:
 		c.testOrder(gs, r.Kind, e, s)
 	case avrt.KindTestFork:
@@ -560,6 +571,9 @@ func (c *converter) channel(gs *convG, k avrt.Kind, e trace.Event, s rawSite, ca
 		}
 		return
 	case avrt.KindRecv, avrt.KindRangeEnd:
+		if ch.received >= ch.sent && !ch.closed {
+			c.hoistSent(e.Obj)
+		}
 		switch {
 		case ch.received < ch.sent && k == avrt.KindRecv:
 			ch.received++
@@ -580,6 +594,30 @@ func (c *converter) channel(gs *convG, k avrt.Kind, e trace.Event, s rawSite, ca
 		e.Kind = trace.KindClose
 	}
 	c.emit(gs, e)
+}
+
+// hoistSent steps, before a receive from channel id that finds no
+// message, the next send of a select's case on it recorded later: its
+// probe runs after the send, at the start of the case's body, and may
+// come after the probe of the receive that took its message. It is
+// stepped if its goroutine's previous event is in the trace already (the
+// send is then that goroutine's next event), as sendDone steps a
+// receive early.
+func (c *converter) hoistSent(id trace.ObjID) {
+	list, i := c.sents[id], c.sentAt[id]
+	for i < len(list) && (list[i].ev.Seq <= c.cur || c.hoisted[list[i].ev.Seq]) {
+		i++
+	}
+	c.sentAt[id] = i
+	if i == len(list) {
+		return
+	}
+	r := list[i]
+	if r.prev >= c.cur && !c.hoisted[r.prev] {
+		return
+	}
+	c.hoisted[r.ev.Seq] = true
+	c.step(r.ev)
 }
 
 // testsObj is the WaitGroup that stands for the testing package's running

@@ -1123,11 +1123,18 @@ func (w *fileRewriter) send(s *ast.SendStmt) {
 	if !w.pure(s.Chan) {
 		return
 	}
+	site := w.siteAt(s, false, "", trace.ObjChan)
+	if cc, ok := w.parents[s].(*ast.CommClause); ok && cc.Comm == ast.Stmt(s) {
+		// A select's send case: recorded at the start of its body, once
+		// the case was chosen (avrt.Sent; the converter puts it before
+		// its receive).
+		w.insert(cc.Colon+1, prioProbe, fmt.Sprintf(" %s.Sent(%s, %d);", rtName, w.text(s.Chan), site))
+		return
+	}
 	st, ok := w.stmtOf(s)
 	if !ok || st != ast.Stmt(s) {
-		return // a select's send case: not recorded
+		return
 	}
-	site := w.siteAt(s, false, "", trace.ObjChan)
 	w.before(s, prioProbe, fmt.Sprintf("%s.Send(%s, %d)", rtName, w.text(s.Chan), site))
 }
 

@@ -84,6 +84,7 @@ const (
 	KindTestParallel       // the test calls t.Parallel, which signals its parent
 	KindTestResume         // t.Parallel returned: the test's parent has returned
 	KindTestReturn         // a subtest's function returned
+	KindSent               // a send of a select's case, after it (at the start of the case's body)
 )
 
 // Event is one raw event, as it lies in the file (little-endian, on the

@@ -193,6 +193,14 @@ func Send(ch any, site uint32) {
 	}
 }
 
+// Sent records a send on ch that a select's case made, after it: the
+// case was chosen, so its send happened.
+func Sent(ch any, site uint32) {
+	if enabled {
+		emit(KindSent, chanPtr(ch), chanCap(ch), site)
+	}
+}
+
 // Recv records a receive from ch that returned v, and returns v.
 func Recv[T any](v T, ch any, site uint32) T {
 	if enabled {
