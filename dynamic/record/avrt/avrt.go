@@ -164,6 +164,8 @@ var (
 	entered []uint32
 	// stopped says the recording stopped early (CutOffset).
 	stopped atomic.Bool
+	// spare is a chunk mapped but not in use yet, under slow.
+	spare []Event
 )
 
 type shard struct {
@@ -229,15 +231,19 @@ func emitSlow(g uint64, kind Kind, obj, arg uint64, site uint32) {
 	}
 	slow.Lock()
 	defer slow.Unlock()
-	fresh, why := out.chunk()
-	if why != 0 {
-		// The trace ends here: the events other goroutines write into
-		// the chunks they hold are past the cut.
-		if !stopped.Load() {
-			stopped.Store(true)
-			out.cut(seq.Load(), why)
+	fresh := spare
+	spare = nil
+	if fresh == nil {
+		var why byte
+		if fresh, why = out.chunk(); why != 0 {
+			// The trace ends here: the events other goroutines write
+			// into the chunks they hold are past the cut.
+			if !stopped.Load() {
+				stopped.Store(true)
+				out.cut(seq.Load(), why)
+			}
+			return
 		}
-		return
 	}
 	var old []Event
 	pid := procPin()
@@ -254,9 +260,12 @@ func emitSlow(g uint64, kind Kind, obj, arg uint64, site uint32) {
 	sh.n++
 	procUnpin()
 	// No goroutine writes a full chunk, and every other writer of this
-	// shard runs pinned to its P: the old chunk is no one's now.
+	// shard runs pinned to its P: the old chunk is no one's now. A fresh
+	// chunk not needed (the goroutine moved to a P whose buffer has
+	// room) is kept for the next full buffer: the file holds no empty
+	// chunks.
 	out.release(old)
-	out.release(fresh)
+	spare = fresh
 }
 
 func ptr[T any](p *T) uint64 { return uint64(uintptr(unsafe.Pointer(p))) }
