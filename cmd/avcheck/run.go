@@ -12,6 +12,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -402,14 +403,16 @@ func runStages(in *interrupts, args []string, stdout, stderr io.Writer, ended *r
 	var reportHash string
 	reportPath := cfg.report
 	root := avreport.ModuleRoot(dir)
+	var merge []string
 	if reportPath == "" && root != "" {
 		reportPath = filepath.Join(root, avreport.DefaultReport)
+		merge = planDirs(plan)
 	}
 	if reportPath != "" && !res.Stopped {
 		if root == "" {
 			root = dir
 		}
-		reportHash, err = saveReport(reportPath, root, t, res.Findings, st)
+		reportHash, err = saveReport(reportPath, root, t, res.Findings, st, merge)
 		if err != nil {
 			fmt.Fprintf(stderr, "avcheck run: writing the report: %v\n", err)
 		}
@@ -557,6 +560,18 @@ func manyPackages(pattern string) bool {
 
 // packageDir is where the program runs: the package's directory for a
 // relative pattern, as go test does, otherwise the current one.
+// planDirs returns the directories of the packages a plan probes.
+func planDirs(plan *record.Plan) []string {
+	dirs := []string{}
+	for f := range plan.Files {
+		if d := filepath.Dir(f); !slices.Contains(dirs, d) {
+			dirs = append(dirs, d)
+		}
+	}
+	slices.Sort(dirs)
+	return dirs
+}
+
 func packageDir(dir, pkg string) string {
 	if filepath.IsAbs(pkg) {
 		return pkg
@@ -604,11 +619,16 @@ func (w stoppableWriter) Write(e trace.Event) error {
 
 // saveReport writes the JSON report, with the hashes of the source files
 // it names (relative names are taken from root), through a temporary
-// file, so that a reader never sees half of it. It returns the report's
-// hash, for avreport's -avreport.hash.
-func saveReport(path, root string, t *trace.Trace, fs []predict.Finding, st report.Stats) (string, error) {
+// file, so that a reader never sees half of it; with merge, the
+// directories of the packages recorded, it keeps what the report held
+// of other packages (mergeReport). It returns the report's hash, for
+// avreport's -avreport.hash.
+func saveReport(path, root string, t *trace.Trace, fs []predict.Finding, st report.Stats, merge []string) (string, error) {
 	doc := report.NewDocument(t, fs, st)
 	doc.HashFiles(root)
+	if merge != nil {
+		doc = mergeReport(path, root, doc, merge)
+	}
 	return writeReport(path, doc)
 }
 

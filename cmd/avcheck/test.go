@@ -252,10 +252,12 @@ func testStages(in *interrupts, args []string, stdout, stderr io.Writer) int {
 	}
 	var tested, withFindings, findings, failed, testsFailed int
 	var docs []*report.Document
+	var dirs []string
 	for i, p := range pkgs {
 		r := <-results[i]
 		if r.doc != nil {
 			docs = append(docs, r.doc)
+			dirs = append(dirs, filepath.Clean(p.Dir))
 		}
 		fmt.Fprint(stdout, r.output)
 		switch {
@@ -283,7 +285,7 @@ func testStages(in *interrupts, args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "avcheck test: %s recorded, %s with findings (%s), %s whose tests failed, %s not recorded\n",
 		plural(tested-failed, "package"), plural(withFindings, "package"), plural(findings, "finding"), plural(testsFailed, "package"), plural(failed, "package"))
-	saveTestReport(stderr, cfg, dir, docs, failed, findings)
+	saveTestReport(stderr, cfg, dir, docs, dirs, failed, findings)
 	switch {
 	case failed > 0 || testsFailed > 0:
 		return exitError
@@ -349,11 +351,13 @@ func testOne(in *interrupts, cfg *testConfig, p testPackage, reportPath string) 
 // findings, the files they name, their figures summed) for avreport, and
 // says how to see it, unless a package could not be recorded: a report
 // of some of the packages would replace a whole one.
-func saveTestReport(stderr io.Writer, cfg *testConfig, dir string, docs []*report.Document, failed, findings int) {
+func saveTestReport(stderr io.Writer, cfg *testConfig, dir string, docs []*report.Document, dirs []string, failed, findings int) {
 	path := cfg.report
 	root := avreport.ModuleRoot(dir)
+	merge := false
 	if path == "" && root != "" {
 		path = filepath.Join(root, avreport.DefaultReport)
+		merge = true
 	}
 	if path == "" || len(docs) == 0 {
 		return
@@ -378,6 +382,9 @@ func saveTestReport(stderr io.Writer, cfg *testConfig, dir string, docs []*repor
 		all.Stats.Seconds += d.Stats.Seconds
 	}
 	slices.SortFunc(all.Files, func(a, b report.File) int { return strings.Compare(a.File, b.File) })
+	if merge {
+		all = mergeReport(path, root, all, dirs)
+	}
 	hash, err := writeReport(path, all)
 	if err != nil {
 		fmt.Fprintf(stderr, "avcheck test: writing the report: %v\n", err)
