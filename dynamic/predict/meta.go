@@ -616,20 +616,19 @@ func (m *Meta) access(e *trace.Event, gi int, vc VC, ep Epoch) {
 	tv := m.txVarOf(g, gi, v)
 
 	// Role e2: resolve the pending matches of every window, and record the
-	// closed windows for the f that come later. An atomic
-	// read-modify-write is never e2: it reads the variable's value
-	// itself, at once, so a write before it is neither lost nor hidden
-	// from it, and a region that claims work with two adds (i :=
-	// n.Add(1); ...; i = n.Add(1)) or retries a compare-and-swap is not
-	// the worse for another goroutine's operation in between. (A swap
-	// used as a blind store after a load would be; the trace does not
-	// tell it from the others, and the violation is not reported.)
+	// closed windows for the f that come later. Two atomic
+	// read-modify-writes are not e1 and e2: each reads the variable's
+	// value itself, at once, and acts on what it read, so a region that
+	// claims work with two adds (i := n.Add(1); ...; i = n.Add(1)) is
+	// not the worse for another goroutine's operation in between. A
+	// load then an add stays a pair: the add may act on a check the
+	// load made (if n.Load() < max { n.Add(1) }).
 	cur := len(g.intervals) - 1
 	for wi := range tv.windows {
-		if e.Kind == trace.KindAtomicRMW {
-			break
-		}
 		w := &tv.windows[wi]
+		if e.Kind == trace.KindAtomicRMW && w.op == trace.KindAtomicRMW {
+			continue
+		}
 		ws := m.windowSum(v, gi, w, e)
 		s := &v.sums[ws.sum]
 		for _, p := range tv.pending {

@@ -104,19 +104,27 @@ func TestMetaHandWritten(t *testing.T) {
 			2 wr x @2 outside
 			2 rel ax`, nil},
 		{"two atomic adds that claim work are not a violation", `
+			# 2's add runs between 1's two: each add acts on what it read.
 			1 fork 2
 			1 begin r
 			1 armw i @1
+			2 armw i @3
 			1 armw i @2
-			1 finish r
-			2 armw i @3`, nil},
+			1 finish r`, nil},
+		{"an atomic check then add is a violation", `
+			1 fork 2
+			1 begin r
+			1 aload n @1
+			2 armw n @3
+			1 armw n @2
+			1 finish r`, []string{"aload@1-armw@3-armw@2"}},
 		{"an atomic check then store is", `
 			1 fork 2
 			1 begin r
 			1 aload f @1
+			2 astore f @3
 			1 astore f @2
-			1 finish r
-			2 astore f @3`, []string{"aload@1-astore@3-astore@2"}},
+			1 finish r`, []string{"aload@1-astore@3-astore@2"}},
 		{"accesses outside regions interleave but are not pairs", `
 			1 fork 2
 			1 begin r
@@ -563,8 +571,8 @@ func (b *bruteForce) triples() []string {
 			if b.tx[e2] != b.tx[e1] || evs[e2].Obj != evs[e1].Obj || evs[e2].Flags&trace.Outside != 0 {
 				continue
 			}
-			if evs[e2].Kind == trace.KindAtomicRMW {
-				continue // never e2 (meta.go, role e2)
+			if evs[e1].Kind == trace.KindAtomicRMW && evs[e2].Kind == trace.KindAtomicRMW {
+				continue // not a pair (meta.go, role e2)
 			}
 			for f := range evs {
 				if b.gpos[f] == b.gpos[e1] || !evs[f].Kind.IsAccess() || evs[f].Obj != evs[e1].Obj {
