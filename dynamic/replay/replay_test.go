@@ -1,0 +1,96 @@
+package replay
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/avcheck/avcheck/dynamic/record"
+	"github.com/avcheck/avcheck/dynamic/trace"
+)
+
+// build plans and builds a test package of the module as the recorder
+// does, and returns the binary.
+func build(t *testing.T, pkg string) string {
+	t.Helper()
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := record.MakePlan(record.PlanOptions{Dir: root, Pattern: pkg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin, cleanup, err := record.Build(context.Background(), root, pkg, false, plan)
+	t.Cleanup(cleanup)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bin
+}
+
+// splitWitness is the lost update of a counter whose Inc (at lines
+// lock, lock+1, ... of file) reads under one critical section and writes
+// under another, run by the first two goroutines of the go statement at
+// goFile:goLine: both read, then both write.
+func splitWitness(file string, lock int, goFile string, goLine int, expr string) *Witness {
+	w := &Witness{Goroutines: []Goroutine{
+		{File: goFile, Line: goLine, Index: 0},
+		{File: goFile, Line: goLine, Index: 1},
+	}}
+	step := func(g, line int, k trace.Kind, expr string, obj trace.ObjID) {
+		w.Steps = append(w.Steps, Step{G: g, File: file, Line: line, Kind: k, Expr: expr, Obj: obj})
+	}
+	for g := range 2 {
+		step(g, lock, trace.KindAcquire, "", 0)
+		step(g, lock+1, trace.KindRead, expr, 1)
+		step(g, lock+2, trace.KindRelease, "", 0)
+	}
+	for g := range 2 {
+		step(g, lock+3, trace.KindAcquire, "", 0)
+		step(g, lock+4, trace.KindWrite, expr, 1)
+		step(g, lock+5, trace.KindRelease, "", 0)
+	}
+	return w
+}
+
+func replay(t *testing.T, bin string, w *Witness) Result {
+	t.Helper()
+	res, err := Replay(context.Background(), w, Options{Binary: bin, Args: []string{"-test.run", "^TestInc$"}, Timeout: 2 * time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+func values(vs []Value) string {
+	var b strings.Builder
+	for _, v := range vs {
+		fmt.Fprintln(&b, v)
+	}
+	return b.String()
+}
+
+// TestLostUpdate forces the witness of testdata/record/counter's lost
+// update: both goroutines read 0 and write 1, so the count ends at 1
+// after two increments.
+func TestLostUpdate(t *testing.T) {
+	root, _ := filepath.Abs("../..")
+	dir := filepath.Join(root, "testdata/record/counter")
+	bin := build(t, "./testdata/record/counter")
+	w := splitWitness(filepath.Join(dir, "counter.go"), 15, filepath.Join(dir, "counter_test.go"), 15, "c.n")
+	res := replay(t, bin, w)
+	if !res.Enforced {
+		t.Fatalf("not enforced: %s\n%s", res.Reason, res.Output)
+	}
+	want := "step 1 read c.n = 0\nstep 4 read c.n = 0\nstep 7 wrote c.n = 1\nstep 10 wrote c.n = 1\n"
+	if got := values(res.Values); got != want {
+		t.Errorf("values:\n%s\nwant:\n%s", got, want)
+	}
+	if !res.Complete || res.Status != 0 {
+		t.Errorf("the program did not end normally: complete %v, status %d\n%s", res.Complete, res.Status, res.Output)
+	}
+}
