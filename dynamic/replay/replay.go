@@ -209,6 +209,9 @@ type rgoroutine struct {
 	lastAddr uint64 // the breakpoint it was last stopped at
 	lastLine line
 	held     uint64 // the breakpoint it is held at, 0 if none
+	// pass is the breakpoint it was let go at while standing on its
+	// trap instruction, which it executes once more.
+	pass uint64
 }
 
 // cell is the memory of an integer or boolean a step accessed.
@@ -390,6 +393,13 @@ func (rp *replayer) stop() {
 		if bs == nil || bs.Breakpoint == nil || bs.Addr != addr {
 			continue // standing at the breakpoint, not stopped by it
 		}
+		if gs := rp.gs[g.ID]; gs != nil && gs.pass != 0 {
+			pass := gs.pass
+			gs.pass = 0
+			if pass == addr {
+				continue
+			}
+		}
 		hit[g.ID] = true
 		rp.arrive(th, g, addr, rp.bps[addr])
 		if rp.reason != "" {
@@ -492,6 +502,11 @@ func (rp *replayer) tryGrant(th proc.Thread, g *proc.G, gs *rgoroutine) {
 	if rp.cur == len(rp.turns)-1 && err == nil && len(frames) > 0 {
 		rp.stopAfter(frames, t.at)
 	}
+	if bs := th.Breakpoint(); bs == nil || bs.Breakpoint == nil {
+		// Standing at the trap without having executed it: it will
+		// trap once more as it goes, which is not a new arrival.
+		gs.pass = gs.held
+	}
 	gs.held = 0
 	rp.granted = true
 	rp.next[gs.w]++
@@ -558,8 +573,8 @@ func (rp *replayer) checkTurnEnd(hit map[int64]bool) {
 			break
 		}
 		frames, err := proc.GoroutineStacktrace(rp.tgt, g, maxDepth, 0)
-		if err != nil {
-			break
+		if err != nil || !whole(frames) {
+			break // where it is is not known: wait for a better look
 		}
 		done = true
 		for _, f := range frames {
@@ -578,6 +593,18 @@ func (rp *replayer) checkTurnEnd(hit map[int64]bool) {
 	rp.stuck = 0
 	// The goroutine of the next turn may be held already; it is granted
 	// when it traps again.
+}
+
+// whole says whether a stack was unwound to the goroutine's start, so
+// that a line missing from it is not on the goroutine's stack. Inside
+// the runtime (a lock's spinning, a system call) the unwinding can stop
+// short.
+func whole(frames []proc.Stackframe) bool {
+	if len(frames) == 0 {
+		return false
+	}
+	fn := frames[len(frames)-1].Call.Fn
+	return fn != nil && fn.Name == "runtime.goexit"
 }
 
 // finishWrites reads the values the granted writes left.

@@ -94,3 +94,36 @@ func TestLostUpdate(t *testing.T) {
 		t.Errorf("the program did not end normally: complete %v, status %d\n%s", res.Complete, res.Status, res.Output)
 	}
 }
+
+// TestInfeasible replays witnesses that the program cannot follow: the
+// second goroutine acquiring the lock while the first, held at its read,
+// still holds it; and the lost update of testdata/corpus/splitcounter,
+// whose turn scheduler starts the second goroutine's body only once the
+// first has returned, an order through pipes that the witness does not
+// know.
+func TestInfeasible(t *testing.T) {
+	root, _ := filepath.Abs("../..")
+	t.Run("lock", func(t *testing.T) {
+		dir := filepath.Join(root, "testdata/record/counter")
+		bin := build(t, "./testdata/record/counter")
+		w := splitWitness(filepath.Join(dir, "counter.go"), 15, filepath.Join(dir, "counter_test.go"), 15, "c.n")
+		// The second goroutine's first acquire moves before the first's
+		// read and release.
+		w.Steps[1], w.Steps[2], w.Steps[3] = w.Steps[3], w.Steps[1], w.Steps[2]
+		res := replay(t, bin, w)
+		want := "every goroutine is held or blocked before step 1 (counter.go:15 acq, goroutine #2 of the go statement at counter_test.go:15); it is blocked at counter.go:15 in github.com/avcheck/avcheck/testdata/record/counter.(*Counter).Inc"
+		if res.Enforced || res.Reason != want || res.Steps != 1 {
+			t.Errorf("enforced %v after %d steps, reason %q; want not enforced after 1, reason %q", res.Enforced, res.Steps, res.Reason, want)
+		}
+	})
+	t.Run("turn", func(t *testing.T) {
+		dir := filepath.Join(root, "testdata/corpus/splitcounter")
+		bin := build(t, "./testdata/corpus/splitcounter")
+		w := splitWitness(filepath.Join(dir, "counter.go"), 19, filepath.Join(root, "testdata/corpus/internal/turn/turn.go"), 47, "c.n")
+		res := replay(t, bin, w)
+		want := "every goroutine is held or blocked before step 3 (counter.go:19 acq, goroutine #2 of the go statement at turn.go:47); it is blocked at turn.go:107 in github.com/avcheck/avcheck/testdata/corpus/internal/turn.await"
+		if res.Enforced || res.Reason != want || res.Steps != 3 {
+			t.Errorf("enforced %v after %d steps, reason %q; want not enforced after 3, reason %q", res.Enforced, res.Steps, res.Reason, want)
+		}
+	})
+}
