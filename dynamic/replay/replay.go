@@ -97,6 +97,9 @@ func Replay(ctx context.Context, w *Witness, opts Options) (Result, error) {
 	if len(w.Steps) == 0 {
 		return Result{}, errors.New("the witness has no step")
 	}
+	if reason := unenforceable(newReplayer(nil, w)); reason != "" {
+		return Result{Reason: reason}, nil
+	}
 	var output bytes.Buffer
 	var outMu sync.Mutex
 	out := io.Writer(&lockedWriter{w: &output, mu: &outMu})
@@ -256,7 +259,7 @@ type pendingWrite struct {
 
 func newReplayer(grp *proc.TargetGroup, w *Witness) *replayer {
 	rp := &replayer{
-		grp: grp, tgt: grp.Selected, w: w,
+		grp: grp, w: w,
 		next:    make([]int, len(w.Goroutines)),
 		queue:   make([][]int, len(w.Goroutines)),
 		bps:     make(map[uint64]line),
@@ -284,7 +287,28 @@ func newReplayer(grp *proc.TargetGroup, w *Witness) *replayer {
 	for i, t := range rp.turns {
 		rp.queue[t.g] = append(rp.queue[t.g], i)
 	}
+	if grp != nil {
+		rp.tgt = grp.Selected
+	}
 	return rp
+}
+
+// unenforceable says why the replay cannot force rp's witness, or "":
+// a goroutine goes past a line at once, so two of its steps at one
+// arrival at a line with another goroutine's step between them cannot
+// be forced apart.
+func unenforceable(rp *replayer) string {
+	for g, q := range rp.queue {
+		for i := 1; i < len(q); i++ {
+			a, b := rp.turns[q[i-1]], rp.turns[q[i]]
+			if a.at == b.at && a.visit == b.visit {
+				s, o := rp.w.Steps[b.steps[0]], rp.w.Steps[rp.turns[q[i-1]+1].steps[0]]
+				return fmt.Sprintf("steps %d and %d of %s are at one arrival at %s:%d, and step %d (%s, %s) comes between them: a replay holds goroutines at lines, not within one",
+					a.steps[len(a.steps)-1], b.steps[0], rp.w.Goroutines[g], shortFile(s.File), s.Line, rp.turns[q[i-1]+1].steps[0], o, rp.w.Goroutines[o.G])
+			}
+		}
+	}
+	return ""
 }
 
 // setBreakpoints stops every goroutine at the lines of the witness's
@@ -317,9 +341,10 @@ func (rp *replayer) run(ctx context.Context) Result {
 		var exited proc.ErrProcessExited
 		if errors.As(err, &exited) {
 			res.Complete, res.Status = true, exited.Status
-			if rp.granted && rp.cur == len(rp.turns)-1 {
-				// The last step's goroutine was let go past its line
-				// and the program ended.
+			if rp.granted {
+				// The current step's goroutine was let go past its line
+				// and the program ended before a stop saw it leave.
+				rp.finishWrites()
 				rp.granted = false
 				rp.cur++
 			}
