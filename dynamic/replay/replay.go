@@ -50,6 +50,9 @@ type Result struct {
 	Status   int
 	// Output is the program's standard output and error.
 	Output string
+	// PID is the process the replay ran, killed by the time Replay
+	// returns.
+	PID int
 }
 
 // Failed says whether the program ended with a status other than 0,
@@ -140,6 +143,7 @@ func Replay(ctx context.Context, w *Witness, opts Options) (Result, error) {
 		return Result{}, fmt.Errorf("launching %s: %w", opts.Binary, err)
 	}
 	rp := newReplayer(grp, w)
+	pid := grp.Selected.Pid()
 	var res Result
 	defer func() {
 		// Killing the child is the one thing that must always happen.
@@ -148,6 +152,7 @@ func Replay(ctx context.Context, w *Witness, opts Options) (Result, error) {
 		outMu.Lock()
 		res.Output = output.String()
 		outMu.Unlock()
+		res.PID = pid
 	}()
 	if err := rp.setBreakpoints(); err != nil {
 		return res, err

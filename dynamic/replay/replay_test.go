@@ -2,12 +2,16 @@ package replay
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/avcheck/avcheck/dynamic/predict"
 	"github.com/avcheck/avcheck/dynamic/record"
 	"github.com/avcheck/avcheck/dynamic/trace"
 )
@@ -62,6 +66,9 @@ func replay(t *testing.T, bin string, w *Witness) Result {
 	res, err := Replay(context.Background(), w, Options{Binary: bin, Args: []string{"-test.run", "^TestInc$"}, Timeout: 2 * time.Minute})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if !gone(res.PID) {
+		t.Errorf("process %d is still there", res.PID)
 	}
 	return res
 }
@@ -126,4 +133,148 @@ func TestInfeasible(t *testing.T) {
 			t.Errorf("enforced %v after %d steps, reason %q; want not enforced after 3, reason %q", res.Enforced, res.Steps, res.Reason, want)
 		}
 	})
+}
+
+// TestFromRecording records testdata/record/counter, predicts, and
+// replays the witness of its lost update as the predictor built it: every
+// read of the witness reads 0 and every write writes 1, so two
+// increments leave the count at 1. The process is gone afterwards.
+func TestFromRecording(t *testing.T) {
+	root, _ := filepath.Abs("../..")
+	pkg := "./testdata/record/counter"
+	plan, err := record.MakePlan(record.PlanOptions{Dir: root, Pattern: pkg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin, cleanup, err := record.Build(context.Background(), root, pkg, false, plan)
+	t.Cleanup(cleanup)
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"-test.run", "^TestInc$"}
+	tr, _, err := record.Record(context.Background(), plan, record.Options{Binary: bin, Args: args})
+	if errors.Is(err, record.ErrPtrace) {
+		t.Skip(err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	var found *predict.Finding
+	res := predict.Predict(tr, predict.Options{Precise: true})
+	for _, f := range res.Reported() {
+		if f.Level == predict.LevelProven && f.Pattern == "R-W-W" && f.Var == "c.n" {
+			found = &f
+			break
+		}
+	}
+	if found == nil {
+		t.Fatalf("no proven R-W-W on c.n among %d findings", len(res.Findings))
+	}
+	w, err := FromTrace(tr, *found)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Replay(context.Background(), w, Options{Binary: bin, Args: args, Timeout: 2 * time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Enforced {
+		t.Fatalf("not enforced: %s", r.Reason)
+	}
+	writes := 0
+	for _, v := range r.Values {
+		want := "0"
+		if v.Write {
+			want = "1"
+			writes++
+		}
+		if v.Expr != "c.n" || v.Value != want {
+			t.Errorf("%s, want %s", v, want)
+		}
+	}
+	if writes < 2 {
+		t.Errorf("%d writes observed, want both increments':\n%s", writes, values(r.Values))
+	}
+	if !gone(r.PID) {
+		t.Errorf("process %d is still there", r.PID)
+	}
+}
+
+// gone reports whether the process has left no trace behind: not
+// running, not stopped, not a zombie.
+func gone(pid int) bool {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return true
+	}
+	s := string(data)
+	if i := strings.LastIndexByte(s, ')'); i >= 0 && i+2 < len(s) {
+		return s[i+2] == 'X'
+	}
+	return false
+}
+
+// TestCorpus records corpus programs, predicts, and replays each proven
+// finding's witness as the predictor built it. The corpus's turn
+// scheduler (testdata/corpus/internal/turn) orders goroutines through
+// pipes, which no witness knows of, so its programs' witnesses cannot be
+// followed; nor can a race inside one line of one goroutine.
+func TestCorpus(t *testing.T) {
+	root, _ := filepath.Abs("../..")
+	for _, c := range []struct {
+		pkg, test string
+		want      string // the replays' outcomes, one line each
+	}{
+		{"queuedjob", "TestSubmit", "race W-W j.state: enforced, 4 steps\n"},
+		{"escrange", "TestNotify", "race W-R it.Name: steps 0 and 2 of goroutine #1 of the go statement at escrange.go:26 are at one arrival at escrange.go:28, and step 1 (escrange.go:30 wr it.Name, test run #1) comes between them: a replay holds goroutines at lines, not within one\n"},
+		{"ctorworker", "TestStart", "race R-W t.pending: steps 2 and 4 of goroutine #1 of the go statement at tracker.go:39 are at one arrival at tracker.go:24, and step 3 (tracker.go:43 rd t.pending, test run #1) comes between them: a replay holds goroutines at lines, not within one\n"},
+		{"splitcounter", "TestInc", "atomicity R-W-W c.n: every goroutine is held or blocked before step 0 (turn.go:50 rd s.ws, test run #1); it is blocked at turn.go:107 in github.com/avcheck/avcheck/testdata/corpus/internal/turn.await\n"},
+	} {
+		t.Run(c.pkg, func(t *testing.T) {
+			pkg := "./testdata/corpus/" + c.pkg
+			plan, err := record.MakePlan(record.PlanOptions{Dir: root, Pattern: pkg})
+			if err != nil {
+				t.Fatal(err)
+			}
+			bin, cleanup, err := record.Build(context.Background(), root, pkg, false, plan)
+			t.Cleanup(cleanup)
+			if err != nil {
+				t.Fatal(err)
+			}
+			args := []string{"-test.run", "^" + c.test + "$"}
+			dir := filepath.Join(root, pkg)
+			tr, _, err := record.Record(context.Background(), plan, record.Options{Binary: bin, Args: args, Dir: dir})
+			if errors.Is(err, record.ErrPtrace) {
+				t.Skip(err)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got strings.Builder
+			for _, f := range predict.Predict(tr, predict.Options{Precise: true}).Reported() {
+				if f.Level < predict.LevelProven {
+					continue
+				}
+				w, err := FromTrace(tr, f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				r, err := Replay(context.Background(), w, Options{Binary: bin, Args: args, Dir: dir, Timeout: 2 * time.Minute})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !gone(r.PID) {
+					t.Errorf("process %d is still there", r.PID)
+				}
+				if r.Enforced {
+					fmt.Fprintf(&got, "%s %s %s: enforced, %d steps\n", f.Kind, f.Pattern, f.Var, r.Steps)
+				} else {
+					fmt.Fprintf(&got, "%s %s %s: %s\n", f.Kind, f.Pattern, f.Var, r.Reason)
+				}
+			}
+			if got.String() != c.want {
+				t.Errorf("got:\n%s\nwant:\n%s", got.String(), c.want)
+			}
+		})
+	}
 }
