@@ -215,8 +215,11 @@ type rgoroutine struct {
 	w        int // the witness goroutine it is, or -1
 	visits   map[line]int
 	lastAddr uint64 // the breakpoint it was last stopped at
-	lastLine line
-	held     uint64 // the breakpoint it is held at, 0 if none
+	// lastCount is the debugger's count of its hits of lastAddr then, to
+	// tell a new hit from the same one seen twice.
+	lastCount uint64
+	lastLine  line
+	held      uint64 // the breakpoint it is held at, 0 if none
 	// pass is the breakpoint it was let go at while standing on its
 	// trap instruction, which it executes once more.
 	pass uint64
@@ -423,15 +426,29 @@ func (rp *replayer) stop() {
 		if bs == nil || bs.Breakpoint == nil || bs.Addr != addr {
 			continue // standing at the breakpoint, not stopped by it
 		}
-		if gs := rp.gs[g.ID]; gs != nil && gs.pass != 0 {
-			pass := gs.pass
-			gs.pass = 0
-			if pass == addr {
+		count := uint64(0)
+		if lbp := bs.Breakpoint.Logical; lbp != nil {
+			count = lbp.HitCount[g.ID]
+		}
+		if gs := rp.gs[g.ID]; gs != nil {
+			if gs.lastAddr == addr && gs.lastCount == count {
+				// A continue that returned before the program ran
+				// (a stop asked for in between) shows the same hit
+				// again.
 				continue
+			}
+			if gs.pass != 0 {
+				pass := gs.pass
+				gs.pass = 0
+				if pass == addr {
+					gs.lastCount = count
+					continue
+				}
 			}
 		}
 		hit[g.ID] = true
 		rp.arrive(th, g, addr, rp.bps[addr])
+		rp.gs[g.ID].lastCount = count
 		if rp.reason != "" {
 			return
 		}

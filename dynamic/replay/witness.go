@@ -133,7 +133,10 @@ func FromTrace(t *trace.Trace, f predict.Finding) (*Witness, error) {
 		same := false
 		if p != nil {
 			ps := t.Site(p.Site)
-			same = ps.File == s.File && ps.Line == s.Line && !(p.Kind == e.Kind && p.Site == e.Site)
+			// The same event again (kind, site and object) is the line
+			// run again; other events at the line, such as the reads of
+			// s.m and s.m[k] that one site makes, are one arrival.
+			same = ps.File == s.File && ps.Line == s.Line && (p.Kind != e.Kind || p.Site != e.Site || p.Obj != e.Obj)
 		}
 		if !same {
 			visits[e.G][k]++
