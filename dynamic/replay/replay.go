@@ -220,6 +220,9 @@ type rgoroutine struct {
 	lastCount uint64
 	lastLine  line
 	held      uint64 // the breakpoint it is held at, 0 if none
+	// grantVisit is its arrival at the line of the turn it was last let
+	// go at.
+	grantVisit int
 	// pass is the breakpoint it was let go at while standing on its
 	// trap instruction, which it executes once more.
 	pass uint64
@@ -418,17 +421,23 @@ func (rp *replayer) stop() {
 		if err != nil || g == nil || g.SystemStack {
 			continue
 		}
+		bs := th.Breakpoint()
+		trapped := bs != nil && bs.Breakpoint != nil && bs.Addr == addr
+		count := uint64(0)
+		if trapped && bs.Breakpoint.Logical != nil {
+			count = bs.Breakpoint.Logical.HitCount[g.ID]
+		}
 		if gs := rp.gs[g.ID]; gs != nil && gs.held == addr {
+			if trapped {
+				// Each trap of a held goroutine counts as a hit:
+				// the last is the one a repeated stop shows again.
+				gs.lastCount = count
+			}
 			rp.tryGrant(th, g, gs)
 			continue
 		}
-		bs := th.Breakpoint()
-		if bs == nil || bs.Breakpoint == nil || bs.Addr != addr {
+		if !trapped {
 			continue // standing at the breakpoint, not stopped by it
-		}
-		count := uint64(0)
-		if lbp := bs.Breakpoint.Logical; lbp != nil {
-			count = lbp.HitCount[g.ID]
 		}
 		if gs := rp.gs[g.ID]; gs != nil {
 			if gs.lastAddr == addr && gs.lastCount == count {
@@ -495,8 +504,12 @@ func (rp *replayer) arrive(th proc.Thread, g *proc.G, addr uint64, at line) {
 	}
 	k := q[rp.next[gs.w]]
 	t := rp.turns[k]
-	if t.at != at || t.visit != gs.visits[at] {
-		return // not its next step: free
+	if t.at != at || gs.visits[at] < t.visit {
+		// Not its next step: free. An arrival counts from the one the
+		// witness names on: a deferred call's line is arrived at twice
+		// (its defer statement, then the call at the return), where
+		// the recorded events name it once.
+		return
 	}
 	if rp.granted && k == rp.cur {
 		return
@@ -554,6 +567,7 @@ func (rp *replayer) tryGrant(th proc.Thread, g *proc.G, gs *rgoroutine) {
 		// trap once more as it goes, which is not a new arrival.
 		gs.pass = gs.held
 	}
+	gs.grantVisit = gs.visits[t.at]
 	gs.held = 0
 	rp.granted = true
 	rp.next[gs.w]++
@@ -611,7 +625,7 @@ func (rp *replayer) checkTurnEnd(hit map[int64]bool) {
 	switch {
 	case gs.held != 0:
 		done = true
-	case hit[id] && (gs.lastLine != t.at || gs.visits[t.at] != t.visit):
+	case hit[id] && (gs.lastLine != t.at || gs.visits[t.at] != gs.grantVisit):
 		done = true
 	default:
 		g, err := proc.FindGoroutine(rp.tgt, id)
