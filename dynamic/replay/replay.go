@@ -223,8 +223,8 @@ type rgoroutine struct {
 	// grantVisit is its arrival at the line of the turn it was last let
 	// go at.
 	grantVisit int
-	// pass is the breakpoint it was let go at while standing on its
-	// trap instruction, which it executes once more.
+	// pass is the breakpoint it was last let go at, until it stops
+	// elsewhere.
 	pass uint64
 }
 
@@ -424,8 +424,8 @@ func (rp *replayer) stop() {
 		bs := th.Breakpoint()
 		trapped := bs != nil && bs.Breakpoint != nil && bs.Addr == addr
 		count := uint64(0)
-		if trapped && bs.Breakpoint.Logical != nil {
-			count = bs.Breakpoint.Logical.HitCount[g.ID]
+		if trapped && bs.Logical != nil {
+			count = bs.Logical.HitCount[g.ID]
 		}
 		if gs := rp.gs[g.ID]; gs != nil && gs.held == addr {
 			if trapped {
@@ -562,11 +562,11 @@ func (rp *replayer) tryGrant(th proc.Thread, g *proc.G, gs *rgoroutine) {
 	if rp.cur == len(rp.turns)-1 && err == nil && len(frames) > 0 {
 		rp.stopAfter(frames, t.at)
 	}
-	if bs := th.Breakpoint(); bs == nil || bs.Breakpoint == nil {
-		// Standing at the trap without having executed it: it will
-		// trap once more as it goes, which is not a new arrival.
-		gs.pass = gs.held
-	}
+	// A goroutine let go standing at the trap without having executed
+	// it traps once more as it goes, and one whose hit was taken may be
+	// shown that hit again: neither is a new arrival. A real one comes
+	// after a stop elsewhere, unless the line loops on itself.
+	gs.pass = gs.held
 	gs.grantVisit = gs.visits[t.at]
 	gs.held = 0
 	rp.granted = true
@@ -634,8 +634,14 @@ func (rp *replayer) checkTurnEnd(hit map[int64]bool) {
 			break
 		}
 		frames, err := proc.GoroutineStacktrace(rp.tgt, g, maxDepth, 0)
-		if err != nil || !whole(frames) {
-			break // where it is is not known: wait for a better look
+		if err != nil || !whole(frames) || (g.Status != proc.Gwaiting && libraryFrame(frames[0])) {
+			// Where it is is not known well enough: the unwinding of a
+			// goroutine running in the runtime or the sync package (a
+			// Lock spinning before it parks) has been seen to drop the
+			// frame of the line that called it. A parked goroutine's
+			// unwinding starts where it parked and is whole. Wait for
+			// a better look.
+			break
 		}
 		done = true
 		for _, f := range frames {
@@ -654,6 +660,20 @@ func (rp *replayer) checkTurnEnd(hit map[int64]bool) {
 	rp.stuck = 0
 	// The goroutine of the next turn may be held already; it is granted
 	// when it traps again.
+}
+
+// libraryFrame says whether f is a function of the runtime or of the
+// standard library packages a program blocks in.
+func libraryFrame(f proc.Stackframe) bool {
+	if f.Call.Fn == nil {
+		return true
+	}
+	for _, p := range []string{"runtime.", "internal/", "syscall.", "os.", "sync."} {
+		if strings.HasPrefix(f.Call.Fn.Name, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // whole says whether a stack was unwound to the goroutine's start, so
@@ -738,7 +758,7 @@ func (rp *replayer) whereIs(w int) string {
 		return ""
 	}
 	for _, f := range frames {
-		if f.Call.Fn != nil && !strings.HasPrefix(f.Call.Fn.Name, "runtime.") && !strings.HasPrefix(f.Call.Fn.Name, "internal/") && !strings.HasPrefix(f.Call.Fn.Name, "syscall.") && !strings.HasPrefix(f.Call.Fn.Name, "os.") && !strings.HasPrefix(f.Call.Fn.Name, "sync.") {
+		if f.Call.Fn != nil && !libraryFrame(f) {
 			state := "it is"
 			if g.Status == proc.Gwaiting {
 				state = "it is blocked"

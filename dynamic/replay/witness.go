@@ -2,6 +2,7 @@ package replay
 
 import (
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/avcheck/avcheck/dynamic/predict"
@@ -144,6 +145,7 @@ func FromTrace(t *trace.Trace, f predict.Finding) (*Witness, error) {
 		last[e.G] = e
 		return visits[e.G][k]
 	}
+	deferred := deferLines()
 	inWitness := make(map[uint64]bool, len(f.Witness))
 	for _, seq := range f.Witness {
 		inWitness[seq] = true
@@ -181,6 +183,11 @@ func FromTrace(t *trace.Trace, f predict.Finding) (*Witness, error) {
 			w.Goroutines = append(w.Goroutines, name)
 		}
 		s := t.Site(e.Site)
+		if deferred(s.File, s.Line) {
+			// A deferred call runs at its function's return, where no
+			// breakpoint of its line stops it: the step is not held.
+			continue
+		}
 		st := Step{G: gi, File: s.File, Line: s.Line, Visit: visit, Kind: e.Kind}
 		if e.Kind.IsAccess() {
 			st.Obj = e.Obj
@@ -189,6 +196,23 @@ func FromTrace(t *trace.Trace, f predict.Finding) (*Witness, error) {
 		w.Steps = append(w.Steps, st)
 	}
 	return w, nil
+}
+
+// deferLines returns a function that says whether a source line is a
+// defer statement, reading each file once; a file it cannot read has
+// none.
+func deferLines() func(file string, line int) bool {
+	files := make(map[string][]string)
+	return func(file string, line int) bool {
+		lines, ok := files[file]
+		if !ok {
+			if data, err := os.ReadFile(file); err == nil {
+				lines = strings.Split(string(data), "\n")
+			}
+			files[file] = lines
+		}
+		return line >= 1 && line <= len(lines) && strings.HasPrefix(strings.TrimSpace(lines[line-1]), "defer ")
+	}
 }
 
 // testFork says whether event i, a fork, starts a test: the recorders
