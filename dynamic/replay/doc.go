@@ -63,4 +63,9 @@
 // through pipes, which no witness knows of, and the replay finds the
 // goroutine the next step waits for blocked in turn.await. Those of
 // escrange and ctorworker are races inside one line.
+//
+// Not measured yet: a program whose garbage collector stops the world
+// while a goroutine is held (the held goroutine is at a breakpoint, so
+// the runtime can preempt it, but this was not tested), and replays of
+// many findings in parallel.
 package replay
