@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/avcheck/avcheck/internal/children"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -44,8 +45,7 @@ func (e *BuildError) Error() string {
 // whose blank assignments it rewrites (Plan.Keeps) are compiled from their
 // rewritten copies; plan may be nil.
 func Build(ctx context.Context, dir, pkg string, isMain bool, plan *Plan) (bin string, cleanup func(), err error) {
-	recording.RLock()
-	defer recording.RUnlock()
+	defer children.Spawn()()
 	tmp, err := os.MkdirTemp("", "avcheck-run-")
 	if err != nil {
 		return "", func() {}, err

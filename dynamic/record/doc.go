@@ -1,7 +1,7 @@
 // Package record runs a Go test or program under the Delve debugger and
-// records the trace (dynamic/trace) that the predictors read. It is the
-// only package of avcheck that imports Delve; none of Delve's types leave
-// it.
+// records the trace (dynamic/trace) that the predictors read. With
+// dynamic/replay, it is one of the two packages of avcheck that import
+// Delve; none of Delve's types leave it.
 //
 // Beside Delve, the instrumenting recorder (instrument.go, irecord.go,
 // convert.go) records the same trace without a debugger: it compiles the

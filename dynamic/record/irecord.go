@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/avcheck/avcheck/internal/children"
 	"io"
 	"os"
 	"os/exec"
@@ -22,8 +23,7 @@ import (
 // function that removes the temporary directory holding them, which the
 // caller must always call.
 func BuildInstrumented(ctx context.Context, dir, pkg string, isMain bool, plan *Plan) (bin string, in *Instrumented, cleanup func(), err error) {
-	recording.RLock()
-	defer recording.RUnlock()
+	defer children.Spawn()()
 	tmp, err := os.MkdirTemp("", "avcheck-run-")
 	if err != nil {
 		return "", nil, func() {}, err
@@ -73,7 +73,7 @@ func RecordInstrumented(ctx context.Context, in *Instrumented, opts Options) (*t
 		ctx, cancel = context.WithTimeout(ctx, opts.Timeout)
 		defer cancel()
 	}
-	recording.RLock()
+	release := children.Spawn()
 	cmd := exec.CommandContext(ctx, opts.Binary, opts.Args...)
 	cmd.Dir = opts.Dir
 	limit := opts.MaxEvents
@@ -87,7 +87,7 @@ func RecordInstrumented(ctx context.Context, in *Instrumented, opts Options) (*t
 	cmd.Env = append(os.Environ(), avrt.EnvFile+"="+rawName, fmt.Sprintf("%s=%d", avrt.EnvLimit, limit))
 	cmd.Stdout, cmd.Stderr = out, out
 	err = cmd.Run()
-	recording.RUnlock()
+	release()
 	oc := Outcome{}
 	if cmd.Process != nil {
 		oc.PID = cmd.Process.Pid

@@ -3,6 +3,7 @@ package record
 import (
 	"context"
 	"fmt"
+	"github.com/avcheck/avcheck/internal/children"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -160,8 +161,7 @@ type PlanOptions struct {
 // it and on the packages of the main module it imports, and collects the
 // probes.
 func MakePlan(opts PlanOptions) (*Plan, error) {
-	recording.RLock()
-	defer recording.RUnlock()
+	defer children.Spawn()()
 	pattern := opts.Pattern
 	cfg := &packages.Config{Mode: packages.LoadAllSyntax | packages.NeedModule, Dir: opts.Dir, Tests: true, Context: opts.Context}
 	pkgs, err := packages.Load(cfg, pattern)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/avcheck/avcheck/internal/children"
 	"go/constant"
 	"io"
 	"math"
@@ -122,16 +123,6 @@ const (
 	hookTestResume
 )
 
-// recording keeps a recording alone among the child processes of avcheck:
-// Delve's native backend waits for any child (waitpid(-1), to see the
-// program's new threads), so it would take the exit of any other child
-// process, such as the go command that MakePlan and Build run, or the
-// stops of a second recording. Record holds it exclusively, MakePlan and
-// Build shared. It is the one package variable of avcheck, and the reason
-// is the operating system's. A process that records must start no other
-// children while Record runs.
-var recording sync.RWMutex
-
 // Record runs the binary under the debugger with breakpoints at the
 // plan's probes and returns the trace of what it did. It stops the program
 // when ctx is done, and always kills it before returning. The trace is
@@ -164,8 +155,7 @@ func Record(ctx context.Context, plan *Plan, opts Options) (*trace.Trace, Outcom
 		stdout.Close()
 		return nil, Outcome{}, err
 	}
-	recording.Lock()
-	defer recording.Unlock()
+	defer children.Trace()()
 	cmd := append([]string{opts.Binary}, opts.Args...)
 	grp, err := native.Launch(cmd, opts.Dir, 0, nil, "", "", proc.OutputRedirect{File: stdout}, proc.OutputRedirect{File: stderr})
 	// Launch passes the write ends to the child and closes its own copies;

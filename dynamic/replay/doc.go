@@ -1,0 +1,71 @@
+// Package replay runs a program again under the Delve debugger and forces
+// on it the schedule of a finding's witness, to see the violation happen
+// (the `replayed` level), in the spirit of PECAN's deterministic
+// scheduling (shared/seeds/003_50220ead9b146295.txt, section 7): each
+// goroutine the witness names is suspended at its next event until the
+// schedule says it goes, and goroutines are matched between the recorded
+// run and the replay by how they were created, not by their runtime ids.
+// With dynamic/record, it is one of the two packages of avcheck that
+// import Delve; none of Delve's types leave it. It is not yet used by
+// avcheck run.
+//
+// # How a goroutine is held
+//
+// A goroutine is held at a breakpoint on the line of its next step: the
+// replay forgets the breakpoint its thread stands at, so that on the next
+// continue the thread executes the trap instruction again instead of
+// stepping over it, and stops again at once. The other threads run in
+// between. The held goroutine stays a goroutine at a breakpoint, which
+// the runtime may preempt and move to another thread, where it traps
+// again; the program is also stopped every 20ms, to see goroutines that
+// no breakpoint stops. While a goroutine is held, the debugger loops on
+// its traps and keeps a CPU busy.
+//
+// # The schedule
+//
+// FromTrace turns a finding's witness into steps: the witness's events
+// except region boundaries, a goroutine's end, and the events at a defer
+// statement's line (the deferred call runs at the return, where no
+// breakpoint of that line stops it), each with the goroutine's arrival at
+// its line that the recorded events count. Consecutive steps of one
+// goroutine at one arrival are one turn: the goroutine goes past the line
+// at once. A turn ends when its goroutine has left the line: it stops at
+// another of the witness's lines, it is parked elsewhere, or it has
+// ended. A goroutine blocked in its step's operation has not done it: the
+// witness places an acquire, a Wait or a receive where it returns, after
+// what it waits for. A test's goroutine is matched by the order of the
+// tests run, any other by its go statement and the order of the ids of
+// that statement's goroutines.
+//
+// What is not forced: the trace's events before the witness departs from
+// the recorded order (each goroutine runs freely up to its first step),
+// the goroutines the witness does not name, and each named goroutine
+// after its last step. The replay checks that each access reaches the
+// same variable as the witness's other steps on its object (by address
+// within the replay), reads the integers and booleans the steps read
+// (before the line runs) and wrote (once it has), and reports how the
+// program ended.
+//
+// What cannot be forced, reported as the Result's Reason and never as an
+// error: two steps of one goroutine at one arrival at a line with another
+// goroutine's step between them (a race inside one line, such as
+// t.pending++ against another goroutine's read: a replay holds goroutines
+// at lines, not at instructions); a schedule the program does not follow,
+// when every goroutine is held or blocked before the next step (ten looks
+// in a row, 20ms apart), with where the waited-for goroutine is; the
+// program's end before the last step; the time limit.
+//
+// Measured (TestCorpus, TestFromRecording): the lost update of
+// testdata/record/counter and the race of testdata/corpus/queuedjob are
+// forced from the predictor's own witnesses. The witnesses of the corpus
+// programs that use the turn scheduler (testdata/corpus/internal/turn),
+// most of them, cannot be followed: the scheduler orders their goroutines
+// through pipes, which no witness knows of, and the replay finds the
+// goroutine the next step waits for blocked in turn.await. Those of
+// escrange and ctorworker are races inside one line.
+//
+// Not measured yet: a program whose garbage collector stops the world
+// while a goroutine is held (the held goroutine is at a breakpoint, so
+// the runtime can preempt it, but this was not tested), and replays of
+// many findings in parallel.
+package replay

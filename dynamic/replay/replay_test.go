@@ -1,0 +1,281 @@
+package replay
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/avcheck/avcheck/dynamic/predict"
+	"github.com/avcheck/avcheck/dynamic/record"
+	"github.com/avcheck/avcheck/dynamic/trace"
+)
+
+// build plans and builds a test package of the module as the recorder
+// does, and returns the binary.
+func build(t *testing.T, pkg string) string {
+	t.Helper()
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := record.MakePlan(record.PlanOptions{Dir: root, Pattern: pkg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin, cleanup, err := record.Build(context.Background(), root, pkg, false, plan)
+	t.Cleanup(cleanup)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bin
+}
+
+// splitWitness is the lost update of a counter whose Inc (at lines
+// lock, lock+1, ... of file) reads under one critical section and writes
+// under another, run by the first two goroutines of the go statement at
+// goFile:goLine: both read, then both write.
+func splitWitness(file string, lock int, goFile string, goLine int, expr string) *Witness {
+	w := &Witness{Goroutines: []Goroutine{
+		{File: goFile, Line: goLine, Index: 0},
+		{File: goFile, Line: goLine, Index: 1},
+	}}
+	step := func(g, line int, k trace.Kind, expr string, obj trace.ObjID) {
+		w.Steps = append(w.Steps, Step{G: g, File: file, Line: line, Kind: k, Expr: expr, Obj: obj})
+	}
+	for g := range 2 {
+		step(g, lock, trace.KindAcquire, "", 0)
+		step(g, lock+1, trace.KindRead, expr, 1)
+		step(g, lock+2, trace.KindRelease, "", 0)
+	}
+	for g := range 2 {
+		step(g, lock+3, trace.KindAcquire, "", 0)
+		step(g, lock+4, trace.KindWrite, expr, 1)
+		step(g, lock+5, trace.KindRelease, "", 0)
+	}
+	return w
+}
+
+func replay(t *testing.T, bin string, w *Witness) Result {
+	t.Helper()
+	res, err := Replay(context.Background(), w, Options{Binary: bin, Args: []string{"-test.run", "^TestInc$"}, Timeout: 2 * time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !gone(res.PID) {
+		t.Errorf("process %d is still there", res.PID)
+	}
+	return res
+}
+
+func values(vs []Value) string {
+	var b strings.Builder
+	for _, v := range vs {
+		fmt.Fprintln(&b, v)
+	}
+	return b.String()
+}
+
+// TestLostUpdate forces the witness of testdata/record/counter's lost
+// update: both goroutines read 0 and write 1, so the count ends at 1
+// after two increments.
+func TestLostUpdate(t *testing.T) {
+	root, _ := filepath.Abs("../..")
+	dir := filepath.Join(root, "testdata/record/counter")
+	bin := build(t, "./testdata/record/counter")
+	w := splitWitness(filepath.Join(dir, "counter.go"), 15, filepath.Join(dir, "counter_test.go"), 15, "c.n")
+	res := replay(t, bin, w)
+	if !res.Enforced {
+		t.Fatalf("not enforced: %s\n%s", res.Reason, res.Output)
+	}
+	want := "step 1 read c.n = 0\nstep 4 read c.n = 0\nstep 7 wrote c.n = 1\nstep 10 wrote c.n = 1\n"
+	if got := values(res.Values); got != want {
+		t.Errorf("values:\n%s\nwant:\n%s", got, want)
+	}
+	if !res.Complete || res.Status != 0 {
+		t.Errorf("the program did not end normally: complete %v, status %d\n%s", res.Complete, res.Status, res.Output)
+	}
+}
+
+// TestInfeasible replays witnesses that the program cannot follow: the
+// second goroutine acquiring the lock while the first, held at its read,
+// still holds it; and the lost update of testdata/corpus/splitcounter,
+// whose turn scheduler starts the second goroutine's body only once the
+// first has returned, an order through pipes that the witness does not
+// know.
+func TestInfeasible(t *testing.T) {
+	root, _ := filepath.Abs("../..")
+	t.Run("lock", func(t *testing.T) {
+		dir := filepath.Join(root, "testdata/record/counter")
+		bin := build(t, "./testdata/record/counter")
+		w := splitWitness(filepath.Join(dir, "counter.go"), 15, filepath.Join(dir, "counter_test.go"), 15, "c.n")
+		// The second goroutine's first acquire moves before the first's
+		// read and release.
+		w.Steps[1], w.Steps[2], w.Steps[3] = w.Steps[3], w.Steps[1], w.Steps[2]
+		res := replay(t, bin, w)
+		want := "every goroutine is held or blocked before step 1 (counter.go:15 acq, goroutine #2 of the go statement at counter_test.go:15); it is blocked at counter.go:15 in github.com/avcheck/avcheck/testdata/record/counter.(*Counter).Inc"
+		if res.Enforced || res.Reason != want || res.Steps != 1 {
+			t.Errorf("enforced %v after %d steps, reason %q; want not enforced after 1, reason %q", res.Enforced, res.Steps, res.Reason, want)
+		}
+	})
+	t.Run("turn", func(t *testing.T) {
+		dir := filepath.Join(root, "testdata/corpus/splitcounter")
+		bin := build(t, "./testdata/corpus/splitcounter")
+		w := splitWitness(filepath.Join(dir, "counter.go"), 19, filepath.Join(root, "testdata/corpus/internal/turn/turn.go"), 47, "c.n")
+		res := replay(t, bin, w)
+		want := "every goroutine is held or blocked before step 3 (counter.go:19 acq, goroutine #2 of the go statement at turn.go:47); it is blocked at turn.go:107 in github.com/avcheck/avcheck/testdata/corpus/internal/turn.await"
+		if res.Enforced || res.Reason != want || res.Steps != 3 {
+			t.Errorf("enforced %v after %d steps, reason %q; want not enforced after 3, reason %q", res.Enforced, res.Steps, res.Reason, want)
+		}
+	})
+}
+
+// TestFromRecording records testdata/record/counter, predicts, and
+// replays the witness of its lost update as the predictor built it: every
+// read of the witness reads 0 and every write writes 1, so two
+// increments leave the count at 1. The process is gone afterwards.
+func TestFromRecording(t *testing.T) {
+	root, _ := filepath.Abs("../..")
+	pkg := "./testdata/record/counter"
+	plan, err := record.MakePlan(record.PlanOptions{Dir: root, Pattern: pkg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin, cleanup, err := record.Build(context.Background(), root, pkg, false, plan)
+	t.Cleanup(cleanup)
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"-test.run", "^TestInc$"}
+	tr, _, err := record.Record(context.Background(), plan, record.Options{Binary: bin, Args: args})
+	if errors.Is(err, record.ErrPtrace) {
+		t.Skip(err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	var found *predict.Finding
+	res := predict.Predict(tr, predict.Options{Precise: true})
+	for _, f := range res.Reported() {
+		if f.Level == predict.LevelProven && f.Pattern == "R-W-W" && f.Var == "c.n" {
+			found = &f
+			break
+		}
+	}
+	if found == nil {
+		t.Fatalf("no proven R-W-W on c.n among %d findings", len(res.Findings))
+	}
+	w, err := FromTrace(tr, *found)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Replay(context.Background(), w, Options{Binary: bin, Args: args, Timeout: 2 * time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Enforced {
+		t.Fatalf("not enforced: %s", r.Reason)
+	}
+	writes := 0
+	for _, v := range r.Values {
+		want := "0"
+		if v.Write {
+			want = "1"
+			writes++
+		}
+		if v.Expr != "c.n" || v.Value != want {
+			t.Errorf("%s, want %s", v, want)
+		}
+	}
+	if writes < 2 {
+		t.Errorf("%d writes observed, want both increments':\n%s", writes, values(r.Values))
+	}
+	if !gone(r.PID) {
+		t.Errorf("process %d is still there", r.PID)
+	}
+}
+
+// gone reports whether the process has left no trace behind: not
+// running, not stopped, not a zombie.
+func gone(pid int) bool {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return true
+	}
+	s := string(data)
+	if i := strings.LastIndexByte(s, ')'); i >= 0 && i+2 < len(s) {
+		return s[i+2] == 'X'
+	}
+	return false
+}
+
+// TestCorpus records corpus programs, predicts, and replays each proven
+// finding's witness as the predictor built it. The corpus's turn
+// scheduler (testdata/corpus/internal/turn) orders goroutines through
+// pipes, which no witness knows of, so its programs' witnesses cannot be
+// followed; nor can a race inside one line of one goroutine. The
+// programs are those whose recordings give the same findings every time
+// (ctorworker, without the scheduler, gives its race as R-W or W-R).
+func TestCorpus(t *testing.T) {
+	root, _ := filepath.Abs("../..")
+	for _, c := range []struct {
+		pkg, test string
+		want      string // the replays' outcomes, one line each
+	}{
+		{"queuedjob", "TestSubmit", "race W-W j.state: enforced, 4 steps\n"},
+		{"escrange", "TestNotify", "race W-R it.Name: steps 0 and 2 of goroutine #1 of the go statement at escrange.go:26 are at one arrival at escrange.go:28, and step 1 (escrange.go:30 wr it.Name, test run #1) comes between them: a replay holds goroutines at lines, not within one\n"},
+		{"splitcounter", "TestInc", "atomicity R-W-W c.n: every goroutine is held or blocked before step 0 (turn.go:50 rd s.ws, test run #1); it is blocked at turn.go:107 in github.com/avcheck/avcheck/testdata/corpus/internal/turn.await\n"},
+	} {
+		t.Run(c.pkg, func(t *testing.T) {
+			pkg := "./testdata/corpus/" + c.pkg
+			plan, err := record.MakePlan(record.PlanOptions{Dir: root, Pattern: pkg})
+			if err != nil {
+				t.Fatal(err)
+			}
+			bin, cleanup, err := record.Build(context.Background(), root, pkg, false, plan)
+			t.Cleanup(cleanup)
+			if err != nil {
+				t.Fatal(err)
+			}
+			args := []string{"-test.run", "^" + c.test + "$"}
+			dir := filepath.Join(root, pkg)
+			tr, _, err := record.Record(context.Background(), plan, record.Options{Binary: bin, Args: args, Dir: dir})
+			if errors.Is(err, record.ErrPtrace) {
+				t.Skip(err)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got strings.Builder
+			for _, f := range predict.Predict(tr, predict.Options{Precise: true}).Reported() {
+				if f.Level < predict.LevelProven {
+					continue
+				}
+				w, err := FromTrace(tr, f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				r, err := Replay(context.Background(), w, Options{Binary: bin, Args: args, Dir: dir, Timeout: 2 * time.Minute})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !gone(r.PID) {
+					t.Errorf("process %d is still there", r.PID)
+				}
+				if r.Enforced {
+					fmt.Fprintf(&got, "%s %s %s: enforced, %d steps\n", f.Kind, f.Pattern, f.Var, r.Steps)
+				} else {
+					fmt.Fprintf(&got, "%s %s %s: %s\n", f.Kind, f.Pattern, f.Var, r.Reason)
+				}
+			}
+			if got.String() != c.want {
+				t.Errorf("got:\n%s\nwant:\n%s", got.String(), c.want)
+			}
+		})
+	}
+}
