@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -225,11 +226,14 @@ func TestCorpus(t *testing.T) {
 	root, _ := filepath.Abs("../..")
 	for _, c := range []struct {
 		pkg, test string
-		want      string // the replays' outcomes, one line each
+		// want matches the replays' outcomes, one line each. Where the
+		// scheduler's goroutine stops first depends on the run: only
+		// that it is blocked in turn.await is exact.
+		want string
 	}{
-		{"queuedjob", "TestSubmit", "race W-W j.state: enforced, 4 steps\n"},
-		{"escrange", "TestNotify", "race W-R it.Name: steps 0 and 2 of goroutine #1 of the go statement at escrange.go:26 are at one arrival at escrange.go:28, and step 1 (escrange.go:30 wr it.Name, test run #1) comes between them: a replay holds goroutines at lines, not within one\n"},
-		{"splitcounter", "TestInc", "atomicity R-W-W c.n: every goroutine is held or blocked before step 0 (turn.go:50 rd s.ws, test run #1); it is blocked at turn.go:107 in github.com/avcheck/avcheck/testdata/corpus/internal/turn.await\n"},
+		{"queuedjob", "TestSubmit", regexp.QuoteMeta("race W-W j.state: enforced, 4 steps\n")},
+		{"escrange", "TestNotify", regexp.QuoteMeta("race W-R it.Name: steps 0 and 2 of goroutine #1 of the go statement at escrange.go:26 are at one arrival at escrange.go:28, and step 1 (escrange.go:30 wr it.Name, test run #1) comes between them: a replay holds goroutines at lines, not within one\n")},
+		{"splitcounter", "TestInc", `atomicity R-W-W c\.n: every goroutine is held or blocked before step \d+ \(turn\.go:\d+ rd s\.\w+, test run #1\); ` + regexp.QuoteMeta("it is blocked at turn.go:107 in github.com/avcheck/avcheck/testdata/corpus/internal/turn.await\n")},
 	} {
 		t.Run(c.pkg, func(t *testing.T) {
 			pkg := "./testdata/corpus/" + c.pkg
@@ -273,7 +277,7 @@ func TestCorpus(t *testing.T) {
 					fmt.Fprintf(&got, "%s %s %s: %s\n", f.Kind, f.Pattern, f.Var, r.Reason)
 				}
 			}
-			if got.String() != c.want {
+			if !regexp.MustCompile(`^` + c.want + `$`).MatchString(got.String()) {
 				t.Errorf("got:\n%s\nwant:\n%s", got.String(), c.want)
 			}
 		})
