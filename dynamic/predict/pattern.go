@@ -510,7 +510,7 @@ type patSearch struct {
 	compatFast  []compatEntry // direct-mapped, indexed by a hash's top bits, see compat
 	compatShift uint          // 64 minus the bits of compatFast's index
 	// Scratch for byInstance, indexed by instance.
-	instCount, instSlot []int32
+	instCount []int32
 	// The variable being searched (groupVar).
 	vs varScratch
 	// asvCands finds the atomic-set candidates of cands by their sites
@@ -968,15 +968,15 @@ type slotGroup struct {
 // byInstance splits the accesses of the variable groupVar last grouped
 // that are in region instances into one list per instance, in order of the
 // instances' first accesses, each access by its position; without a map:
-// two passes over per-instance counters.
+// two passes over one per-instance array, which holds each instance's
+// count of accesses, then its list's position, then 0 again.
 func (s *patSearch) byInstance() [][]uint32 {
 	ix := s.ix
 	vs := &s.vs
 	if cap(s.instCount) < int(ix.numInst)+1 {
 		s.instCount = make([]int32, ix.numInst+1)
-		s.instSlot = make([]int32, ix.numInst+1)
 	}
-	count, slot := s.instCount[:ix.numInst+1], s.instSlot[:ix.numInst+1]
+	count := s.instCount[:ix.numInst+1]
 	order := vs.order[:0]
 	total := 0
 	for _, in := range vs.inst {
@@ -993,13 +993,13 @@ func (s *patSearch) byInstance() [][]uint32 {
 	out := resize(vs.iout, len(order))
 	off := int32(0)
 	for k, in := range order {
-		slot[in] = int32(k)
 		out[k] = flat[off : off : off+count[in]]
 		off += count[in]
+		count[in] = int32(k)
 	}
 	for i, in := range vs.inst {
 		if in != 0 {
-			out[slot[in]] = append(out[slot[in]], uint32(i))
+			out[count[in]] = append(out[count[in]], uint32(i))
 		}
 	}
 	for _, in := range order {
