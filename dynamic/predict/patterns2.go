@@ -160,23 +160,36 @@ func (ix *patIndex) unitInstances(unit bool) [][]uint32 {
 		}
 	}
 	flat := make([]uint32, total)
-	fill := make([]int32, ix.numInst+1)
+	// slot[in] moves to the end of in's list as it is filled.
 	for ai := range ix.acc {
 		in := of(ix.acc[ai].inst)
 		if in == 0 || slot[in] < 0 {
 			continue
 		}
-		flat[slot[in]+fill[in]] = uint32(ai)
-		fill[in]++
+		flat[slot[in]] = uint32(ai)
+		slot[in]++
 	}
-	var out [][]uint32
-	for _, in := range kept {
-		l := flat[slot[in] : slot[in]+count[in]]
+	list := func(in uint32) []uint32 { return flat[slot[in]-count[in] : slot[in]] }
+	// The lists on more than one variable, counted first so that out is
+	// made once.
+	twoVars := func(l []uint32) bool {
 		for _, ai := range l[1:] {
 			if ix.acc[ai].v != ix.acc[l[0]].v {
-				out = append(out, l)
-				break
+				return true
 			}
+		}
+		return false
+	}
+	n := 0
+	for _, in := range kept {
+		if twoVars(list(in)) {
+			n++
+		}
+	}
+	out := make([][]uint32, 0, n)
+	for _, in := range kept {
+		if l := list(in); twoVars(l) {
+			out = append(out, l)
 		}
 	}
 	return out
