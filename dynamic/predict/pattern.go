@@ -1,6 +1,7 @@
 package predict
 
 import (
+	"cmp"
 	"encoding/binary"
 	"runtime"
 	"slices"
@@ -614,13 +615,16 @@ func (s *patSearch) run() []*patCand {
 				perVar[v] = w.take()
 			}
 			<-asvReady
-			chunksOnce.Do(func() { perChunk = make([][]*patCand, (len(asv.outer)+chunk-1)/chunk) })
+			// A task is the groups numbered from c*chunk on, of which
+			// asv.outer holds those with frames.
+			chunksOnce.Do(func() { perChunk = make([][]*patCand, (int(asv.groups)+chunk-1)/chunk) })
 			for {
 				c := int(nextChunk.Add(1) - 1)
 				if c >= len(perChunk) || stopped(s.stop) {
 					return
 				}
-				for i := c * chunk; i < min((c+1)*chunk, len(asv.outer)); i++ {
+				i, _ := slices.BinarySearchFunc(asv.outer, int32(c*chunk), func(g frameGroup, num int32) int { return cmp.Compare(g.num, num) })
+				for ; i < len(asv.outer) && asv.outer[i].num < int32((c+1)*chunk); i++ {
 					w.atomicSetOuter(asv, &asv.outer[i])
 				}
 				perChunk[c] = w.take()
