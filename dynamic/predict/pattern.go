@@ -685,9 +685,13 @@ type varScratch struct {
 	tmp   []uint32    // per position, its epoch, clock snapshot and event
 	hist  []HistoryID // per position, its lock state
 	count []int       // per group, its size
-	keyOf []uint32    // per group, its accKey id
-	flat  []uint32    // the groups' ep, snap and ev
-	hflat []HistoryID // the groups' hist
+	// groups is groupVar's result: made anew per variable, the groups
+	// were most of what the search allocated on a trace of many
+	// variables (925 MB for 4,096 variables at 10M events).
+	groups []accGroup
+	keyOf  []uint32    // per group, its accKey id
+	flat   []uint32    // the groups' ep, snap and ev
+	hflat  []HistoryID // the groups' hist
 	// byInstance's per-instance lists.
 	order []uint32
 	iflat []uint32
@@ -744,7 +748,7 @@ func (s *patSearch) groupVar(accs []uint32) []accGroup {
 	tmp := resize(vs.tmp, 3*n)
 	hist := resize(vs.hist, n)
 	count, keyOf := vs.count[:0], vs.keyOf[:0]
-	var groups []accGroup
+	groups := vs.groups[:0]
 	for i, ai := range accs {
 		a := &ix.acc[ai]
 		k := a.key
@@ -783,7 +787,7 @@ func (s *patSearch) groupVar(accs []uint32) []accGroup {
 		slot[k] = -1
 	}
 	vs.which, vs.key, vs.inst, vs.tmp, vs.hist = which, key, inst, tmp, hist
-	vs.count, vs.keyOf, vs.flat, vs.hflat = count, keyOf, flat, hflat
+	vs.count, vs.keyOf, vs.flat, vs.hflat, vs.groups = count, keyOf, flat, hflat, groups
 	return groups
 }
 
