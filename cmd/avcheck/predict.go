@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
 	"strings"
@@ -177,12 +178,13 @@ func predictContext(ctx context.Context, trap bool, args []string, stdout, stder
 		// outgrown array would stay until the end of reading (5.1 GB
 		// peak instead of 3.4 GB for that trace through a pipe).
 		restoreGC := func() {}
+		off := false
 		if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() {
-			restoreGC = collectorOff()
+			restoreGC, off = collectorOff(), true
 		}
 		var read atomic.Int64
 		p.Stage("reading the trace", func() string { return fmt.Sprintf("%d events", read.Load()) }, "")
-		t, pre, err = readTrace(path, f, func(n int) { read.Add(int64(n)) })
+		t, pre, err = readTrace(path, f, func(n int) { read.Add(int64(n)) }, off)
 		restoreGC()
 		if err != nil {
 			fmt.Fprintln(stderr, err)
@@ -295,7 +297,15 @@ func readError(path string, err error) error {
 // one line naming the file.
 //
 // read, if not nil, is told how many events each run stored has.
-func readTrace(path string, f trace.Format, read func(int)) (*trace.Trace, *predict.Prepass, error) {
+//
+// With collectGrown set (the collector being off), each time the trace's
+// event array is replaced by a larger one a collection frees the one it
+// replaces, and what the index outgrew with it: until the file's size
+// has told how large to make the array (trace.ReadAllFunc), the array
+// grows by append, and the arrays it leaves behind, about four times the
+// events of the sample, stayed until the end of reading. The heap is
+// small then, and a collection cheap.
+func readTrace(path string, f trace.Format, read func(int), collectGrown bool) (*trace.Trace, *predict.Prepass, error) {
 	file, err := openTrace(path, f)
 	if err != nil {
 		return nil, nil, err
@@ -306,12 +316,21 @@ func readTrace(path string, f trace.Format, read func(int)) (*trace.Trace, *pred
 	r := trace.ReadAhead(file, trace.NewValidator(file))
 	defer r.Close()
 	pre := predict.NewPrepass(r.Object)
-	each := pre.Add
-	if read != nil {
-		each = func(evs []trace.Event) {
-			pre.Add(evs)
+	// stored is the events stored before a run: the run's capacity
+	// reaches to the end of the trace's array.
+	stored, arrayCap := 0, 0
+	each := func(evs []trace.Event) {
+		pre.Add(evs)
+		if read != nil {
 			read(len(evs))
 		}
+		if c := stored + cap(evs); c != arrayCap {
+			if collectGrown && arrayCap != 0 {
+				runtime.GC()
+			}
+			arrayCap = c
+		}
+		stored += len(evs)
 	}
 	t, err := trace.ReadAllFunc(r, each)
 	if err != nil {

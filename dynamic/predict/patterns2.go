@@ -160,23 +160,36 @@ func (ix *patIndex) unitInstances(unit bool) [][]uint32 {
 		}
 	}
 	flat := make([]uint32, total)
-	fill := make([]int32, ix.numInst+1)
+	// slot[in] moves to the end of in's list as it is filled.
 	for ai := range ix.acc {
 		in := of(ix.acc[ai].inst)
 		if in == 0 || slot[in] < 0 {
 			continue
 		}
-		flat[slot[in]+fill[in]] = uint32(ai)
-		fill[in]++
+		flat[slot[in]] = uint32(ai)
+		slot[in]++
 	}
-	var out [][]uint32
-	for _, in := range kept {
-		l := flat[slot[in] : slot[in]+count[in]]
+	list := func(in uint32) []uint32 { return flat[slot[in]-count[in] : slot[in]] }
+	// The lists on more than one variable, counted first so that out is
+	// made once.
+	twoVars := func(l []uint32) bool {
 		for _, ai := range l[1:] {
 			if ix.acc[ai].v != ix.acc[l[0]].v {
-				out = append(out, l)
-				break
+				return true
 			}
+		}
+		return false
+	}
+	n := 0
+	for _, in := range kept {
+		if twoVars(list(in)) {
+			n++
+		}
+	}
+	out := make([][]uint32, 0, n)
+	for _, in := range kept {
+		if l := list(in); twoVars(l) {
+			out = append(out, l)
 		}
 	}
 	return out
@@ -197,12 +210,13 @@ func (ix *patIndex) unitInstances(unit bool) [][]uint32 {
 // variables (x, y) it holds are indexed: no frame is on the others.
 func (ix *patIndex) innerGroups(units [][]uint32, live *pairSet) map[[2]uint32][]*innerGroup {
 	byKey := newGroupMap(ix)
-	// The groups as made, their pair counts, and per pair in the order
-	// of the passes its group's number.
-	var made []*innerGroup
+	// The groups' keys as made, their pair counts, and per pair in the
+	// order of the passes its group's number; per (x, y), the numbers of
+	// its groups.
+	var made []innerKey
 	var count []int32
 	var gid []int32
-	out := make(map[[2]uint32][]*innerGroup)
+	byXY := make(map[[2]uint32][]int32)
 	eachPair := func(visit func(bx, by *patAccess, xFirst bool)) {
 		for _, l := range units {
 			for p := range l {
@@ -222,21 +236,21 @@ func (ix *patIndex) innerGroups(units [][]uint32, live *pairSet) map[[2]uint32][
 		}
 	}
 	eachPair(func(bx, by *patAccess, xFirst bool) {
-		gr := byKey.get(bx, by, xFirst)
-		if gr == nil {
+		num := byKey.get(bx, by, xFirst)
+		if num < 0 {
 			k := innerKey{
 				g: bx.g, x: bx.v, y: by.v,
 				sx: ix.site(bx), sy: ix.site(by),
 				wx: bx.write, wy: by.write, xFirst: xFirst,
 			}
-			gr = &innerGroup{key: k, num: int32(len(made))}
-			byKey.put(bx, by, xFirst, gr)
-			made = append(made, gr)
+			num = int32(len(made))
+			byKey.put(bx, by, xFirst, num)
+			made = append(made, k)
 			count = append(count, 0)
-			out[[2]uint32{k.x, k.y}] = append(out[[2]uint32{k.x, k.y}], gr)
+			byXY[[2]uint32{k.x, k.y}] = append(byXY[[2]uint32{k.x, k.y}], num)
 		}
-		count[gr.num]++
-		gid = append(gid, gr.num)
+		count[num]++
+		gid = append(gid, num)
 	})
 	// Lay out each (x, y)'s groups, headers and pairs, in one block.
 	total := 0
@@ -246,12 +260,14 @@ func (ix *patIndex) innerGroups(units [][]uint32, live *pairSet) map[[2]uint32][
 	pairs := make([]innerPair, total)
 	hdrs := make([]innerGroup, len(made))
 	placed := make([]*innerGroup, len(made))
+	out := make(map[[2]uint32][]*innerGroup, len(byXY))
 	off, h := 0, 0
-	for xy, l := range out {
-		for i, gr := range l {
-			c := int(count[gr.num])
-			hdrs[h] = innerGroup{key: gr.key, pairs: pairs[off : off : off+c], num: gr.num}
-			placed[gr.num] = &hdrs[h]
+	for xy, nums := range byXY {
+		l := make([]*innerGroup, len(nums))
+		for i, num := range nums {
+			c := int(count[num])
+			hdrs[h] = innerGroup{key: made[num], pairs: pairs[off : off : off+c], num: num}
+			placed[num] = &hdrs[h]
 			l[i] = &hdrs[h]
 			off += c
 			h++
@@ -271,10 +287,15 @@ func (ix *patIndex) innerGroups(units [][]uint32, live *pairSet) map[[2]uint32][
 // operation), their variables and their order, which usually pack into
 // one integer, so that the lookup, done for every pair of accesses of
 // every instance, hashes 8 bytes rather than a struct.
+//
+// It maps a group to its number among the groups made, not to the group:
+// the groups' headers are laid out once counted, and a header made for
+// each group while the map was built held 64 bytes per group until then
+// (millions of groups on a trace of many variables).
 type groupMap struct {
 	packed bool
-	small  map[uint64]*innerGroup
-	large  map[pairGroupKey]*innerGroup
+	small  map[uint64]int32
+	large  map[pairGroupKey]int32
 	// cache answers for small before the map: consecutive instances of a
 	// region mostly fall in the groups their predecessors did.
 	cache []groupCacheEntry
@@ -284,11 +305,11 @@ type groupMap struct {
 // 128 KB.
 const groupCacheBits = 13
 
-// groupCacheEntry is one entry of groupMap's direct-mapped table; gr is
-// nil in an empty one.
+// groupCacheEntry is one entry of groupMap's direct-mapped table: 1 +
+// the group's number, 0 in an empty one.
 type groupCacheEntry struct {
 	key uint64
-	gr  *innerGroup
+	num int32
 }
 
 func (m *groupMap) slot(k uint64) *groupCacheEntry {
@@ -310,10 +331,10 @@ const (
 func newGroupMap(ix *patIndex) *groupMap {
 	m := &groupMap{packed: len(ix.keys) <= 1<<packKeyBits && len(ix.vars) <= 1<<packVarBits}
 	if m.packed {
-		m.small = make(map[uint64]*innerGroup)
+		m.small = make(map[uint64]int32)
 		m.cache = make([]groupCacheEntry, 1<<groupCacheBits)
 	} else {
-		m.large = make(map[pairGroupKey]*innerGroup)
+		m.large = make(map[pairGroupKey]int32)
 	}
 	return m
 }
@@ -326,30 +347,33 @@ func packGroup(bx, by *patAccess, xFirst bool) uint64 {
 	return k
 }
 
-func (m *groupMap) get(bx, by *patAccess, xFirst bool) *innerGroup {
+// get returns the number of the group of bx and by, or -1 if it has
+// none yet.
+func (m *groupMap) get(bx, by *patAccess, xFirst bool) int32 {
 	if m.packed {
 		k := packGroup(bx, by, xFirst)
 		e := m.slot(k)
-		if e.gr != nil && e.key == k {
-			return e.gr
+		if e.num != 0 && e.key == k {
+			return e.num - 1
 		}
-		gr := m.small[k]
-		if gr != nil {
-			*e = groupCacheEntry{k, gr}
+		num := m.small[k]
+		if num != 0 {
+			*e = groupCacheEntry{k, num}
 		}
-		return gr
+		return num - 1
 	}
-	return m.large[pairGroupKey{bx.key, by.key, bx.v, by.v, xFirst}]
+	return m.large[pairGroupKey{bx.key, by.key, bx.v, by.v, xFirst}] - 1
 }
 
-func (m *groupMap) put(bx, by *patAccess, xFirst bool, gr *innerGroup) {
+// put gives the group of bx and by the number num.
+func (m *groupMap) put(bx, by *patAccess, xFirst bool, num int32) {
 	if m.packed {
 		k := packGroup(bx, by, xFirst)
-		m.small[k] = gr
-		*m.slot(k) = groupCacheEntry{k, gr}
+		m.small[k] = num + 1
+		*m.slot(k) = groupCacheEntry{k, num + 1}
 		return
 	}
-	m.large[pairGroupKey{bx.key, by.key, bx.v, by.v, xFirst}] = gr
+	m.large[pairGroupKey{bx.key, by.key, bx.v, by.v, xFirst}] = num + 1
 }
 
 // frameGroup is the frames of nested patterns with the same key, in
@@ -360,6 +384,7 @@ func (m *groupMap) put(bx, by *patAccess, xFirst bool, gr *innerGroup) {
 // sites and operations, as an innerKey with xFirst set.
 type frameGroup struct {
 	key    innerKey
+	num    int32 // its number among the groups made
 	frames []asvFrame
 }
 
@@ -385,10 +410,12 @@ type asvFrame struct {
 // array, group after group, in the order the groups were made.
 //
 // A frame whose goroutine holds a guard of x or y throughout (guards.go)
-// has no inner pair to match and is left out; its group is made all the
-// same, so that the groups come in the same order. live, if not nil,
-// gets the variables (x, y) of the frames kept.
-func (ix *patIndex) outerGroups(units [][]uint32, live *pairSet) []frameGroup {
+// has no inner pair to match and is left out; its group is numbered all
+// the same, so that the groups keep their numbers, but only the groups
+// with frames are returned, each with its number; groups is how many
+// were numbered. live, if not nil, gets the variables (x, y) of the
+// frames kept.
+func (ix *patIndex) outerGroups(units [][]uint32, live *pairSet) (out []frameGroup, groups int32) {
 	byKey := newGroupMap(ix)
 	// The groups' keys and frame counts, and per frame its group's
 	// number (the map's groups carry only that number).
@@ -421,10 +448,10 @@ func (ix *patIndex) outerGroups(units [][]uint32, live *pairSet) []frameGroup {
 	eachFrame(func(a1, a2 *patAccess, dead bool) {
 		// The keys of a1 and a2 determine the group's goroutine, sites
 		// and operations.
-		gr := byKey.get(a1, a2, true)
-		if gr == nil {
-			gr = &innerGroup{num: int32(len(keys))}
-			byKey.put(a1, a2, true, gr)
+		num := byKey.get(a1, a2, true)
+		if num < 0 {
+			num = int32(len(keys))
+			byKey.put(a1, a2, true, num)
 			keys = append(keys, innerKey{g: a1.g, x: a1.v, y: a2.v, sx: ix.site(a1), sy: ix.site(a2),
 				wx: a1.write, wy: a2.write, xFirst: true})
 			count = append(count, 0)
@@ -435,23 +462,35 @@ func (ix *patIndex) outerGroups(units [][]uint32, live *pairSet) []frameGroup {
 		if live != nil {
 			live.add(a1.v, a2.v)
 		}
-		count[gr.num]++
-		gid = append(gid, gr.num)
+		count[num]++
+		gid = append(gid, num)
 	})
-	out := make([]frameGroup, len(keys))
+	// Only the groups with frames are laid out, each with its number: a
+	// group whose frames were all left out matches nothing, and on a run
+	// of correctly locked code that is nearly every group.
+	kept := 0
+	for _, c := range count {
+		if c > 0 {
+			kept++
+		}
+	}
+	out = make([]frameGroup, 0, kept)
 	frames := make([]asvFrame, len(gid))
 	off := 0
-	for i := range out {
-		c := int(count[i])
-		out[i] = frameGroup{key: keys[i], frames: frames[off : off : off+c]}
-		off += c
+	for i, c := range count {
+		if c == 0 {
+			continue
+		}
+		out = append(out, frameGroup{key: keys[i], num: int32(i), frames: frames[off : off : off+int(c)]})
+		off += int(c)
+		count[i] = int32(len(out) - 1) // now its place in out
 	}
 	k := 0
 	eachFrame(func(a1, a2 *patAccess, dead bool) {
 		if dead {
 			return
 		}
-		og := &out[gid[k]]
+		og := &out[count[gid[k]]]
 		k++
 		fr := asvFrame{ev1: a1.ev, ev2: a2.ev, clock1: ix.clockOf(a1.snap), ep2: a2.ep, st1: a1.st, st2: a2.st}
 		for _, h := range ix.gapStates(a1.g, a1, a2) {
@@ -462,13 +501,17 @@ func (ix *patIndex) outerGroups(units [][]uint32, live *pairSet) []frameGroup {
 		}
 		og.frames = append(og.frames, fr)
 	})
-	return out
+	return out, int32(len(keys))
 }
 
 // asvIndex is the atomic-set search's view of the trace: the frames and
 // inner pairs of the unit instances, grouped.
 type asvIndex struct {
-	outer []frameGroup
+	// outer is the frame groups with frames, in the order the groups
+	// were made; groups is the number of groups made, with those left
+	// out.
+	outer  []frameGroup
+	groups int32
 	// byClass lists, per (x, y), the inner groups a frame of each class
 	// (frameClass) can be matched with, in the order of inner, so that
 	// atomicSetOuter reads only those, from one array.
@@ -512,7 +555,7 @@ func (ix *patIndex) asvIndex() *asvIndex {
 		// indexed only on the variables of the frames left, which on
 		// a run of correctly locked code is none of them.
 		live := newPairSet(len(ix.vars))
-		a.outer = ix.outerGroups(units, live)
+		a.outer, a.groups = ix.outerGroups(units, live)
 		inner = ix.innerGroups(interferers, live)
 	} else {
 		// The frames are grouped on another goroutine while this one
@@ -520,7 +563,7 @@ func (ix *patIndex) asvIndex() *asvIndex {
 		outerDone := make(chan struct{})
 		go func() {
 			defer close(outerDone)
-			a.outer = ix.outerGroups(units, nil)
+			a.outer, a.groups = ix.outerGroups(units, nil)
 		}()
 		defer func() { <-outerDone }()
 		inner = ix.innerGroups(interferers, nil)

@@ -116,11 +116,6 @@ func PredictIndexed(t *trace.Trace, p *Prepass, opts Options) *Result {
 		ix = buildIndex(t)
 	}
 	res := &Result{Events: len(t.Events), Goroutines: len(ix.gids), Variables: len(ix.vars)}
-	// The witnesses' view of the synchronisation depends on the trace
-	// alone: it is built while the search runs, on the core the search
-	// leaves idle between its phases.
-	syncDone := make(chan *syncMeta, 1)
-	go func() { syncDone <- newSyncMeta(t) }()
 	search := newSearch(ix)
 	search.stop = stop
 	cands := search.run()
@@ -131,16 +126,18 @@ func PredictIndexed(t *trace.Trace, p *Prepass, opts Options) *Result {
 		case <-stop:
 		}
 	}
-	var m *syncMeta
-	select {
-	case m = <-syncDone:
-	case <-stop:
-	}
 	if stopped(stop) {
-		// The goroutines of the meta-analysis and of syncMeta are left
-		// to end by themselves.
+		// The meta-analysis's goroutine is left to end by itself.
 		res.Stopped = true
 		return res
+	}
+	// The witnesses' view of the synchronisation (28 bytes per lock
+	// operation) is made once the search is done and only if it found
+	// something to decide: made alongside the search, it was part of
+	// the peak memory of every trace, with findings or without.
+	var m *syncMeta
+	if len(cands) > 0 {
+		m = newSyncMeta(t)
 	}
 	res.Candidates = len(cands)
 	// Witness windows are replayed from a shared prefix state, so visit the
@@ -167,7 +164,7 @@ func PredictIndexed(t *trace.Trace, p *Prepass, opts Options) *Result {
 	if opts.StageTime > 0 {
 		stageEnd = time.Now().Add(opts.StageTime)
 	}
-	for range max(1, min(runtime.GOMAXPROCS(0), len(cands))) {
+	for range min(runtime.GOMAXPROCS(0), len(cands)) {
 		wg.Go(func() {
 			av := newAVIndex(t, ix)
 			// One replay of the trace's prefix serves the search and the

@@ -1,6 +1,7 @@
 package predict
 
 import (
+	"slices"
 	"sync"
 
 	"github.com/avcheck/avcheck/dynamic/trace"
@@ -21,7 +22,7 @@ type indexer struct {
 	// keyTab[g][2*site+write] is 1 + the dense accKey, 0 if not yet seen:
 	// an array lookup per access rather than a map lookup.
 	keyTab   [][]uint32
-	instIdx  map[instKey]uint32
+	insts    instTable
 	gs       []indexGo
 	varCount []uint32
 	lastObj  trace.ObjID
@@ -57,7 +58,7 @@ func newIndexer(obj func(trace.ObjID) trace.Object, n int) *indexer {
 	return &indexer{
 		ix:      ix,
 		h:       NewHB(HBOptions{Object: obj}),
-		instIdx: make(map[instKey]uint32),
+		insts:   instTable{lists: make(map[[2]uint32]*instList)},
 		lastVar: ^uint32(0),
 	}
 }
@@ -72,12 +73,80 @@ func (x *indexer) ensure(gi int, g trace.GoID) {
 	ix.gids[gi] = g
 }
 
-// newInst numbers a region instance.
-func (x *indexer) newInst(key instKey) uint32 {
-	inst := uint32(len(x.instIdx) + 1)
-	x.instIdx[key] = inst
+// newInst numbers a region instance, which instTable.find did not
+// find at pos of its list.
+func (x *indexer) newInst(l *instList, pos int, key instKey) uint32 {
+	inst := x.ix.numInst + 1
+	l.insert(pos, key.inst, inst)
 	x.ix.numInst = inst
 	return inst
+}
+
+// instTable numbers the region instances of a trace by goroutine, region
+// and dynamic instance: per goroutine and region, a list of the instances
+// numbered so far in increasing order of their dynamic instance, which
+// the recorders give in increasing order, so that a new instance is
+// appended after a look at the last one. It holds 12 bytes an instance,
+// and sized once (indexer.reserve) does not grow; a map of instKey held
+// about 43, and its growth stayed until the end of reading.
+type instTable struct {
+	lists   map[[2]uint32]*instList
+	last    *instList // the list of lastKey: an access's region is mostly its goroutine's last
+	lastKey [2]uint32
+}
+
+// instList is an instTable's list of one goroutine's instances of one
+// region: their dynamic instances, increasing, and their numbers.
+type instList struct {
+	insts []uint64
+	nums  []uint32
+}
+
+// list returns the list of goroutine g's instances of region r.
+func (t *instTable) list(g trace.GoID, r trace.RegionID) *instList {
+	k := [2]uint32{uint32(g), uint32(r)}
+	if t.last != nil && t.lastKey == k {
+		return t.last
+	}
+	l := t.lists[k]
+	if l == nil {
+		l = &instList{}
+		t.lists[k] = l
+	}
+	t.last, t.lastKey = l, k
+	return l
+}
+
+// find returns the number of dynamic instance inst, or 0 and where in
+// the list to insert it.
+func (l *instList) find(inst uint64) (num uint32, pos int) {
+	n := len(l.insts)
+	if n == 0 || inst > l.insts[n-1] {
+		return 0, n
+	}
+	pos, ok := slices.BinarySearch(l.insts, inst)
+	if ok {
+		return l.nums[pos], pos
+	}
+	return 0, pos
+}
+
+// insert adds dynamic instance inst, numbered num, at pos.
+func (l *instList) insert(pos int, inst uint64, num uint32) {
+	l.insts = slices.Insert(l.insts, pos, inst)
+	l.nums = slices.Insert(l.nums, pos, num)
+}
+
+// reserve grows every list to the length expected of it once the trace's
+// n events have been added, of total.
+func (t *instTable) reserve(n, total int) {
+	for _, l := range t.lists {
+		if want := expected(len(l.insts), n, total); want > cap(l.insts) {
+			c := grownCap(want, cap(l.insts))
+			l.insts = append(make([]uint64, 0, c), l.insts...)
+			l.nums = append(make([]uint32, 0, c), l.nums...)
+		}
+	}
 }
 
 // setUnit records the unit that instance inst's accesses belong to as
@@ -94,8 +163,10 @@ func (x *indexer) setUnit(inst uint32, key instKey, open []openInst) {
 		if open[p].r == key.r && open[p].inst == key.inst {
 			if out := open[p-1]; !out.intended {
 				k := instKey{key.g, out.r, out.inst}
-				if unit = x.instIdx[k]; unit == 0 {
-					unit = x.newInst(k)
+				l := x.insts.list(k.g, k.r)
+				var pos int
+				if unit, pos = l.find(k.inst); unit == 0 {
+					unit = x.newInst(l, pos, k)
 				}
 			}
 			break
@@ -198,9 +269,10 @@ func (x *indexer) add(events []trace.Event) {
 				inst = s.lastInstI
 			} else {
 				key := instKey{e.G, e.Region, e.Inst}
-				inst = x.instIdx[key]
-				if inst == 0 {
-					inst = x.newInst(key)
+				l := x.insts.list(e.G, e.Region)
+				var pos int
+				if inst, pos = l.find(e.Inst); inst == 0 {
+					inst = x.newInst(l, pos, key)
 					x.setUnit(inst, key, s.open)
 				}
 				s.lastR, s.lastInst, s.lastInstI = e.Region, e.Inst, inst
@@ -261,6 +333,7 @@ func (x *indexer) reserve(total int) {
 		acc := make([]patAccess, len(x.ix.acc), grownCap(want, cap(x.ix.acc)))
 		copy(acc, x.ix.acc)
 		x.ix.acc = acc
+		x.insts.reserve(x.n, total)
 	}
 }
 
@@ -322,6 +395,13 @@ func (l *lockPass) reserve(total int) {
 		n := grownCap(want, cap(l.hist))
 		l.hist = append(make([]HistoryID, 0, n), l.hist...)
 		l.st = append(make([]uint32, 0, n), l.st...)
+		// Each goroutine's log of lock states too: grown by append, the
+		// logs' outgrown arrays were half of what they allocated.
+		for gi, lg := range l.glog {
+			if want := expected(len(lg), l.n, total); want > cap(lg) {
+				l.glog[gi] = append(make([]HistoryID, 0, grownCap(want, cap(lg))), lg...)
+			}
+		}
 	}
 }
 
