@@ -70,10 +70,27 @@ func (plan *Plan) addUnshared(fset *token.FileSet, f *regions.Func, seen map[str
 		seen[key] = true
 		plan.Unprobed = append(plan.Unprobed, Unprobed{Spot: Spot{Line{p.Filename, p.Line}, p.Column}, Func: fn, Expr: expr, Reason: ReasonNotShared})
 	}
+	// A return statement stores its results into the function's result
+	// variables when the function defers calls (or names its results):
+	// code the compiler makes at the return's position, no access the
+	// source writes.
+	returns := make(map[token.Pos]bool)
+	for _, b := range f.Fn.Blocks {
+		for _, instr := range b.Instrs {
+			if r, ok := instr.(*ssa.Return); ok {
+				returns[r.Pos()] = true
+			}
+		}
+	}
 	for _, b := range f.Fn.Blocks {
 		for _, instr := range b.Instrs {
 			if taken[instr] {
 				continue
+			}
+			if st, ok := instr.(*ssa.Store); ok && returns[st.Pos()] {
+				if _, local := st.Addr.(*ssa.Alloc); local {
+					continue
+				}
 			}
 			switch in := instr.(type) {
 			case *ssa.UnOp:
