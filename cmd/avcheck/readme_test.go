@@ -57,7 +57,10 @@ func renumberGoroutines(s string) string {
 // event numbers dropped, and so are the witness's steps of goroutines
 // other than those of the finding's accesses. (In the corpus, those are
 // the turn scheduler's, whose reads of its own state fall before or after
-// the first goroutine's steps as the recorded run went.)
+// the first goroutine's steps as the recorded run went.) The steps that
+// only end a region or a goroutine are left out too: whether the witness
+// needs the second goroutine to have ended before the first goes on also
+// depends on the order the run recorded.
 func comparable(s string) string {
 	s = eventNumber.ReplaceAllString(renumberGoroutines(s), "#N")
 	own := map[string]bool{}
@@ -65,6 +68,9 @@ func comparable(s string) string {
 	for _, l := range strings.SplitAfter(s, "\n") {
 		if step, ok := strings.CutPrefix(l, "\t\t"); ok {
 			if g := goroutineID.FindString(step); g != "" && strings.HasPrefix(step, g+" ") && !own[g] {
+				continue
+			}
+			if f := strings.Fields(step); len(f) > 0 && (f[len(f)-1] == "finish" || f[len(f)-1] == "end") {
 				continue
 			}
 		} else {
