@@ -363,7 +363,7 @@ func (c *converter) step(r avrt.Event) {
 	params := gs.params
 	gs.params = nil
 	s := c.site(r.Site)
-	if r.G == mainG && r.Site != 0 && !isInitFunc(s.Site.Func) {
+	if r.G == mainG && !gs.pastInit && r.Site != 0 && !isInitFunc(s.Site.Func) {
 		gs.pastInit = true
 	}
 	obj := trace.ObjID(r.Obj)

@@ -8,17 +8,14 @@ import (
 	"go/constant"
 	"io"
 	"math"
-	"os"
 	"reflect"
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/avcheck/avcheck/dynamic/trace"
 	"github.com/go-delve/delve/pkg/proc"
-	"github.com/go-delve/delve/pkg/proc/native"
 )
 
 // Options says what to run under the recorder.
@@ -83,7 +80,26 @@ type Outcome struct {
 
 // ErrPtrace is returned when the system does not allow the recorder to
 // trace the program.
-var ErrPtrace = errors.New("the system does not permit ptrace: allow it with 'sysctl kernel.yama.ptrace_scope=0', or run with CAP_SYS_PTRACE (docker: --cap-add=SYS_PTRACE)")
+var ErrPtrace = children.ErrPtrace
+
+// hook is a probe inside the runtime, the sync package or the testing
+// package: at the entry of function fn, or at the lines of fn whose code
+// (trimmed, less any comment) is line.
+type hook struct {
+	fn   string
+	line string // "" for fn's entry
+	hook hookKind
+}
+
+// runtimeHooks are the probes of channels and Once (chans.go).
+var runtimeHooks = []hook{
+	{"runtime.send", "", hookSendDirect},
+	{"runtime.recv", "", hookRecvDirect},
+	{"runtime.chanbuf", "", hookChanBuf},
+	{"runtime.closechan", "c.closed = 1", hookClosed},
+	{"runtime.chanrecv", "return true, false", hookRecvClosed},
+	{"sync.(*Once).doSlow", "f()", hookOnceRun},
+}
 
 // rootG is the goroutine standing for the program itself: it forks every
 // goroutine whose parent the plan does not know, such as the test's own
@@ -128,54 +144,13 @@ const (
 // when ctx is done, and always kills it before returning. The trace is
 // valid even when the run was cut short: it holds the events up to then.
 func Record(ctx context.Context, plan *Plan, opts Options) (*trace.Trace, Outcome, error) {
-	out := opts.Output
-	if out == nil {
-		out = io.Discard
-	}
-	var copying sync.WaitGroup
-	pipe := func() (*os.File, error) {
-		r, w, err := os.Pipe()
-		if err != nil {
-			return nil, err
-		}
-		copying.Add(1)
-		go func() {
-			defer copying.Done()
-			_, _ = io.Copy(out, r)
-			r.Close()
-		}()
-		return w, nil
-	}
-	stdout, err := pipe()
+	grp, end, err := children.Launch(opts.Binary, opts.Args, opts.Dir, opts.Output)
 	if err != nil {
 		return nil, Outcome{}, err
 	}
-	stderr, err := pipe()
-	if err != nil {
-		stdout.Close()
-		return nil, Outcome{}, err
-	}
-	defer children.Trace()()
-	cmd := append([]string{opts.Binary}, opts.Args...)
-	grp, err := native.Launch(cmd, opts.Dir, 0, nil, "", "", proc.OutputRedirect{File: stdout}, proc.OutputRedirect{File: stderr})
-	// Launch passes the write ends to the child and closes its own copies;
-	// closing again only guards the error paths.
-	stdout.Close()
-	stderr.Close()
-	if err != nil {
-		copying.Wait()
-		if strings.Contains(err.Error(), "operation not permitted") {
-			return nil, Outcome{}, ErrPtrace
-		}
-		return nil, Outcome{}, fmt.Errorf("launching %s: %w", opts.Binary, err)
-	}
+	defer end()
 	pid := grp.Selected.Pid()
 	r := newRecorder(plan, grp.Selected, opts.Progress)
-	defer func() {
-		// Killing the child is the one thing that must always happen.
-		_ = grp.Detach(true)
-		copying.Wait()
-	}()
 	if err := r.setBreakpoints(); err != nil {
 		return r.t, Outcome{Message: "recording failed"}, err
 	}
@@ -445,19 +420,7 @@ func (r *recorder) setBreakpoints() error {
 			}
 		}
 	}
-	hooks := []struct {
-		fn   string
-		line string // a line inside fn; "" for its entry
-		hook hookKind
-	}{
-		{"runtime.send", "", hookSendDirect},
-		{"runtime.recv", "", hookRecvDirect},
-		{"runtime.chanbuf", "", hookChanBuf},
-		{"runtime.closechan", "c.closed = 1", hookClosed},
-		{"runtime.chanrecv", "return true, false", hookRecvClosed},
-		{"sync.(*Once).doSlow", "f()", hookOnceRun},
-	}
-	for _, h := range hooks {
+	for _, h := range slices.Concat(runtimeHooks, testOrderHooks) {
 		var addrs []uint64
 		var err error
 		if h.line == "" {
@@ -483,9 +446,6 @@ func (r *recorder) setBreakpoints() error {
 				return err
 			}
 		}
-	}
-	if err := r.setTestHooks(bi); err != nil {
-		return err
 	}
 	return r.setReachBreakpoints()
 }

@@ -1,8 +1,6 @@
 package record
 
 import (
-	"fmt"
-
 	"github.com/avcheck/avcheck/dynamic/trace"
 	"github.com/go-delve/delve/pkg/proc"
 )
@@ -35,12 +33,8 @@ import (
 // order from probes placed in the tests' source (instrument.go).
 
 // testOrderHooks are the testing package's lines the Delve recorder
-// probes for the tests' order: the function, the line's code (without
-// its comment) and the hook.
-var testOrderHooks = []struct {
-	fn, line string
-	hook     hookKind
-}{
+// probes for the tests' order.
+var testOrderHooks = []hook{
 	{"testing.(*T).Run", "go tRunner(t, f)", hookTestFork},
 	{"testing.(*T).Run", "return !t.failed", hookTestJoin},
 	{"testing.tRunner", "t.signal <- signal", hookTestSignal},
@@ -143,24 +137,4 @@ func (r *recorder) testFork(gs *gstate, f pendingFork) {
 	gs.test.run, gs.test.parent = f.run, f.parent
 	r.testAdded[f.run] = true
 	r.emitIn(r.gs[f.parent], trace.Event{Kind: trace.KindWGAdd, Arg: 1, Obj: f.run, Site: f.siteID}, false)
-}
-
-// setTestHooks sets the breakpoints of testOrderHooks that the program
-// has: a program that is not a test has none.
-func (r *recorder) setTestHooks(bi *proc.BinaryInfo) error {
-	for _, h := range testOrderHooks {
-		file, lines := sourceLines(bi, h.fn, h.line)
-		for _, line := range lines {
-			addrs, err := proc.FindFileLocation(r.tgt, file, line)
-			if err != nil {
-				continue
-			}
-			for _, a := range addrs {
-				if err := r.set(a, bpRole{syncFn: h.fn, hook: h.hook}); err != nil {
-					return fmt.Errorf("the tests' order: %w", err)
-				}
-			}
-		}
-	}
-	return nil
 }

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"go/constant"
 	"io"
-	"os"
 	"reflect"
 	"sort"
 	"strings"
@@ -18,7 +17,6 @@ import (
 	"github.com/avcheck/avcheck/dynamic/trace"
 	"github.com/avcheck/avcheck/internal/children"
 	"github.com/go-delve/delve/pkg/proc"
-	"github.com/go-delve/delve/pkg/proc/native"
 )
 
 // Options says what to run under the replay.
@@ -109,46 +107,15 @@ func Replay(ctx context.Context, w *Witness, opts Options) (Result, error) {
 	if opts.Output != nil {
 		out = io.MultiWriter(out, opts.Output)
 	}
-	var copying sync.WaitGroup
-	pipe := func() (*os.File, error) {
-		r, w, err := os.Pipe()
-		if err != nil {
-			return nil, err
-		}
-		copying.Add(1)
-		go func() {
-			defer copying.Done()
-			_, _ = io.Copy(out, r)
-			r.Close()
-		}()
-		return w, nil
-	}
-	stdout, err := pipe()
+	grp, end, err := children.Launch(opts.Binary, opts.Args, opts.Dir, out)
 	if err != nil {
 		return Result{}, err
-	}
-	stderr, err := pipe()
-	if err != nil {
-		stdout.Close()
-		return Result{}, err
-	}
-	release := children.Trace()
-	defer release()
-	cmd := append([]string{opts.Binary}, opts.Args...)
-	grp, err := native.Launch(cmd, opts.Dir, 0, nil, "", "", proc.OutputRedirect{File: stdout}, proc.OutputRedirect{File: stderr})
-	stdout.Close()
-	stderr.Close()
-	if err != nil {
-		copying.Wait()
-		return Result{}, fmt.Errorf("launching %s: %w", opts.Binary, err)
 	}
 	rp := newReplayer(grp, w)
 	pid := grp.Selected.Pid()
 	var res Result
 	defer func() {
-		// Killing the child is the one thing that must always happen.
-		_ = grp.Detach(true)
-		copying.Wait()
+		end()
 		outMu.Lock()
 		res.Output = output.String()
 		outMu.Unlock()
