@@ -117,7 +117,7 @@ func TestRunInstrumentBuildError(t *testing.T) {
 }
 
 // Both recorders record the order in which the testing package runs the
-// tests (tests.go in dynamic/record): top-level tests and subtests that
+// tests (testorder.go in dynamic/record): top-level tests and subtests that
 // run one after another, and a test before and after its subtests, each
 // update a package-level counter and give no finding; a test's update
 // after it started its parallel subtests happens before they go on; two

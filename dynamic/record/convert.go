@@ -157,7 +157,7 @@ type convG struct {
 	// inTest says the goroutine runs a test whose beginning testOrder
 	// recorded, and whose end it is to record.
 	inTest bool
-	test   testState // the subtest it runs and those it started (tests.go)
+	test   testState // the subtest it runs and those it started (testorder.go)
 	// pastInit, on the main goroutine, says it recorded an event outside
 	// package initialisation (mainG).
 	pastInit bool
@@ -679,7 +679,7 @@ func (c *converter) testFork(gs *convG, e trace.Event, s rawSite, token uint64) 
 	c.emit(gs, trace.Event{Kind: trace.KindFork, Arg: child, Site: e.Site})
 }
 
-// subtest records the rest of a subtest's order (tests.go): its parent
+// subtest records the rest of a subtest's order (testorder.go): its parent
 // going on after t.Run (a wait for the run's object), its signal to the
 // parent when it calls t.Parallel or returns (the Done), the opening of
 // its barrier when it returns, and a parallel test going on after its

@@ -1501,7 +1501,7 @@ func (w *fileRewriter) deferredOrGo(c *ast.CallExpr) bool {
 // package runs a test's subtests (avrt.Sub and Ran around t.Run) and
 // its parallel tests (avrt.TestParallel and TestResume around
 // t.Parallel), which the converter records as the Delve recorder does
-// (tests.go).
+// (testorder.go).
 func (w *fileRewriter) testingCall(c *ast.CallExpr, fn *types.Func) {
 	switch fn.FullName() {
 	case "(*testing.T).Run":

@@ -132,7 +132,7 @@ const (
 	hookClosed              // closechan's line setting c.closed
 	hookRecvClosed          // chanrecv's returns of a closed channel's receive
 	hookOnceRun             // sync.(*Once).doSlow's line calling f
-	hookTestFork            // the tests' order (tests.go)
+	hookTestFork            // the tests' order (testorder.go)
 	hookTestJoin
 	hookTestSignal
 	hookTestBarrier
@@ -279,7 +279,7 @@ type recorder struct {
 	reachAt  map[uint64]string
 	reached  map[string]bool
 	// testRuns counts the T.Run calls seen, and testAdded holds their
-	// objects whose Add is recorded (tests.go).
+	// objects whose Add is recorded (testorder.go).
 	testRuns  uint64
 	testAdded map[trace.ObjID]bool
 }
@@ -299,7 +299,7 @@ type gstate struct {
 	cond      trace.ObjID  // the Cond it waits on, between Wait's entry and its Lock
 	forkSite  trace.SiteID // the go statement (or WaitGroup.Go call) that started it
 	onces     []onceOp     // the Once.Do calls it is in, innermost last
-	test      testState    // the test it runs and the tests it started (tests.go)
+	test      testState    // the test it runs and the tests it started (testorder.go)
 }
 
 // onceOp is a call of Once.Do that has not been seen to return.
@@ -343,7 +343,7 @@ type pendingFork struct {
 	parent trace.GoID
 	site   Line
 	siteID trace.SiteID
-	run    trace.ObjID // T.Run's object, for a test's goroutine (tests.go)
+	run    trace.ObjID // T.Run's object, for a test's goroutine (testorder.go)
 }
 
 func newRecorder(plan *Plan, tgt *proc.Target, progress func(int)) *recorder {

@@ -59,7 +59,7 @@ func testOrderEvents(t *testing.T, tr *trace.Trace) (runs, barriers [][]string, 
 }
 
 // Both recorders record the order in which the testing package runs the
-// tests of testdata/record/subtests (tests.go): each T.Run as an Add by
+// tests of testdata/record/subtests (testorder.go): each T.Run as an Add by
 // the parent, a Done by the subtest it forked and a Wait by the parent,
 // and the barrier of the test whose two subtests call t.Parallel as an
 // Add and a Done by that test, then a Wait by each subtest. The Delve
