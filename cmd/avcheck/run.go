@@ -342,6 +342,15 @@ func runStages(in *interrupts, args []string, stdout, stderr io.Writer, ended *r
 		for _, u := range instr.Unrewritten {
 			fmt.Fprintf(errw, "avcheck run: not instrumented, so not recorded: %s\n", u)
 		}
+		om := instr.OtherModules
+		if om.Failed != "" {
+			fmt.Fprintf(errw, "avcheck run: not instrumented, so not recorded: the synchronisation of %s, whose rewritten packages did not compile: %s\n", strings.Join(om.Rewritten, ", "), om.Failed)
+		} else if cfg.verbose && len(om.Rewritten) > 0 {
+			fmt.Fprintf(errw, "avcheck run: the synchronisation of other modules' packages is recorded: %s\n", strings.Join(om.Rewritten, ", "))
+		}
+		for _, l := range om.Left {
+			fmt.Fprintf(errw, "avcheck run: not instrumented, so not recorded: the synchronisation of %s\n", l)
+		}
 		if instr.Deferred > 0 {
 			fmt.Fprintf(errw, "avcheck run: not instrumented, so not recorded: %s of defer or go statements\n", plural(instr.Deferred, "atomic operation"))
 		}

@@ -198,6 +198,8 @@ type converter struct {
 	wg       map[trace.ObjID]int64
 	signaled map[trace.ObjID]bool
 	onceRan  map[trace.ObjID]bool
+	onceIDs  map[uint64]trace.ObjID // a reused Once's address → its id
+	onceGen  map[uint64]uint64
 	derived  map[derivedObj]trace.ObjID
 	out      convOutcome
 
@@ -244,7 +246,7 @@ func (in *Instrumented) convert(name string) (*trace.Trace, convOutcome, error) 
 		in: in, t: t, gs: make(map[uint64]*convG), children: make(map[uint64]uint64), started: make(map[uint64]bool),
 		inst: make(map[int]uint64), chans: make(map[trace.ObjID]*convChan), holder: make(map[trace.ObjID]trace.GoID),
 		readers: make(map[trace.ObjID]int), wg: make(map[trace.ObjID]int64), signaled: make(map[trace.ObjID]bool),
-		onceRan: make(map[trace.ObjID]bool), derived: make(map[derivedObj]trace.ObjID),
+		onceRan: make(map[trace.ObjID]bool), onceIDs: make(map[uint64]trace.ObjID), onceGen: make(map[uint64]uint64), derived: make(map[derivedObj]trace.ObjID),
 		recvs: make(map[trace.ObjID][]laterRecv), recvAt: make(map[trace.ObjID]int), hoisted: make(map[uint64]bool),
 		sents: make(map[trace.ObjID][]laterRecv), sentAt: make(map[trace.ObjID]int),
 	}
@@ -255,7 +257,9 @@ func (in *Instrumented) convert(name string) (*trace.Trace, convOutcome, error) 
 	// The children's tokens first: a fork names its child, whose id the
 	// raw fork does not know. And the channels' receives.
 	last := make(map[uint64]uint64)
+	ids := newChanIDs()
 	if err := readRaw(f, func(e avrt.Event) bool {
+		e.Obj = ids.of(e)
 		switch e.Kind {
 		case avrt.KindStart:
 			c.children[e.Arg] = e.G
@@ -271,7 +275,9 @@ func (in *Instrumented) convert(name string) (*trace.Trace, convOutcome, error) 
 	}); err != nil {
 		return nil, convOutcome{}, err
 	}
+	ids = newChanIDs()
 	if err := readRaw(f, func(e avrt.Event) bool {
+		e.Obj = ids.of(e)
 		if c.hoisted[e.Seq] {
 			delete(c.hoisted, e.Seq)
 			return true
@@ -284,6 +290,42 @@ func (in *Instrumented) convert(name string) (*trace.Trace, convOutcome, error) 
 	}
 	c.finish()
 	return t, c.out, nil
+}
+
+// chanIDs gives a channel's events the id of the channel: its address,
+// unless a channel was made at an address where an earlier one was (the
+// garbage collector freed it), which then gets the address with its
+// generation above it, addr | gen<<48, as the Delve recorder's chanObj
+// numbers them. Otherwise the new channel would be the old one, closed
+// or with the old one's messages.
+type chanIDs struct {
+	cur map[uint64]uint64 // address → id
+	gen map[uint64]uint64 // address → generations made
+}
+
+func newChanIDs() *chanIDs {
+	return &chanIDs{cur: make(map[uint64]uint64), gen: make(map[uint64]uint64)}
+}
+
+// of returns the object id of e, in the order of the raw events.
+func (ci *chanIDs) of(e avrt.Event) uint64 {
+	switch e.Kind {
+	case avrt.KindMakeChan:
+		if _, seen := ci.cur[e.Obj]; seen {
+			ci.gen[e.Obj]++
+			ci.cur[e.Obj] = e.Obj | ci.gen[e.Obj]<<48
+		} else {
+			ci.cur[e.Obj] = e.Obj
+		}
+	case avrt.KindSend, avrt.KindSent, avrt.KindRecv, avrt.KindRangeEnd, avrt.KindClose:
+		if id, ok := ci.cur[e.Obj]; ok {
+			return id
+		}
+		ci.cur[e.Obj] = e.Obj
+	default:
+		return e.Obj
+	}
+	return ci.cur[e.Obj]
 }
 
 func (c *converter) site(id uint32) rawSite {
@@ -436,6 +478,8 @@ func (c *converter) step(r avrt.Event) {
 		c.channel(gs, r.Kind, e, s, r.Arg)
 	case avrt.KindSent:
 		c.channel(gs, avrt.KindSend, e, s, r.Arg)
+	case avrt.KindMakeChan:
+		// A new channel: its id is new if its address is not (chanIDs).
 	case avrt.KindTestBegin, avrt.KindTestEnd:
 		c.testOrder(gs, r.Kind, e, s)
 	case avrt.KindTestFork:
@@ -478,8 +522,20 @@ func (c *converter) step(r avrt.Event) {
 		c.signaled[obj] = true
 		c.emit(gs, e)
 	case avrt.KindOnce:
+		if id, ok := c.onceIDs[r.Obj]; ok {
+			obj = id
+		}
+		if r.Arg == 1 && c.onceRan[obj] {
+			// A Once that runs its function where one ran before: the
+			// garbage collector gave a new Once the old one's address
+			// (numbered as chanIDs numbers channels).
+			c.onceGen[r.Obj]++
+			obj = trace.ObjID(r.Obj | c.onceGen[r.Obj]<<48)
+			c.onceIDs[r.Obj] = obj
+		}
+		e.Obj = obj
 		c.object(obj, trace.ObjOnce, s, "")
-		if r.Arg == 1 && c.onceRan[obj] || r.Arg == 0 && !c.onceRan[obj] {
+		if r.Arg == 0 && !c.onceRan[obj] {
 			c.drop()
 			return
 		}

@@ -9,6 +9,7 @@ import (
 	"go/types"
 	"go/version"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -52,8 +53,8 @@ import (
 //     runtime's wrappers;
 //   - sync/atomic calls, wrapped: a load or read-modify-write recorded
 //     after it returned, a store before it;
-//   - channel sends (not a select's send cases), receives, ranges over a
-//     channel, and close of a bidirectional channel;
+//   - channel makes, sends, receives, ranges over a channel, and close
+//     of a channel that is not receive-only;
 //   - go statements: the parent records a fork and passes a token to the
 //     child, which records its start and, deferred, its end;
 //   - the plan's regions: a begin before their first statement, an end
@@ -106,6 +107,13 @@ type Instrumented struct {
 	// which are not recorded: a probe around the call would run it at
 	// the statement, not when the deferred call or the goroutine runs.
 	Deferred int
+	// OtherModules says what of the synchronisation of other modules'
+	// packages is recorded (deps.go).
+	OtherModules OtherModules
+	// ownOverlay is the overlay of the packages under test alone, which
+	// BuildInstrumented builds if the build with the other modules
+	// rewritten fails.
+	ownOverlay string
 	// enterIDs numbers the functions with accesses the plan does not
 	// probe (Plan.Unprobed), by name, for the entry probes that tell
 	// which of them the run reached (avrt.Enter); entryPlaced says, per
@@ -217,17 +225,56 @@ func Instrument(plan *Plan, dir string) (*Instrumented, error) {
 		return nil, err
 	}
 	mod = fmt.Appendf(slices.Clip(mod), "\nrequire %s v0.0.0\n\nreplace %s => %s\n", rtModule, rtModule, rtDir)
-	modCopy := filepath.Join(dir, "go.mod")
-	if err := os.WriteFile(modCopy, mod, 0o600); err != nil {
+	if in.ownOverlay, err = writeOverlayFile(dir, "own", goMod, mod, replace); err != nil {
 		return nil, err
 	}
-	replace[goMod] = modCopy
-	data, err := json.Marshal(struct{ Replace map[string]string }{replace})
+	depDir := filepath.Join(dir, "deps")
+	if err := os.Mkdir(depDir, 0o700); err != nil {
+		return nil, err
+	}
+	deps, err := in.instrumentDeps(depDir, replace)
 	if err != nil {
 		return nil, err
 	}
-	in.Overlay = filepath.Join(dir, "overlay.json")
-	return in, os.WriteFile(in.Overlay, data, 0o600)
+	if len(in.OtherModules.Rewritten) == 0 {
+		in.Overlay, in.ownOverlay = in.ownOverlay, ""
+		return in, nil
+	}
+	in.Overlay, err = writeOverlayFile(dir, "all", goMod, append(slices.Clip(mod), deps...), replace)
+	return in, err
+}
+
+// writeOverlayFile writes an overlay that compiles the files of replace
+// from their copies and reads the main module's go.mod (goMod) as mod,
+// into dir, and returns its path. name tells the files apart.
+func writeOverlayFile(dir, name, goMod string, mod []byte, replace map[string]string) (string, error) {
+	modCopy := filepath.Join(dir, name+".go.mod")
+	if err := os.WriteFile(modCopy, mod, 0o600); err != nil {
+		return "", err
+	}
+	files := maps.Clone(replace)
+	files[goMod] = modCopy
+	data, err := json.Marshal(struct{ Replace map[string]string }{files})
+	if err != nil {
+		return "", err
+	}
+	overlay := filepath.Join(dir, name+".overlay.json")
+	return overlay, os.WriteFile(overlay, data, 0o600)
+}
+
+// OtherModules says what of the synchronisation of other modules'
+// packages the instrumenting recorder records.
+type OtherModules struct {
+	// Rewritten lists the modules whose packages' synchronisation is
+	// recorded, by path.
+	Rewritten []string
+	// Left lists what is not, with why: a module the main module
+	// replaces by another module, a file the rewriting failed on.
+	Left []string
+	// Failed is the first line of the build's error when the build
+	// with the other modules rewritten failed, and the packages under
+	// test were built without them.
+	Failed string
 }
 
 // writeRuntime writes the runtime's module into dir.
@@ -319,6 +366,9 @@ type fileRewriter struct {
 	entries []uint32            // the entry probes placed (enters)
 	wrapped map[*ast.IfStmt]bool
 	spans   [][2]int // ranges replaced whole, where no other edit applies
+	// syncOnly rewrites the file's synchronisation only: a package of
+	// another module (deps.go).
+	syncOnly bool
 }
 
 func newFileRewriter(in *Instrumented, p *packages.Package, f *ast.File, name string, src []byte) *fileRewriter {
@@ -603,12 +653,16 @@ func (w *fileRewriter) rewrite() (out []byte, changed bool, err error) {
 			out, changed, err = nil, false, fmt.Errorf("internal error: %v", r)
 		}
 	}()
-	w.accesses()
-	w.branches()
-	w.code()
-	w.regions()
-	w.enters()
-	w.tests()
+	if w.syncOnly {
+		w.code()
+	} else {
+		w.accesses()
+		w.branches()
+		w.code()
+		w.regions()
+		w.enters()
+		w.tests()
+	}
 	if len(w.edits) == 0 {
 		return nil, false, nil
 	}
@@ -984,10 +1038,21 @@ func (w *fileRewriter) code() {
 
 func (w *fileRewriter) call(c *ast.CallExpr) {
 	if id, ok := ast.Unparen(c.Fun).(*ast.Ident); ok {
-		if b, ok := w.info.Uses[id].(*types.Builtin); ok && b.Name() == "close" && len(c.Args) == 1 {
-			if ch, ok := w.info.TypeOf(c.Args[0]).Underlying().(*types.Chan); ok && ch.Dir() == types.SendRecv {
+		if b, ok := w.info.Uses[id].(*types.Builtin); ok && b.Name() == "make" && len(c.Args) > 0 {
+			if _, ok := w.info.TypeOf(c).Underlying().(*types.Chan); ok {
 				site := w.siteAt(c, false, "", trace.ObjChan)
-				w.replace(c.Fun.Pos(), c.Lparen+1, rtName+".CloseChan(")
+				w.replace(c.Pos(), c.Pos(), rtName+".MadeChan(")
+				w.replace(c.End(), c.End(), fmt.Sprintf(", %d)", site))
+			}
+		}
+		if b, ok := w.info.Uses[id].(*types.Builtin); ok && b.Name() == "close" && len(c.Args) == 1 {
+			if ch, ok := w.info.TypeOf(c.Args[0]).Underlying().(*types.Chan); ok && ch.Dir() != types.RecvOnly {
+				site := w.siteAt(c, false, "", trace.ObjChan)
+				wrapper := ".CloseChan("
+				if ch.Dir() == types.SendOnly {
+					wrapper = ".CloseSend("
+				}
+				w.replace(c.Fun.Pos(), c.Lparen+1, rtName+wrapper)
 				w.replace(c.Rparen, c.Rparen+1, fmt.Sprintf(", %d)", site))
 			}
 		}

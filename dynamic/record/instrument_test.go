@@ -417,3 +417,38 @@ func TestInstrumentedDeferredAtomic(t *testing.T) {
 		t.Errorf("%d deferred atomic operations counted, want 2", in.Deferred)
 	}
 }
+
+// A channel or Once that the runtime places where a collected one was is
+// a new object for the instrumenting recorder too: the make of a channel
+// is recorded, and a Once that runs its function where one ran is
+// another Once.
+func TestInstrumentedReuse(t *testing.T) {
+	in, bin, root := prepareInstrumented(t, "reuse", true)
+	tr, oc, err := RecordInstrumented(context.Background(), in, Options{Binary: bin, Args: []string{"4"}, Dir: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !oc.Complete || oc.Status != 0 || oc.Invalid != "" {
+		t.Fatalf("outcome %+v", oc)
+	}
+	if err := trace.Validate(tr); err != nil {
+		t.Fatal(err)
+	}
+	count := map[string]int{}
+	objs := map[trace.ObjID]bool{}
+	for _, e := range tr.Events {
+		if e.Kind == trace.KindClose || e.Kind == trace.KindOnceDo && e.Arg == 1 {
+			count[e.Kind.String()]++
+			objs[e.Obj] = true
+			if tr.Object(e.Obj).Name == "" {
+				t.Errorf("%v: object %#x is not declared", e, e.Obj)
+			}
+		}
+	}
+	if count["close"] != 4 || count["once"] != 4 {
+		t.Errorf("%d closes and %d Do running the function, want 4 and 4", count["close"], count["once"])
+	}
+	if len(objs) != 8 {
+		t.Errorf("%d objects closed or run, want 8", len(objs))
+	}
+}

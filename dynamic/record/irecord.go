@@ -42,6 +42,15 @@ func BuildInstrumented(ctx context.Context, dir, pkg string, isMain bool, plan *
 		return "", nil, func() {}, err
 	}
 	bin, err = goBuild(ctx, dir, pkg, isMain, binDir, workDir, []string{"-overlay=" + in.Overlay})
+	var be *BuildError
+	if errors.As(err, &be) && in.ownOverlay != "" {
+		// The rewritten packages of other modules (deps.go) did not
+		// compile: without them, the build fails only if the user's
+		// code does, and its errors are then about the user's files.
+		in.OtherModules.Failed = oneLine(be)
+		in.Overlay, in.ownOverlay = in.ownOverlay, ""
+		bin, err = goBuild(ctx, dir, pkg, isMain, binDir, workDir, []string{"-overlay=" + in.Overlay})
+	}
 	if err != nil {
 		cleanup()
 		return "", nil, func() {}, err

@@ -85,6 +85,7 @@ const (
 	KindTestResume         // t.Parallel returned: the test's parent has returned
 	KindTestReturn         // a subtest's function returned
 	KindSent               // a send of a select's case, after it (at the start of the case's body)
+	KindMakeChan           // make of channel Obj returned; Arg is its capacity
 )
 
 // Event is one raw event, as it lies in the file (little-endian, on the

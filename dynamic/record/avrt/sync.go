@@ -186,6 +186,16 @@ func chanCap(ch any) uint64 {
 	return uint64(*(*uint)(unsafe.Add(p, unsafe.Sizeof(uint(0)))))
 }
 
+// MadeChan records that make returned the channel ch, and returns it: a
+// channel made where another was that the garbage collector freed is
+// another channel.
+func MadeChan[C any](ch C, site uint32) C {
+	if enabled {
+		emit(KindMakeChan, chanPtr(ch), chanCap(ch), site)
+	}
+	return ch
+}
+
 // Send records a send on ch, before it.
 func Send(ch any, site uint32) {
 	if enabled {
@@ -301,6 +311,14 @@ func Contents[M ~map[K]V, K comparable, V any](m M, site uint32) {
 
 // CloseChan records the close of ch and closes it.
 func CloseChan[T any](ch chan T, site uint32) {
+	if enabled {
+		emit(KindClose, chanPtr(ch), uint64(cap(ch)), site)
+	}
+	close(ch)
+}
+
+// CloseSend is CloseChan for a send-only channel.
+func CloseSend[T any](ch chan<- T, site uint32) {
 	if enabled {
 		emit(KindClose, chanPtr(ch), uint64(cap(ch)), site)
 	}

@@ -1,0 +1,3 @@
+module example.invalid/gate
+
+go 1.16
