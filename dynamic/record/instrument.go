@@ -708,6 +708,7 @@ func (w *fileRewriter) apply() []byte {
 func (w *fileRewriter) accesses() {
 	byStmt := make(map[ast.Stmt][]string)
 	again := make(map[ast.Stmt][]string)
+	afterStmt := make(map[ast.Stmt][]string) // writes probed after their statement
 	var order []ast.Stmt
 	var lines []Line
 	for l := range w.in.plan.Accesses {
@@ -735,6 +736,10 @@ func (w *fileRewriter) accesses() {
 				continue
 			}
 			w.in.Probes++
+			if p.AfterCall && w.writtenAfter(st, e) {
+				afterStmt[st] = append(afterStmt[st], call)
+				continue
+			}
 			if byStmt[st] == nil {
 				order = append(order, st)
 			}
@@ -753,6 +758,18 @@ func (w *fileRewriter) accesses() {
 			w.insert(st.(*ast.ForStmt).Body.Lbrace+1, prioProbe, " "+strings.Join(calls, "; ")+";")
 		}
 	}
+	for st, calls := range afterStmt {
+		w.after(st, strings.Join(calls, "; "))
+	}
+}
+
+// writtenAfter reports whether the write of e, which the plan marks as
+// made once the call or receive of its statement returned
+// (AccessProbe.AfterCall), is probed after st: e is a left operand of the
+// assignment st, not one written only sometimes.
+func (w *fileRewriter) writtenAfter(st ast.Stmt, e ast.Expr) bool {
+	as, ok := st.(*ast.AssignStmt)
+	return ok && slices.Contains(as.Lhs, e) && !w.conditional(e, st)
 }
 
 // branches places a branch probe before the statement of each line of

@@ -51,6 +51,11 @@ type AccessProbe struct {
 	// (len(m), range m), recorded as a read of the variable that every
 	// write of one of its elements writes too (maps.go).
 	Contents bool
+	// AfterCall, on a plain write, says it is a left operand of an
+	// assignment whose right side calls a function or receives: the
+	// write happens once that returned, and is recorded then
+	// (aftercall.go).
+	AfterCall bool
 }
 
 // RegionProbe is an intended atomic region of the plan.
@@ -255,6 +260,7 @@ func MakePlan(opts PlanOptions) (*Plan, error) {
 	}
 	plan.pkgs = roots
 	plan.shareIntents()
+	plan.markAfterCalls(roots)
 	plan.addKeeps(roots)
 	plan.addGuards(analysed)
 	plan.addCalls(analysed)

@@ -288,6 +288,9 @@ type gstate struct {
 	id      trace.GoID
 	ended   bool
 	pending []trace.Event // acquires and waits, emitted at the next stop
+	// after holds the writes made once a call returned, emitted at the
+	// next stop in their frame or a caller's (flushAfter).
+	after   []afterWrite
 	regions []openRegion
 	frames  []frameKey
 	br      uint32
@@ -672,10 +675,46 @@ func (r *recorder) userFrame(frames []proc.Stackframe) int {
 // the stop where its stack is frames.
 func (r *recorder) catchUp(gs *gstate, frames []proc.Stackframe, role bpRole, user int) {
 	r.flushPending(gs)
+	r.flushAfter(gs, frames, user, user > 0 || role.syncFn != "")
 	r.endOnces(gs, frames)
 	r.countBranches(gs, frames)
 	r.closeRegions(gs, frames, role)
 	r.openRegions(gs, frames, user)
+}
+
+// afterWrite is a write made once the call of its line returned
+// (aftercall.go), with the frameID of the line's frame, and the line.
+type afterWrite struct {
+	e     trace.Event
+	depth int64
+	line  Line
+}
+
+// flushAfter emits the writes of gs made once a call returned whose
+// frame the goroutine is back in, or has left, at a stop in frames[at]
+// (nil frames: every write). A stop in the sync package or the runtime
+// called from the frame (call) at the write's own line is the line's
+// call itself (the receive of "v = <-ch"), which the write follows.
+func (r *recorder) flushAfter(gs *gstate, frames []proc.Stackframe, at int, call bool) {
+	if len(gs.after) == 0 {
+		return
+	}
+	var depth int64
+	var line Line
+	if frames != nil {
+		depth = frameID(frames, at)
+		line = Line{frames[at].Call.File, frames[at].Call.Line}
+	}
+	keep := gs.after[:0]
+	for _, a := range gs.after {
+		if frames == nil || a.depth > depth || a.depth == depth && !(call && a.line == line) {
+			r.emit(gs, a.e)
+		} else {
+			keep = append(keep, a)
+		}
+	}
+	clear(gs.after[len(keep):])
+	gs.after = keep
 }
 
 // maxDepth bounds the stack unwound at a stop.
@@ -1078,8 +1117,14 @@ func (r *recorder) accesses(gs *gstate, th proc.Thread, g *proc.G, frames []proc
 		if !p.Write && p.Guard != nil {
 			r.guardedRead(&e, p.Guard, v, scope, th, g, frames)
 		}
-		r.emit(gs, e)
-		r.leafAccesses(gs, e, v, p.Expr)
+		emit := func(e trace.Event) { r.emit(gs, e) }
+		if p.AfterCall && len(frames) < maxDepth {
+			// Made once the line's call returned (aftercall.go).
+			depth := frameID(frames, 0)
+			emit = func(e trace.Event) { gs.after = append(gs.after, afterWrite{e, depth, l}) }
+		}
+		emit(e)
+		r.leafAccesses(e, v, p.Expr, emit)
 		if p.Map != "" {
 			r.contentsWrite(gs, scope, l, p)
 		}
@@ -1237,6 +1282,7 @@ func (r *recorder) wgGoDone(th proc.Thread, g *proc.G, frames []proc.Stackframe)
 		return
 	}
 	r.flushPending(gs)
+	r.flushAfter(gs, frames, 0, false)
 	r.emit(gs, trace.Event{Kind: trace.KindWGDone, Obj: trace.ObjID(v.Addr), Site: gs.forkSite})
 }
 
@@ -1327,6 +1373,7 @@ func (r *recorder) goexit(gid trace.GoID, g *proc.G) {
 		return
 	}
 	r.flushPending(gs)
+	r.flushAfter(gs, nil, 0, false)
 	for len(gs.onces) > 0 {
 		o := gs.onces[len(gs.onces)-1]
 		gs.onces = gs.onces[:len(gs.onces)-1]

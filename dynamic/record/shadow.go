@@ -156,7 +156,7 @@ func leaves(t godwarf.Type) []leaf {
 
 // leafAccesses records, after e, the access of a struct or array value
 // v, the accesses of its further leaves.
-func (r *recorder) leafAccesses(gs *gstate, e trace.Event, v *proc.Variable, expr string) {
+func (r *recorder) leafAccesses(e trace.Event, v *proc.Variable, expr string, emit func(trace.Event)) {
 	if v.RealType == nil {
 		return
 	}
@@ -167,6 +167,6 @@ func (r *recorder) leafAccesses(gs *gstate, e trace.Event, v *proc.Variable, exp
 		} else if o.Kind != trace.ObjVar {
 			continue
 		}
-		r.emit(gs, trace.Event{Kind: e.Kind, Obj: obj, Site: e.Site, Flags: e.Flags & trace.AddrVaries})
+		emit(trace.Event{Kind: e.Kind, Obj: obj, Site: e.Site, Flags: e.Flags & trace.AddrVaries})
 	}
 }

@@ -76,6 +76,7 @@ func (r *recorder) testHook(g *proc.G, frames []proc.Stackframe, hook hookKind) 
 		return
 	}
 	r.flushPending(gs)
+	r.flushAfter(gs, frames, min(1, len(frames)-1), true)
 	// A test's own events are at the testing package's lines; its
 	// parent's, at the call of T.Run.
 	at := 0
