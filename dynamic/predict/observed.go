@@ -79,7 +79,8 @@ type txTracker struct {
 	depth  int
 	open   bool
 	region trace.RegionID
-	inst   uint64
+	inst   uint64 // instValue: the part of the instance since the last wait
+	waits  uint64 // the goroutine's Cond and WaitGroup waits so far
 }
 
 // step classifies e, the goroutine's next event: ended says the open
@@ -87,13 +88,17 @@ type txTracker struct {
 // transaction begins at e; in says e belongs to a transaction; last says
 // e is its last event.
 func (t *txTracker) step(e *trace.Event) (ended, begun, in, last bool) {
-	same := t.open && e.Region != 0 && e.Region == t.region && e.Inst == t.inst
+	if e.Kind == trace.KindCondWait || e.Kind == trace.KindWGWait {
+		t.waits++ // a region holds no wait: what follows is another part
+	}
+	inst := instValue(e.Inst, t.waits)
+	same := t.open && e.Region != 0 && e.Region == t.region && inst == t.inst
 	switch e.Kind {
 	case trace.KindRegionBegin:
 		t.depth++
 		if t.depth == 1 && !same {
 			ended = t.open
-			begun, t.open, t.region, t.inst = true, true, e.Region, e.Inst
+			begun, t.open, t.region, t.inst = true, true, e.Region, inst
 		}
 		return ended, begun, true, false
 	case trace.KindRegionEnd:
@@ -116,7 +121,7 @@ func (t *txTracker) step(e *trace.Event) (ended, begun, in, last bool) {
 		// to its outermost region with evidence of intent, which may be
 		// nested in a proposal without any.
 		ended = t.open
-		t.open, t.region, t.inst = true, e.Region, e.Inst
+		t.open, t.region, t.inst = true, e.Region, inst
 		return ended, true, true, false
 	case t.depth > 0 && t.open:
 		// Inside a begin and end whose events carry no region.

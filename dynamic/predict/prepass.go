@@ -41,7 +41,21 @@ type indexGo struct {
 	// open is the region instances the goroutine's begin and end events
 	// have open, outermost first, for unitOf.
 	open []openInst
+	// waits counts the goroutine's Cond and WaitGroup waits: the part of
+	// a region instance after a wait is an instance of its own
+	// (instValue).
+	waits uint64
 }
+
+// instValue is the dynamic instance inst of a goroutine's region that
+// has waited waits times so far, as the index numbers instances. A region
+// meant to be atomic holds no wait (seed 002, section V: a region has no
+// fork, join or wait inside it); the static rule sees a wait in the
+// region's own function, and this one a wait in a function it calls
+// (retrieve(); cond.Wait(); retry in a callee): the accesses before the
+// wait and those after it are two instances, so that no violation pairs
+// them. The recorders number instances from 1, far below 1<<40.
+func instValue(inst, waits uint64) uint64 { return inst | waits<<40 }
 
 // openInst is a region instance a goroutine's begin event opened.
 type openInst struct {
@@ -156,13 +170,13 @@ func (t *instTable) reserve(n, total int) {
 // and the proposal's other instances' are one goroutine's work in
 // program order, and any two of them, on x and y, between a region's
 // accesses to x and y break it (patterns2.go).
-func (x *indexer) setUnit(inst uint32, key instKey, open []openInst) {
+func (x *indexer) setUnit(inst uint32, key instKey, open []openInst, waits uint64) {
 	ix := x.ix
 	unit := inst
 	for p := len(open) - 1; p > 0; p-- {
-		if open[p].r == key.r && open[p].inst == key.inst {
+		if open[p].r == key.r && instValue(open[p].inst, waits) == key.inst {
 			if out := open[p-1]; !out.intended {
-				k := instKey{key.g, out.r, out.inst}
+				k := instKey{key.g, out.r, instValue(out.inst, waits)}
 				l := x.insts.list(k.g, k.r)
 				var pos int
 				if unit, pos = l.find(k.inst); unit == 0 {
@@ -242,6 +256,8 @@ func (x *indexer) add(events []trace.Event) {
 				x.gs[gi].dirty = true
 			}
 			switch e.Kind {
+			case trace.KindCondWait, trace.KindWGWait:
+				x.gs[gi].waits++
 			case trace.KindRegionBegin:
 				if e.Arg != 0 {
 					x.noteIntent(e)
@@ -265,17 +281,18 @@ func (x *indexer) add(events []trace.Event) {
 		}
 		var inst uint32
 		if e.Region != 0 {
-			if e.Region == s.lastR && e.Inst == s.lastInst && s.lastInstI != 0 {
+			iv := instValue(e.Inst, s.waits)
+			if e.Region == s.lastR && iv == s.lastInst && s.lastInstI != 0 {
 				inst = s.lastInstI
 			} else {
-				key := instKey{e.G, e.Region, e.Inst}
+				key := instKey{e.G, e.Region, iv}
 				l := x.insts.list(e.G, e.Region)
 				var pos int
-				if inst, pos = l.find(e.Inst); inst == 0 {
+				if inst, pos = l.find(iv); inst == 0 {
 					inst = x.newInst(l, pos, key)
-					x.setUnit(inst, key, s.open)
+					x.setUnit(inst, key, s.open, s.waits)
 				}
-				s.lastR, s.lastInst, s.lastInstI = e.Region, e.Inst, inst
+				s.lastR, s.lastInst, s.lastInstI = e.Region, iv, inst
 			}
 		}
 		var vi uint32
