@@ -306,11 +306,13 @@ func (ps *preciseStage) valueAt(c *valueCtx, x trace.ObjID, w int, isLen bool) (
 // value r recorded or one of its range, or a write whose value is not
 // known (or whose value r cannot be compared with). A write's recorded
 // value is known only if its goroutine took in no value in the window
-// before it (see mayDiffer).
+// before it (see mayDiffer). For a read that recorded a length
+// (trace.ValueIsLen), a write of another length wrote another value; one
+// of the same length may have written the same.
 func (ps *preciseStage) relaxedAccept(c *valueCtx, r int) func(int) bool {
 	e := &c.evs[r]
 	isLen := e.Flags&trace.ValueIsLen != 0
-	rv, rKnown := int64(e.Value), e.Flags&trace.HasValue != 0 && !isLen
+	rv, rKnown := int64(e.Value), e.Flags&trace.HasValue != 0
 	rng, ranged := e.Range()
 	differ := c.mayDiffer()
 	return func(w int) bool {
