@@ -75,7 +75,9 @@ import (
 //     recorded one. Satisfiable then proves it;
 //   - to show it infeasible, a read matters only when such a branch
 //     guards a later event of the prefix, as AVFilter assumes (seed 000,
-//     section 3.3); it may read a write whose value is not known, or one
+//     section 3.3), or when its value is the address one of the
+//     finding's accesses goes through (addressUsers in
+//     precise_values.go); it may read a write whose value is not known, or one
 //     of a value in its range; a write's value counts as known only if
 //     its goroutine took in no value earlier in the window (otherwise it
 //     may be anything), and a read after a store at a varying index
@@ -905,8 +907,13 @@ func (ps *preciseStage) encode(from, to uint32, targets []uint32, adjacent, rela
 			lastSeen[i] = lastWrite[e.Obj] - 1
 		}
 	}
+	tpos := make([]int, len(targets))
+	for k, t := range targets {
+		tpos[k] = pos(t)
+	}
 	vc := &valueCtx{from: from, evs: evs, nextOf: nextOf, last: last, targets: targets,
-		in: in, before: before, lit: lit, outside: notInPrefixLit, writes: writes, lastSeen: lastSeen}
+		in: in, before: before, lit: lit, outside: notInPrefixLit, writes: writes, lastSeen: lastSeen,
+		addrUser: addressUsers(evs, tpos, in)}
 	if !relaxed {
 		ps.encodeValues(enc, vc)
 		if enc.size > ps.maxSize {
@@ -919,7 +926,7 @@ func (ps *preciseStage) encode(from, to uint32, targets []uint32, adjacent, rela
 		if !relaxed || e.Kind != trace.KindRead || !in(i) {
 			continue
 		}
-		dep := valueUser(evs, nextOf, i)
+		dep := vc.userOf(i)
 		if !in(dep) {
 			continue
 		}

@@ -431,10 +431,10 @@ func (o *oracle) mayRelaxed(r, w int, clobbered bool) bool {
 	if rng, ok := e.Range(); ok && wok {
 		return rng.Contains(wv)
 	}
-	if e.Flags&trace.HasValue == 0 || e.Flags&trace.ValueIsLen != 0 || !wok {
+	if e.Flags&trace.HasValue == 0 || !wok {
 		return true
 	}
-	return wv == int64(e.Value)
+	return wv == int64(e.Value) // a value, or a length
 }
 
 // sk returns S and K of read r reading w, which wrote its recorded value

@@ -34,7 +34,9 @@ import (
 // violation are unconstrained, section 5):
 //
 //   - a read followed by a taken branch (Event.Branches on a later event
-//     of its goroutine) needs K: the branch may test it;
+//     of its goroutine) needs K: the branch may test it; so does a read
+//     whose value is the address one of the finding's accesses goes
+//     through (addressUsers), at that access;
 //   - a memory access needs C: its address may have been computed from
 //     values read before it (a pointer, a slice, an index), and a range
 //     never covers such a use (but see AddrVaries below); so does an
@@ -52,7 +54,8 @@ import (
 //     access is the exception: it is taken to be at its recorded address
 //     whatever its goroutine read before it (typically the region's own
 //     read of the same variable, whose value flows into it), as the
-//     trace cannot tell; nothing in the prefix reads what it writes;
+//     trace cannot tell, unless a read's value says it is that address
+//     (above); nothing in the prefix reads what it writes;
 //   - a write whose address depends on values read (trace.AddrVaries)
 //     writes where it was recorded only under V; otherwise it may have
 //     written anywhere, so a read after it has neither S nor K, and such
@@ -66,6 +69,59 @@ import (
 //
 // A range with no bound at all (a value that flows only into writes)
 // accepts any write, whatever it wrote.
+
+// addressUsers returns, per window position, for a read whose recorded
+// value is an address (trace.ValueIsAddr) that a later access of its
+// goroutine in the window goes through, where that access is one of the
+// finding's (targets, window positions) or another read so marked, the
+// position of the earliest such access; -1 elsewhere.
+//
+// Such a read decides which variable the finding's access touches: the
+// data dependence of an address on an earlier read, which Fusion's
+// symbolic encoding keeps (seed 001, section 4.2: an access's address
+// is an expression over the values read before it, and a violation is
+// of accesses to one shared variable). An interleaving in which the read
+// sees another value has the access touch another variable, and does not
+// exhibit the finding, so the read must see its recorded value in every
+// interleaving that does: it matters as a read a branch follows does,
+// under both approximations, whether or not a branch follows it. The
+// chain goes back through reads of pointers to the pointers (r :=
+// p.idle[n-1] before r.status), each at its recorded address.
+func addressUsers(evs []trace.Event, targets []int, in func(int) bool) []int {
+	users := make([]int, len(evs))
+	for i := range users {
+		users[i] = -1
+	}
+	isTarget := make(map[int]bool, len(targets))
+	for _, t := range targets {
+		isTarget[t] = true
+	}
+	// The accesses of each goroutine whose address matters, latest
+	// first, as the loop goes back.
+	type use struct {
+		pos  int
+		addr uint64
+	}
+	uses := map[trace.GoID][]use{}
+	for i := len(evs) - 1; i >= 0; i-- {
+		e := &evs[i]
+		if !in(i) {
+			continue
+		}
+		if e.Kind == trace.KindRead && e.Flags&(trace.ValueIsAddr|trace.HasValue) == trace.ValueIsAddr|trace.HasValue {
+			size := max(e.Arg, 1)
+			for _, u := range uses[e.G] {
+				if u.addr >= e.Value && u.addr-e.Value < size {
+					users[i] = u.pos // the earliest so far: uses are latest first
+				}
+			}
+		}
+		if isTarget[i] || users[i] >= 0 {
+			uses[e.G] = append(uses[e.G], use{pos: i, addr: uint64(e.Obj)})
+		}
+	}
+	return users
+}
 
 // valueVars are the variables of one encoding, per window position; a
 // zero Lit where an event has none.
@@ -85,9 +141,21 @@ type valueCtx struct {
 	before   func(int, int) bool
 	lit      func(int, int) solve.Lit
 	outside  func(int) (solve.Lit, bool)
+	addrUser []int                 // addressUsers of the window
 	writes   map[trace.ObjID][]int // the prefix's writes of each variable
 	lastSeen []int                 // per read, its recorded source's position, -1 for the state at the window's start
 	differ   []bool                // mayDiffer's answer, once computed
+}
+
+// userOf returns the event that read r's value matters to: the earlier
+// of the first event a branch may make depend on it (valueUser) and the
+// access whose address it is (addressUsers); -1 if neither.
+func (c *valueCtx) userOf(r int) int {
+	dep := valueUser(c.evs, c.nextOf, r)
+	if a := c.addrUser[r]; a >= 0 && (dep < 0 || a < dep) {
+		dep = a
+	}
+	return dep
 }
 
 // encodeValues asserts the read-from constraints of the approximation
@@ -144,7 +212,7 @@ func (ps *preciseStage) encodeValues(enc *encoding, c *valueCtx) {
 		if enc.size > ps.maxSize {
 			return
 		}
-		if dep := valueUser(c.evs, c.nextOf, i); c.in(dep) {
+		if dep := c.userOf(i); c.in(dep) {
 			need(dep, vv.K[i])
 		}
 	}
@@ -238,11 +306,13 @@ func (ps *preciseStage) valueAt(c *valueCtx, x trace.ObjID, w int, isLen bool) (
 // value r recorded or one of its range, or a write whose value is not
 // known (or whose value r cannot be compared with). A write's recorded
 // value is known only if its goroutine took in no value in the window
-// before it (see mayDiffer).
+// before it (see mayDiffer). For a read that recorded a length
+// (trace.ValueIsLen), a write of another length wrote another value; one
+// of the same length may have written the same.
 func (ps *preciseStage) relaxedAccept(c *valueCtx, r int) func(int) bool {
 	e := &c.evs[r]
 	isLen := e.Flags&trace.ValueIsLen != 0
-	rv, rKnown := int64(e.Value), e.Flags&trace.HasValue != 0 && !isLen
+	rv, rKnown := int64(e.Value), e.Flags&trace.HasValue != 0
 	rng, ranged := e.Range()
 	differ := c.mayDiffer()
 	return func(w int) bool {

@@ -411,7 +411,7 @@ func (c *converter) step(r avrt.Event) {
 	obj := trace.ObjID(r.Obj)
 	e := trace.Event{Obj: obj, Site: trace.SiteID(r.Site)}
 	switch r.Kind {
-	case avrt.KindRead, avrt.KindReadValue, avrt.KindWrite, avrt.KindMapRead, avrt.KindMapWrite, avrt.KindContents:
+	case avrt.KindRead, avrt.KindReadValue, avrt.KindReadAddr, avrt.KindReadLen, avrt.KindWrite, avrt.KindMapRead, avrt.KindMapWrite, avrt.KindContents:
 		name := ""
 		if r.Kind == avrt.KindContents {
 			name = s.Map + "[*]"
@@ -438,6 +438,10 @@ func (c *converter) step(r avrt.Event) {
 					e.SetRange(rg)
 				}
 			}
+		case avrt.KindReadAddr:
+			e.Value, e.Arg, e.Flags = r.Arg, s.Size, trace.HasValue|trace.ValueIsAddr
+		case avrt.KindReadLen:
+			e.Value, e.Flags = r.Arg, trace.HasValue|trace.ValueIsLen
 		case avrt.KindWrite, avrt.KindMapWrite:
 			e.Kind, e.Flags = trace.KindWrite, s.Flags
 		}

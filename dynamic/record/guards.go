@@ -869,12 +869,13 @@ func keep(op token.Token, v, k int64) (lo, hi int64) {
 // it can: v is the variable read, scope the read's frame.
 func (r *recorder) guardedRead(e *trace.Event, g *Guard, v *proc.Variable, scope *proc.EvalScope, th proc.Thread, gr *proc.G, frames []proc.Stackframe) {
 	val := int64(e.Value)
+	isLen := e.Flags&trace.ValueIsLen != 0
 	if g.Len {
-		if e.Flags&trace.HasValue != 0 || v.Unreadable != nil || v.Kind != reflect.Slice && v.Kind != reflect.String {
+		if e.Flags&trace.HasValue != 0 && !isLen || v.Unreadable != nil || v.Kind != reflect.Slice && v.Kind != reflect.String {
 			return
 		}
 		val = v.Len
-	} else if e.Flags&trace.HasValue == 0 {
+	} else if e.Flags&trace.HasValue == 0 || isLen {
 		return
 	}
 	var site *GuardSite

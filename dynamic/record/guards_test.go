@@ -8,6 +8,7 @@ import (
 	"go/token"
 	"go/types"
 	"math"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -424,8 +425,9 @@ func TestGuardRange(t *testing.T) {
 // value), the log's count as an array index (0..3, and none once the
 // buffer is full: the count 4 is replaced by 0, so the index's bounds do
 // not hold for it), the queue's length tested by two callers, one with
-// the caller's parameter (2), and no range where the value is printed;
-// a string's length.
+// the caller's parameter (2), and no range (the length alone) where the
+// value is printed; a string's length; a pointer, whose value is the
+// address of the account it points to.
 func TestRecordGuards(t *testing.T) {
 	plan, bin := prepare(t, "guards", true)
 	tr, oc := record(t, context.Background(), plan, Options{Binary: bin})
@@ -439,12 +441,17 @@ func TestRecordGuards(t *testing.T) {
 		}
 		name := tr.Object(e.Obj).Name
 		switch name {
-		case "a.balance", "l.n", "q.events", "l.name":
+		case "a.balance", "l.n", "q.events", "l.name", "h.cur", "h.cur.balance":
 		default:
 			continue
 		}
 		s := fmt.Sprintf("%s:%d", name, tr.Site(e.Site).Line)
-		if e.Flags&trace.HasValue != 0 {
+		switch {
+		case e.Flags&trace.ValueIsAddr != 0:
+			// The address of what it points to, named by the object
+			// there (an Account's first field, its mutex), and its size.
+			s += fmt.Sprintf(" v=&%s size=%d", tr.Object(trace.ObjID(e.Value)).Name, e.Arg)
+		case e.Flags&trace.HasValue != 0:
 			s += fmt.Sprintf(" v=%d", int64(e.Value))
 		}
 		if r, ok := e.Range(); ok {
@@ -466,8 +473,10 @@ func TestRecordGuards(t *testing.T) {
 		"l.n:43 v=4",
 		"q.events:61 v=1 range=1.. len",
 		"q.events:61 v=1 range=0..1 len",
-		"q.events:61",
+		"q.events:61 v=1 len",
 		"l.name:87 v=5 range=4.. len",
+		"h.cur:101 v=&a.mu size=16",
+		"a.balance:101 v=100",
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("reads:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
@@ -559,5 +568,56 @@ func TestMergeGuards(t *testing.T) {
 		if got := lines(mergeGuards(tt.x, tt.y)); got != tt.want {
 			t.Errorf("%s: got %q, want %q", tt.name, got, tt.want)
 		}
+	}
+}
+
+// The instrumenting recorder records the values the Delve recorder does
+// (TestRecordGuards) beyond integers and booleans: a slice's or string's
+// length, and a pointer's address with the size of what it points to.
+func TestInstrumentedValues(t *testing.T) {
+	in, bin, root := prepareInstrumented(t, "guards", true)
+	tr, oc, err := RecordInstrumented(context.Background(), in, Options{Binary: bin, Dir: filepath.Join(root, "testdata/record/guards")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !oc.Complete || oc.Status != 0 || oc.Invalid != "" {
+		t.Fatalf("outcome %+v", oc)
+	}
+	if err := trace.Validate(tr); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	var ptr *trace.Event
+	for i := range tr.Events {
+		e := &tr.Events[i]
+		if e.Kind != trace.KindRead {
+			continue
+		}
+		s := fmt.Sprintf("%s:%d", tr.Object(e.Obj).Name, tr.Site(e.Site).Line)
+		switch {
+		case e.Flags&trace.ValueIsAddr != 0:
+			ptr = e
+			s += fmt.Sprintf(" addr size=%d", e.Arg)
+		case ptr != nil && tr.Site(e.Site).Line == tr.Site(ptr.Site).Line:
+			// The read through the pointer, at the account's balance,
+			// a mutex after the address the pointer holds.
+			s = fmt.Sprintf("balance:%d at v+%d", tr.Site(e.Site).Line, uint64(e.Obj)-ptr.Value)
+		case e.Flags&trace.ValueIsLen != 0:
+			s += fmt.Sprintf(" len=%d", e.Value)
+		default:
+			continue
+		}
+		got = append(got, s)
+	}
+	want := []string{
+		"q.events:61 len=1",
+		"q.events:61 len=1",
+		"q.events:61 len=1",
+		"l.name:87 len=5",
+		"h.cur:101 addr size=16",
+		"balance:101 at v+8",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("reads:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }

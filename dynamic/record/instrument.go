@@ -12,6 +12,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sort"
 	"strconv"
@@ -88,6 +89,9 @@ type rawSite struct {
 	// Guard is the plan's guard of a plain read (AccessProbe.Guard),
 	// from which the converter computes the range of the value read.
 	Guard *Guard
+	// Size is the size of what a pointer read points to
+	// (trace.ValueIsAddr), 0 if not known.
+	Size uint64
 }
 
 // Instrumented is the packages under test rewritten for the instrumenting
@@ -932,12 +936,24 @@ func (w *fileRewriter) accessProbe(line int, p AccessProbe) (ast.Stmt, ast.Expr,
 	fn := "Read"
 	if p.Write {
 		fn = "Write"
-	} else if b, ok := w.info.TypeOf(found).Underlying().(*types.Basic); ok {
-		switch {
-		case b.Info()&types.IsInteger != 0:
-			fn = "ReadInt"
-		case b.Info()&types.IsBoolean != 0:
-			fn = "ReadBool"
+	} else {
+		// The value read, as the Delve recorder records it: an integer
+		// or boolean, a pointer's address, a slice's or string's length.
+		switch t := w.info.TypeOf(found).Underlying().(type) {
+		case *types.Basic:
+			switch {
+			case t.Info()&types.IsInteger != 0:
+				fn = "ReadInt"
+			case t.Info()&types.IsBoolean != 0:
+				fn = "ReadBool"
+			case t.Info()&types.IsString != 0:
+				fn = "ReadStringLen"
+			}
+		case *types.Pointer:
+			fn = "ReadPtr"
+			w.in.sites[site].Size = sizeOf(t.Elem())
+		case *types.Slice:
+			fn = "ReadSliceLen"
 		}
 	}
 	call := fmt.Sprintf("%s.%s(&(%s), %d)", rtName, fn, w.text(found), site)
@@ -961,6 +977,19 @@ func (w *fileRewriter) accessProbe(line int, p AccessProbe) (ast.Stmt, ast.Expr,
 		}
 	}
 	return st, found, w.guarded(found, st, call), true
+}
+
+// sizeOf returns the size of values of type t on the machine that
+// records, 0 if it depends on a type parameter.
+func sizeOf(t types.Type) (size uint64) {
+	defer func() {
+		// go/types cannot size a type parameter, and says so by
+		// panicking.
+		if recover() != nil {
+			size = 0
+		}
+	}()
+	return uint64(types.SizesFor("gc", runtime.GOARCH).Sizeof(t))
 }
 
 // intParamInScope reports whether name is, before st, an integer

@@ -1113,8 +1113,12 @@ func (r *recorder) accesses(gs *gstate, th proc.Thread, g *proc.G, frames []proc
 			}
 		} else if val, ok := scalar(v); ok {
 			e.Value, e.Flags = val, trace.HasValue
+		} else if addr, size, ok := pointer(v); ok {
+			e.Value, e.Arg, e.Flags = addr, size, trace.HasValue|trace.ValueIsAddr
+		} else if n, ok := length(v); ok {
+			e.Value, e.Flags = n, trace.HasValue|trace.ValueIsLen
 		}
-		if !p.Write && p.Guard != nil {
+		if !p.Write && p.Guard != nil && e.Flags&trace.ValueIsAddr == 0 {
 			r.guardedRead(&e, p.Guard, v, scope, th, g, frames)
 		}
 		emit := func(e trace.Event) { r.emit(gs, e) }
@@ -1140,6 +1144,29 @@ func (r *recorder) contentsWrite(gs *gstate, scope *proc.EvalScope, l Line, p Ac
 	if e, ok := r.contentsAccess(scope, l, p, p.Map, true); ok {
 		r.emit(gs, e)
 	}
+}
+
+// pointer returns the value of a pointer variable, the address it holds,
+// and the size of what it points to (0 if not known), for
+// trace.ValueIsAddr.
+func pointer(v *proc.Variable) (addr, size uint64, ok bool) {
+	if v.Unreadable != nil || v.Kind != reflect.Pointer || len(v.Children) != 1 || v.Children[0].Unreadable != nil {
+		return 0, 0, false
+	}
+	c := &v.Children[0]
+	if c.RealType != nil && c.RealType.Size() > 0 {
+		size = uint64(c.RealType.Size())
+	}
+	return c.Addr, size, true
+}
+
+// length returns the length of a slice or string variable, for
+// trace.ValueIsLen.
+func length(v *proc.Variable) (uint64, bool) {
+	if v.Unreadable != nil || v.Kind != reflect.Slice && v.Kind != reflect.String || v.Len < 0 {
+		return 0, false
+	}
+	return uint64(v.Len), true
 }
 
 // scalar returns the value of an integer or boolean variable as the

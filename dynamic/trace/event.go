@@ -164,6 +164,12 @@ const (
 	// it there, only the access another goroutine interleaves, and it
 	// counts for races.
 	Outside
+	// ValueIsAddr, on a read with a value, says Value is an address: the
+	// read loaded a pointer, and Arg is the size in bytes of what it
+	// points to (0 if not known). A later access of the goroutine inside
+	// [Value, Value+Arg) is taken to go through it, so that the read's
+	// value decides which variable that access touches.
+	ValueIsAddr
 )
 
 // Range is a closed interval of values read as signed integers, with

@@ -191,6 +191,19 @@ g1 rd 0x10 v=7 range=7..7
 	if err := Validate(&Trace{Events: []Event{w}}); err == nil || !strings.Contains(err.Error(), "a range or a length needs a read with a value") {
 		t.Errorf("validate a write with a length: %v", err)
 	}
+	for _, e := range []Event{
+		{Kind: KindWrite, G: 1, Value: 0x100, Flags: HasValue | ValueIsAddr},
+		{Kind: KindRead, G: 1, Flags: ValueIsAddr},
+		{Kind: KindRead, G: 1, Value: 3, Flags: HasValue | ValueIsLen | ValueIsAddr},
+	} {
+		if err := Validate(&Trace{Events: []Event{e}}); err == nil || !strings.Contains(err.Error(), "an address needs a read with a value") {
+			t.Errorf("validate %v: %v", e, err)
+		}
+	}
+	addr := Event{Kind: KindRead, G: 1, Value: 0x100, Arg: 8, Flags: HasValue | ValueIsAddr}
+	if err := Validate(&Trace{Events: []Event{addr}}); err != nil {
+		t.Errorf("validate a read of an address: %v", err)
+	}
 }
 
 // TestTextIntent checks that a region's intent survives the text and

@@ -85,6 +85,8 @@ const (
 	KindTestResume         // t.Parallel returned: the test's parent has returned
 	KindTestReturn         // a subtest's function returned
 	KindSent               // a send of a select's case, after it (at the start of the case's body)
+	KindReadAddr           // Obj read; Arg is the address it holds (a pointer)
+	KindReadLen            // Obj read; Arg is the length of what it holds (a slice or string)
 	KindMakeChan           // make of channel Obj returned; Arg is its capacity
 )
 
@@ -298,6 +300,27 @@ func ReadBool[T ~bool](p *T, site uint32) {
 			v = 1
 		}
 		emit(KindReadValue, ptr(p), v, site)
+	}
+}
+
+// ReadPtr records a read of the pointer *p with the address it holds.
+func ReadPtr[P ~*E, E any](p *P, site uint32) {
+	if enabled {
+		emit(KindReadAddr, ptr(p), uint64(uintptr(unsafe.Pointer(*p))), site)
+	}
+}
+
+// ReadSliceLen records a read of the slice *p with its length.
+func ReadSliceLen[S ~[]E, E any](p *S, site uint32) {
+	if enabled {
+		emit(KindReadLen, ptr(p), uint64(len(*p)), site)
+	}
+}
+
+// ReadStringLen records a read of the string *p with its length.
+func ReadStringLen[S ~string](p *S, site uint32) {
+	if enabled {
+		emit(KindReadLen, ptr(p), uint64(len(*p)), site)
 	}
 }
 

@@ -90,6 +90,17 @@ func (l *Label) Long() bool {
 	return false
 }
 
+// Holder points to an account.
+type Holder struct {
+	cur *Account
+}
+
+// Show prints the balance of the account it points to: the read of the
+// pointer records its value, the account's address.
+func (h *Holder) Show() {
+	fmt.Println(h.cur.balance)
+}
+
 func main() {
 	a := &Account{balance: 110}
 	a.Withdraw(10)
@@ -103,4 +114,5 @@ func main() {
 	atLeast(q, 2)
 	show(q)
 	(&Label{name: "hello"}).Long()
+	(&Holder{cur: a}).Show()
 }
