@@ -21,23 +21,19 @@ func TestAfterCall(t *testing.T) {
 	for _, recorder := range []string{"delve", "instrument"} {
 		t.Run(recorder, func(t *testing.T) {
 			var tr *trace.Trace
-			var oc Outcome
 			if recorder == "delve" {
+				var oc Outcome
 				plan, bin := prepare(t, "aftercall", false)
 				tr, oc = record(t, context.Background(), plan, Options{Binary: bin})
-			} else {
-				in, bin, root := prepareInstrumented(t, "aftercall", false)
-				var err error
-				tr, oc, err = RecordInstrumented(context.Background(), in, Options{Binary: bin, Dir: filepath.Join(root, "testdata/record/aftercall")})
-				if err != nil {
+				if !oc.Complete || oc.Status != 0 || oc.Invalid != "" {
+					t.Fatalf("outcome %+v", oc)
+				}
+				if err := trace.Validate(tr); err != nil {
 					t.Fatal(err)
 				}
-			}
-			if !oc.Complete || oc.Status != 0 || oc.Invalid != "" {
-				t.Fatalf("outcome %+v", oc)
-			}
-			if err := trace.Validate(tr); err != nil {
-				t.Fatal(err)
+			} else {
+				in, bin, root := prepareInstrumented(t, "aftercall", false)
+				tr = recordInstrumentedOK(t, in, Options{Binary: bin, Dir: filepath.Join(root, "testdata/record/aftercall")})
 			}
 			if got := findings(tr); !slices.Equal(got, want) {
 				t.Errorf("findings\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

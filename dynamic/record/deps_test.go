@@ -10,8 +10,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/avcheck/avcheck/dynamic/trace"
 )
 
 // depModule sets up testdata/record/depsync: its main module in a
@@ -167,16 +165,5 @@ func TestInstrumentedOtherModules(t *testing.T) {
 
 func recordDepsync(t *testing.T, in *Instrumented, bin, dir string) []string {
 	t.Helper()
-	var out strings.Builder
-	tr, oc, err := RecordInstrumented(context.Background(), in, Options{Binary: bin, Dir: dir, Output: &out})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !oc.Complete || oc.Status != 0 || oc.Invalid != "" {
-		t.Fatalf("outcome %+v\n%s", oc, out.String())
-	}
-	if err := trace.Validate(tr); err != nil {
-		t.Fatal(err)
-	}
-	return findings(tr)
+	return findings(recordInstrumentedOK(t, in, Options{Binary: bin, Dir: dir}))
 }

@@ -576,16 +576,7 @@ func TestMergeGuards(t *testing.T) {
 // length, and a pointer's address with the size of what it points to.
 func TestInstrumentedValues(t *testing.T) {
 	in, bin, root := prepareInstrumented(t, "guards", true)
-	tr, oc, err := RecordInstrumented(context.Background(), in, Options{Binary: bin, Dir: filepath.Join(root, "testdata/record/guards")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !oc.Complete || oc.Status != 0 || oc.Invalid != "" {
-		t.Fatalf("outcome %+v", oc)
-	}
-	if err := trace.Validate(tr); err != nil {
-		t.Fatal(err)
-	}
+	tr := recordInstrumentedOK(t, in, Options{Binary: bin, Dir: filepath.Join(root, "testdata/record/guards")})
 	var got []string
 	var ptr *trace.Event
 	for i := range tr.Events {

@@ -36,20 +36,33 @@ func prepareInstrumented(tb testing.TB, name string, isMain bool) (*Instrumented
 	return in, bin, root
 }
 
+// recordInstrumentedOK runs a binary that BuildInstrumented built and
+// returns its trace, failing the test unless the run ended normally
+// with a valid trace; out, if not nil, gets the program's output.
+func recordInstrumentedOK(tb testing.TB, in *Instrumented, opts Options) *trace.Trace {
+	tb.Helper()
+	var out strings.Builder
+	if opts.Output == nil {
+		opts.Output = &out
+	}
+	tr, oc, err := RecordInstrumented(context.Background(), in, opts)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if !oc.Complete || oc.Status != 0 || oc.Invalid != "" {
+		tb.Fatalf("outcome %+v\n%s", oc, out.String())
+	}
+	if err := trace.Validate(tr); err != nil {
+		tb.Fatal(err)
+	}
+	return tr
+}
+
 // The instrumented loop program records what the Delve recorder does of
 // it: every increment's two critical sections, in a valid trace.
 func TestInstrumentedLoop(t *testing.T) {
 	in, bin, root := prepareInstrumented(t, "loop", true)
-	tr, oc, err := RecordInstrumented(context.Background(), in, Options{Binary: bin, Args: []string{"50"}, Dir: root})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !oc.Complete || oc.Status != 0 || oc.Invalid != "" {
-		t.Fatalf("outcome %+v", oc)
-	}
-	if err := trace.Validate(tr); err != nil {
-		t.Fatal(err)
-	}
+	tr := recordInstrumentedOK(t, in, Options{Binary: bin, Args: []string{"50"}, Dir: root})
 	counts := make(map[string]int)
 	for _, e := range tr.Events {
 		k := e.Kind.String()
@@ -424,16 +437,7 @@ func TestInstrumentedDeferredAtomic(t *testing.T) {
 // another Once.
 func TestInstrumentedReuse(t *testing.T) {
 	in, bin, root := prepareInstrumented(t, "reuse", true)
-	tr, oc, err := RecordInstrumented(context.Background(), in, Options{Binary: bin, Args: []string{"4"}, Dir: root})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !oc.Complete || oc.Status != 0 || oc.Invalid != "" {
-		t.Fatalf("outcome %+v", oc)
-	}
-	if err := trace.Validate(tr); err != nil {
-		t.Fatal(err)
-	}
+	tr := recordInstrumentedOK(t, in, Options{Binary: bin, Args: []string{"4"}, Dir: root})
 	count := map[string]int{}
 	objs := map[trace.ObjID]bool{}
 	for _, e := range tr.Events {
