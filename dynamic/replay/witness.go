@@ -42,7 +42,9 @@ func (g Goroutine) String() string {
 // expression, evaluated in the goroutine's frame when it goes; Obj, if
 // not 0, names the object the witness says it accesses, so that two
 // steps with one Obj must reach one address, and two with different Objs
-// different ones.
+// different ones. Seq is the event's position in the trace it was made
+// from (0 for a witness written by hand), so that what the replay saw at
+// a step can be told of the finding's accesses.
 type Step struct {
 	G     int
 	File  string
@@ -51,6 +53,7 @@ type Step struct {
 	Kind  trace.Kind
 	Expr  string
 	Obj   trace.ObjID
+	Seq   uint64
 }
 
 func (s Step) String() string {
@@ -188,7 +191,7 @@ func FromTrace(t *trace.Trace, f predict.Finding) (*Witness, error) {
 			// breakpoint of its line stops it: the step is not held.
 			continue
 		}
-		st := Step{G: gi, File: s.File, Line: s.Line, Visit: visit, Kind: e.Kind}
+		st := Step{G: gi, File: s.File, Line: s.Line, Visit: visit, Kind: e.Kind, Seq: e.Seq}
 		if e.Kind.IsAccess() {
 			st.Obj = e.Obj
 			st.Expr = t.Object(e.Obj).Name
