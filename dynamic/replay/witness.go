@@ -93,6 +93,12 @@ func FromTrace(t *trace.Trace, f predict.Finding) (*Witness, error) {
 	// are counted per site, the testing package's tests together.
 	names := make(map[trace.GoID]Goroutine)
 	counts := make(map[Goroutine]int)
+	first := make(map[trace.GoID]int) // each goroutine's first event
+	for i := range t.Events {
+		if _, ok := first[t.Events[i].G]; !ok {
+			first[t.Events[i].G] = i
+		}
+	}
 	for i := range t.Events {
 		e := &t.Events[i]
 		if e.Kind != trace.KindFork {
@@ -100,7 +106,7 @@ func FromTrace(t *trace.Trace, f predict.Finding) (*Witness, error) {
 		}
 		var key Goroutine
 		switch {
-		case testFork(t, i):
+		case testFork(t, i, first):
 			key = Goroutine{Test: true}
 		case e.Site != 0:
 			s := t.Site(e.Site)
@@ -220,11 +226,20 @@ func deferLines() func(file string, line int) bool {
 
 // testFork says whether event i, a fork, starts a test: the recorders
 // record a test's start as a fork right after the Add of its run's own
-// WaitGroup object.
-func testFork(t *trace.Trace, i int) bool {
+// WaitGroup object, except the instrumenting recorder's top-level tests,
+// forked from the program, whose first event is their wait for the
+// tests before them (first holds each goroutine's first event).
+func testFork(t *trace.Trace, i int, first map[trace.GoID]int) bool {
+	e := &t.Events[i]
+	if j, ok := first[trace.GoID(e.Arg)]; ok && e.Site == 0 {
+		c := &t.Events[j]
+		if c.Kind == trace.KindWGWait && t.Object(c.Obj).Name == "tests, one after another" {
+			return true
+		}
+	}
 	for j := i - 1; j >= 0; j-- {
 		p := &t.Events[j]
-		if p.G != t.Events[i].G {
+		if p.G != e.G {
 			continue
 		}
 		return p.Kind == trace.KindWGAdd && t.Object(p.Obj).Name == "a test's run"
