@@ -48,8 +48,15 @@ predict'. The package defaults to the one in the current directory.
      the binary at nearly its own speed (docs/run.md);
   4. predict, prove each finding with a solver over the values the run
      read (-precise, on by default: level proven, or dropped as
-     infeasible; see avcheck predict -h), and report; the report is also
-     written, as JSON, to .avcheck/report.json at the module root.
+     infeasible; see avcheck predict -h);
+  5. replay (-replay, on by default): the witness of each proven finding
+     is forced on the program run again under Delve (a binary built as
+     in step 2), up to GOMAXPROCS replays at a time, each for at most
+     -replay-timeout; a finding whose replay shows the violation (a lost
+     update in the values read and written, or the test failing) is
+     raised to level replayed with what was seen, and one whose replay
+     does not keeps its level with the reason. Then the report; it is
+     also written, as JSON, to .avcheck/report.json at the module root.
 
 Examples:
   avcheck run ./testdata/example/bank -run TestTransfer
