@@ -309,6 +309,29 @@ func (rp *replayer) setBreakpoints() error {
 			rp.bps[a] = t.at
 		}
 	}
+	// Tests are matched by their rank among the tests run, so every
+	// test's goroutine must be seen, even one that ends before the
+	// program next stops: each stops once where it starts.
+	for _, g := range rp.w.Goroutines {
+		if !g.Test {
+			continue
+		}
+		addrs, err := proc.FindFunctionLocation(rp.tgt, "testing.tRunner", 0)
+		if err != nil {
+			break // not a test binary: nothing to match tests in
+		}
+		for _, a := range addrs {
+			if _, ok := rp.bps[a]; ok {
+				continue
+			}
+			if _, err := rp.tgt.SetBreakpoint(len(rp.bps)+1, a, proc.UserBreakpoint, nil); err != nil {
+				return fmt.Errorf("setting a breakpoint at testing.tRunner: %w", err)
+			}
+			file, n, _ := rp.tgt.BinInfo().PCToLine(a)
+			rp.bps[a] = line{file, n}
+		}
+		break
+	}
 	return nil
 }
 
