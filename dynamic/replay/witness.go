@@ -93,10 +93,13 @@ func FromTrace(t *trace.Trace, f predict.Finding) (*Witness, error) {
 	// are counted per site, the testing package's tests together.
 	names := make(map[trace.GoID]Goroutine)
 	counts := make(map[Goroutine]int)
-	first := make(map[trace.GoID]int) // each goroutine's first event
+	// Each goroutine's first event other than a region's begin or end
+	// (a parallel test's function can begin a region before its wait).
+	first := make(map[trace.GoID]int)
 	for i := range t.Events {
-		if _, ok := first[t.Events[i].G]; !ok {
-			first[t.Events[i].G] = i
+		e := &t.Events[i]
+		if _, ok := first[e.G]; !ok && e.Kind != trace.KindRegionBegin && e.Kind != trace.KindRegionEnd {
+			first[e.G] = i
 		}
 	}
 	for i := range t.Events {
@@ -227,8 +230,8 @@ func deferLines() func(file string, line int) bool {
 // testFork says whether event i, a fork, starts a test: the recorders
 // record a test's start as a fork right after the Add of its run's own
 // WaitGroup object, except the instrumenting recorder's top-level tests,
-// forked from the program, whose first event is their wait for the
-// tests before them (first holds each goroutine's first event).
+// forked from the program, whose first event (region boundaries aside:
+// first) is their wait for the tests before them.
 func testFork(t *trace.Trace, i int, first map[trace.GoID]int) bool {
 	e := &t.Events[i]
 	if j, ok := first[trace.GoID(e.Arg)]; ok && e.Site == 0 {
