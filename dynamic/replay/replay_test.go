@@ -229,7 +229,10 @@ func TestCorpus(t *testing.T) {
 		// want matches the replays' outcomes, one line each.
 		want string
 	}{
-		{"queuedjob", "TestSubmit", regexp.QuoteMeta("race W-W j.state: enforced, 4 steps\n")},
+		// queuedjob runs without the turn scheduler: how many steps its
+		// witness has depends on the order the recorded run took (2 to 4
+		// have been seen).
+		{"queuedjob", "TestSubmit", `race W-W j\.state: enforced, \d+ steps\n`},
 		{"escrange", "TestNotify", regexp.QuoteMeta("race W-R it.Name: steps 0 and 2 of goroutine #1 of the go statement at escrange.go:26 are at one arrival at escrange.go:28, and step 1 (escrange.go:30 wr it.Name, test run #1) comes between them: a replay holds goroutines at lines, not within one\n")},
 		{"splitcounter", "TestInc", regexp.QuoteMeta("atomicity R-W-W c.n: the program orders its goroutines itself, through I/O that the trace does not record: test run #1, whose step comes next, waits for I/O at turn.go:107 in github.com/avcheck/avcheck/testdata/corpus/internal/turn.await\n")},
 	} {
