@@ -18,33 +18,42 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// The lost update of testdata/record/counter, recorded by either
-// recorder, replays: both goroutines read 0 and write 1, and the finding
-// is raised to replayed with what was seen. With the instrumenting
-// recorder the replay runs a binary built for the debugger.
+// The lost updates of testdata/record/counter (two goroutines of one go
+// statement) and of seqtests (two parallel tests, after two tests that
+// end before the program first stops), recorded by either recorder,
+// replay: both goroutines read 0 and write 1, and the finding is raised
+// to replayed with what was seen. With the instrumenting recorder the
+// replay runs a binary built for the debugger.
 func TestRunReplay(t *testing.T) {
 	t.Parallel()
-	for _, recorder := range []string{"delve", "instrument"} {
-		t.Run(recorder, func(t *testing.T) {
-			t.Parallel()
-			r := avcheckRun(t, context.Background(), "-replay", "-recorder="+recorder, "./testdata/record/counter")
-			if r.code != exitFindings {
-				t.Fatalf("exit %d, want %d\n%s", r.code, exitFindings, r.stderr)
-			}
-			wantFindings(t, r, "replayed R-W-W c.n counter.go:16:rd counter.go:19:wr counter.go:19:wr")
-			if len(r.doc.Findings) != 1 {
-				return
-			}
-			a := r.doc.Findings[0].Accesses
-			first, other := a[0].Goroutine, a[1].Goroutine
-			want := fmt.Sprintf("g%d read c.n = 0, g%d then wrote c.n = 1, and g%d wrote c.n = 1 over it: g%d's update is lost", first, other, first, other)
-			if got := r.doc.Findings[0].Replay; got != want {
-				t.Errorf("replay: %q\nwant %q", got, want)
-			}
-			if !strings.Contains(r.stderr, "avcheck run: replayed the witnesses of 1 of 1 proven finding in ") || !strings.Contains(r.stderr, ": 1 finding raised to replayed, 0 not confirmed") {
-				t.Errorf("stderr does not say what was replayed:\n%s", r.stderr)
-			}
-		})
+	for _, tc := range []struct {
+		pkg, finding, v string
+	}{
+		{"counter", "replayed R-W-W c.n counter.go:16:rd counter.go:19:wr counter.go:19:wr", "c.n"},
+		{"seqtests", "replayed R-W-W shared seq_test.go:33:rd seq_test.go:36:wr seq_test.go:36:wr", "shared"},
+	} {
+		for _, recorder := range []string{"delve", "instrument"} {
+			t.Run(tc.pkg+"/"+recorder, func(t *testing.T) {
+				t.Parallel()
+				r := avcheckRun(t, context.Background(), "-replay", "-recorder="+recorder, "./testdata/record/"+tc.pkg)
+				if r.code != exitFindings {
+					t.Fatalf("exit %d, want %d\n%s", r.code, exitFindings, r.stderr)
+				}
+				wantFindings(t, r, tc.finding)
+				if len(r.doc.Findings) != 1 {
+					return
+				}
+				a := r.doc.Findings[0].Accesses
+				first, other := a[0].Goroutine, a[1].Goroutine
+				want := fmt.Sprintf("g%d read %s = 0, g%d then wrote %s = 1, and g%d wrote %s = 1 over it: g%d's update is lost", first, tc.v, other, tc.v, first, tc.v, other)
+				if got := r.doc.Findings[0].Replay; got != want {
+					t.Errorf("replay: %q\nwant %q", got, want)
+				}
+				if !strings.Contains(r.stderr, "avcheck run: replayed the witnesses of 1 of 1 proven finding in ") || !strings.Contains(r.stderr, ": 1 finding raised to replayed, 0 not confirmed") {
+					t.Errorf("stderr does not say what was replayed:\n%s", r.stderr)
+				}
+			})
+		}
 	}
 }
 
