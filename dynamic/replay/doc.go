@@ -72,9 +72,12 @@
 // too, so only a failure confirms them.
 //
 // Measured (TestCorpus, TestFromRecording, and BenchmarkReplayCorpus in
-// cmd/avcheck, whose figures docs/run.md gives): the lost update of
-// testdata/record/counter and the race of testdata/corpus/queuedjob are
-// forced from the predictor's own witnesses. The witnesses of the corpus
+// cmd/avcheck, whose figures docs/run.md gives): the lost updates of
+// testdata/record/counter, seqtests and subtests (the last two between
+// tests), banktwo's R-W-R and the race of testdata/corpus/queuedjob are
+// forced from the predictor's own witnesses. A test's goroutine stops
+// once at testing.tRunner, so that tests that end before the program is
+// next stopped still count in the tests' ranks. The witnesses of the corpus
 // programs that use the turn scheduler (testdata/corpus/internal/turn),
 // most of them, cannot be followed: the scheduler orders their goroutines
 // through pipes, which no witness knows of, and the replay finds the
