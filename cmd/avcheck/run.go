@@ -50,8 +50,9 @@ predict'. The package defaults to the one in the current directory.
      read (-precise, on by default: level proven, or dropped as
      infeasible; see avcheck predict -h);
   5. replay (-replay, on by default): the witness of each proven finding
-     is forced on the program run again under Delve (a binary built as
-     in step 2), up to GOMAXPROCS replays at a time, each for at most
+     is forced on the program run again under Delve (the binary of
+     step 2, or after -recorder=instrument one built for Delve), up to
+     GOMAXPROCS replays at a time, each for at most
      -replay-timeout; a finding whose replay shows the violation (a lost
      update in the values read and written, or the test failing) is
      raised to level replayed with what was seen, and one whose replay
