@@ -77,7 +77,10 @@
 // tests), banktwo's R-W-R and the race of testdata/corpus/queuedjob are
 // forced from the predictor's own witnesses. A test's goroutine stops
 // once at testing.tRunner, so that tests that end before the program is
-// next stopped still count in the tests' ranks. The witnesses of the corpus
+// next stopped still count in the tests' ranks. The goroutines of a go
+// statement have no such stop: one that ends before the program is next
+// stopped (every 20ms, or at a breakpoint) is not counted, and the later
+// goroutines of its statement are matched one rank too low. The witnesses of the corpus
 // programs that use the turn scheduler (testdata/corpus/internal/turn),
 // most of them, cannot be followed: the scheduler orders their goroutines
 // through pipes, which no witness knows of, and the replay finds the
