@@ -46,7 +46,7 @@ const (
 var rowName = regexp.MustCompile(`^\[([a-z0-9-]+)\]\(corpus/[a-z0-9-]+\)$`)
 
 // parseCorpus reads the README's table and blocks.
-func parseCorpus(t *testing.T) ([]*corpusEntry, map[string]int) {
+func parseCorpus(t testing.TB) ([]*corpusEntry, map[string]int) {
 	t.Helper()
 	f, err := os.Open(corpusReadme)
 	if err != nil {

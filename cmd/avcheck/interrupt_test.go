@@ -35,8 +35,10 @@ done
 // Ctrl-C at each stage of avcheck run: it stops within a second, says
 // what it had done, and leaves no temporary file (avcheck's, the go
 // command's) and no process (the go command, the compilers, the recorded
-// program, a solver) behind. An interrupted recording is predicted on, as
-// before; an interrupted prediction shows what it decided and exits 1.
+// program, a solver, a replay) behind. An interrupted recording is predicted on, as
+// before; an interrupted prediction shows what it decided and exits 1;
+// an interrupted replay kills the replay processes and their programs,
+// and the findings are reported.
 // (The search for candidates and the writing of the trace are too short
 // on a recorded run to be caught in the act: TestPredictStops in
 // dynamic/predict and TestSaveTraceInterrupted cover them.)
@@ -60,8 +62,13 @@ func TestRunInterrupted(t *testing.T) {
 			exitError, "avcheck run: interrupted while loading ./testdata/record/counter; nothing was recorded"},
 		{"build", []string{"./testdata/record/counter"}, func(r runState) bool { return exists(filepath.Join(r.tmp, "avcheck-run-*", "work")) },
 			exitError, "avcheck run: interrupted while building ./testdata/record/counter; nothing was recorded"},
-		{"record", []string{"./testdata/record/forever"}, func(r runState) bool { return running(r.tmp) },
+		{"record", []string{"-replay=false", "./testdata/record/forever"}, func(r runState) bool { return running(r.tmp) },
 			exitFindings, "proven"},
+		// forever never ends, so its replay runs until -replay-timeout
+		// (20s by default); the stage has begun once a replay process
+		// runs the program.
+		{"replay", []string{"-timeout", "2s", "./testdata/record/forever"}, func(r runState) bool { return replaying(r.pgid, r.bin) && running(r.tmp) },
+			exitFindings, "interrupted while replaying"},
 		{"precise", []string{"-solver=z3", "./testdata/record/counter"}, func(r runState) bool { return exists(r.mark) },
 			exitError, "avcheck run: interrupted while predicting, before any of the 1 possible violations was decided; the report was not written"},
 	} {
@@ -90,7 +97,7 @@ func TestRunInterrupted(t *testing.T) {
 				close(exited)
 			}()
 			deadline := time.Now().Add(2 * time.Minute)
-			for !tc.ready(runState{tmp, mark, start}) {
+			for !tc.ready(runState{tmp, mark, start, pgid, bin}) {
 				select {
 				case <-exited:
 					t.Fatalf("avcheck run ended before the %s stage:\n%s", tc.stage, stderr.String())
@@ -125,11 +132,19 @@ func TestRunInterrupted(t *testing.T) {
 			code := cmd.ProcessState.ExitCode()
 			lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
 			last := lines[len(lines)-1]
-			if tc.stage == "record" {
+			switch tc.stage {
+			case "record":
 				// The run is predicted on: its finding is in the JSON.
 				last = ""
 				if strings.Contains(stdout.String(), `"level": "proven"`) && strings.Contains(stderr.String(), "avcheck run: interrupted: the program was killed;") {
 					last = "proven"
+				}
+			case "replay":
+				// The findings are reported, the replays stopped; the
+				// last line is the go vet command.
+				last = ""
+				if strings.Contains(stderr.String(), "avcheck run: interrupted while replaying: ") {
+					last = "interrupted while replaying"
 				}
 			}
 			if code != tc.code || last != tc.lastLine {
@@ -161,6 +176,19 @@ type runState struct {
 	tmp   string // avcheck's TMPDIR
 	mark  string // the file the fake solver creates at a real check
 	start time.Time
+	pgid  int    // avcheck's process group
+	bin   string // avcheck
+}
+
+// replaying reports whether a replay process (avcheck started with no
+// arguments: replay.go) runs in the process group.
+func replaying(pgid int, bin string) bool {
+	for _, p := range groupProcesses(pgid) {
+		if f := strings.Fields(p); len(f) == 3 && f[1] == bin {
+			return true
+		}
+	}
+	return false
 }
 
 // exists reports whether a file matches the pattern.

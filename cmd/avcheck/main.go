@@ -17,6 +17,9 @@ import (
 )
 
 func main() {
+	if os.Getenv(replayChildEnv) != "" {
+		os.Exit(replayChild(os.Stdin, os.Stdout))
+	}
 	if len(os.Args) > 1 {
 		if versionFlag(os.Args[1]) {
 			os.Exit(versionMain(os.Args[1:], os.Stdout, os.Stderr))

@@ -87,6 +87,8 @@ func TestRunProgress(t *testing.T) {
 		redraw + "PASS\n",
 		redraw + "avcheck run: the program exited normally; ",
 		redraw + "avcheck run: predicting, ",
+		redraw + "avcheck run: replaying, 0 of 1 witnesses, ",
+		redraw + "avcheck run: replayed the witnesses of 1 of 1 proven finding in ",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the terminal does not show %q:\n%q", want, out)

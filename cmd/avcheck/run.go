@@ -25,7 +25,7 @@ import (
 	"github.com/avcheck/avcheck/dynamic/trace"
 )
 
-const runUsage = "usage: avcheck run [-run regexp] [-timeout d] [-max-events n] [-o FILE] [-json|-sarif] [-all] [-v] [-maxd n] [-precise=true|false] [-solver=gini|z3|cvc5] [-window N] [-budget D] [package] [-- args] (avcheck run -h for help)"
+const runUsage = "usage: avcheck run [-run regexp] [-timeout d] [-max-events n] [-o FILE] [-json|-sarif] [-all] [-v] [-maxd n] [-precise=true|false] [-solver=gini|z3|cvc5] [-window N] [-budget D] [-replay=true|false] [-replay-timeout d] [package] [-- args] (avcheck run -h for help)"
 
 const runHelp = `usage: avcheck run [flags] [package] [-- program args]
 
@@ -48,8 +48,16 @@ predict'. The package defaults to the one in the current directory.
      the binary at nearly its own speed (docs/run.md);
   4. predict, prove each finding with a solver over the values the run
      read (-precise, on by default: level proven, or dropped as
-     infeasible; see avcheck predict -h), and report; the report is also
-     written, as JSON, to .avcheck/report.json at the module root.
+     infeasible; see avcheck predict -h);
+  5. replay (-replay, on by default): the witness of each proven finding
+     is forced on the program run again under Delve (the binary of
+     step 2, or after -recorder=instrument one built for Delve), up to
+     GOMAXPROCS replays at a time, each for at most
+     -replay-timeout; a finding whose replay shows the violation (a lost
+     update in the values read and written, or the test failing) is
+     raised to level replayed with what was seen, and one whose replay
+     does not keeps its level with the reason. Then the report; it is
+     also written, as JSON, to .avcheck/report.json at the module root.
 
 Examples:
   avcheck run ./testdata/example/bank -run TestTransfer
@@ -79,13 +87,13 @@ func runRecord(args []string) int {
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigs)
-	return runStages(&interrupts{parent: context.Background(), sigs: sigs}, args, os.Stdout, os.Stderr, nil)
+	return runStages(&interrupts{parent: context.Background(), sigs: sigs}, args, os.Stdout, os.Stderr, nil, nil)
 }
 
 // runMain is avcheck run with ctx for every stage, for tests: cancelling
 // it stops the stage under way and every later one.
 func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	return runStages(&interrupts{parent: ctx}, args, stdout, stderr, nil)
+	return runStages(&interrupts{parent: ctx}, args, stdout, stderr, nil, nil)
 }
 
 // interrupts turns signals into the end of avcheck run's stage under way.
@@ -138,6 +146,10 @@ type runConfig struct {
 	// maxEvents bounds the instrumenting recorder's trace
 	// (record.Options.MaxEvents).
 	maxEvents int64
+	// replay says to replay each proven finding's witness (replay.go),
+	// each for at most replayTimeout.
+	replay        bool
+	replayTimeout time.Duration
 }
 
 func parseRunArgs(args []string, stdout, stderr io.Writer) (*runConfig, int, bool) {
@@ -155,6 +167,8 @@ func parseRunArgs(args []string, stdout, stderr io.Writer) (*runConfig, int, boo
 	fs.BoolVar(&cfg.all, "all", false, "also show findings removed by AVFilter or without a witness, marked as dropped")
 	fs.BoolVar(&cfg.verbose, "v", false, "list, by site, the accesses of the packages under test that were reached but not recorded")
 	fs.StringVar(&cfg.recorder, "recorder", "delve", "how to record: `delve` (the debugger, no rewriting) or instrument (rewritten packages under test, much faster; see docs/run.md)")
+	fs.BoolVar(&cfg.replay, "replay", true, "replay the witness of each proven finding under the debugger, and raise it to level replayed when the violation shows (-replay=false: do not)")
+	fs.DurationVar(&cfg.replayTimeout, "replay-timeout", defaultReplayTimeout, "stop a replay after `d`; its finding stays proven")
 	fs.IntVar(&cfg.maxd, "maxd", 5, "how many source lines apart two accesses may be and still form one proximity region")
 	cfg.precise.register(fs)
 	// The program's own arguments follow "--".
@@ -221,12 +235,18 @@ func parseRunArgs(args []string, stdout, stderr io.Writer) (*runConfig, int, boo
 		fmt.Fprintln(stderr, "avcheck run: -max-events must be positive")
 		return nil, exitUsage, false
 	}
+	if cfg.replayTimeout <= 0 {
+		fmt.Fprintln(stderr, "avcheck run: -replay-timeout must be positive")
+		return nil, exitUsage, false
+	}
 	return cfg, 0, true
 }
 
 // runStages is avcheck run; ended, if not nil, is set to how the
-// recorded program ended, for avcheck test.
-func runStages(in *interrupts, args []string, stdout, stderr io.Writer, ended *record.Outcome) int {
+// recorded program ended, for avcheck test, and replaySlots, if not nil,
+// bounds the replays running at once (by default, GOMAXPROCS of them),
+// so that avcheck test's packages share one bound.
+func runStages(in *interrupts, args []string, stdout, stderr io.Writer, ended *record.Outcome, replaySlots chan struct{}) int {
 	cfg, code, ok := parseRunArgs(args, stdout, stderr)
 	if !ok {
 		return code
@@ -402,6 +422,20 @@ func runStages(in *interrupts, args []string, stdout, stderr io.Writer, ended *r
 	cfg.precise.apply(&popts)
 	res := predict.Predict(t, popts)
 	endStage()
+
+	// Replay the witnesses of the proven findings.
+	if cfg.replay && !res.Stopped && slices.ContainsFunc(res.Findings, func(f predict.Finding) bool { return replayable(&f) }) {
+		ctx, endStage = in.stage()
+		rs := replayStage{p: p, errw: errw, dir: dir, pkg: cfg.pkg, program: program, plan: plan, timeout: cfg.replayTimeout, slots: replaySlots}
+		rs.opts.args = progArgs
+		rs.opts.dir = packageDir(dir, cfg.pkg)
+		rs.opts.recordedFailed = !oc.Complete || oc.Status != 0
+		if instr == nil {
+			rs.opts.binary = bin
+		}
+		rs.run(ctx, t, res.Findings)
+		endStage()
+	}
 	p.Close()
 	warnPrecise(stderr, "avcheck run", res.Precise)
 	st := report.Stats{Events: len(t.Events), Goroutines: res.Goroutines, Variables: res.Variables, Seconds: time.Since(start).Seconds()}

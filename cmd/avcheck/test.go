@@ -41,6 +41,10 @@ shows as diagnostics (the last line names the command); it is written
 only when every package was recorded, so that a run cut short does not
 replace a whole one.
 
+The witness of each proven finding is then replayed under the debugger,
+as avcheck run does (-replay, -replay-timeout), up to GOMAXPROCS replays
+at a time across all the packages.
+
 A package whose tests failed (its test binary ended with a status other
 than 0, or ran past -timeout) has a FAIL line, with its findings counted:
 a run that failed is recorded all the same, and predicted on.
@@ -83,6 +87,10 @@ type testConfig struct {
 	patterns []string
 	// maxEvents bounds each package's trace (avcheck run -max-events).
 	maxEvents int64
+	// replay and replayTimeout are avcheck run's -replay and
+	// -replay-timeout.
+	replay        bool
+	replayTimeout time.Duration
 	// testArgs are the test binaries' flags that go test flags give
 	// (-short becomes -test.short), then -args' arguments.
 	testArgs []string
@@ -98,6 +106,8 @@ func parseTestArgs(args []string, stdout, stderr io.Writer) (*testConfig, int, b
 	fs.Int64Var(&cfg.maxEvents, "max-events", record.DefaultMaxEvents, "stop recording a package's tests after `n` events (or once the trace would take a quarter of the free disk) and predict on what was recorded")
 	fs.BoolVar(&cfg.all, "all", false, "also show findings removed by AVFilter or without a witness, marked as dropped")
 	fs.StringVar(&cfg.recorder, "recorder", "instrument", "how to record: `instrument` or delve (see avcheck run -h)")
+	fs.BoolVar(&cfg.replay, "replay", true, "replay the witness of each proven finding under the debugger, and raise it to level replayed when the violation shows (-replay=false: do not)")
+	fs.DurationVar(&cfg.replayTimeout, "replay-timeout", defaultReplayTimeout, "stop a replay after `d`; its finding stays proven")
 	fs.StringVar(&cfg.report, "report", "", "write the JSON report of all the packages, which go vet's avreport reads, to `FILE` (default .avcheck/report.json at the module root)")
 	short := fs.Bool("short", false, "tell long-running tests to shorten their run time (as go test -short)")
 	verbose := fs.Bool("v", false, "log all tests as they are run (as go test -v)")
@@ -133,6 +143,10 @@ func parseTestArgs(args []string, stdout, stderr io.Writer) (*testConfig, int, b
 	}
 	if cfg.timeout <= 0 {
 		fmt.Fprintln(stderr, "avcheck test: -timeout must be positive")
+		return nil, exitUsage, false
+	}
+	if cfg.replayTimeout <= 0 {
+		fmt.Fprintln(stderr, "avcheck test: -replay-timeout must be positive")
 		return nil, exitUsage, false
 	}
 	if cfg.recorder != "delve" && cfg.recorder != "instrument" {
@@ -242,12 +256,14 @@ func testStages(in *interrupts, args []string, stdout, stderr io.Writer) int {
 
 	results := make([]chan testResult, len(pkgs))
 	sem := make(chan struct{}, cfg.p)
+	// The replays of all the packages share one bound.
+	replaySlots := make(chan struct{}, runtime.GOMAXPROCS(0))
 	for i, p := range pkgs {
 		results[i] = make(chan testResult, 1)
 		go func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			results[i] <- testOne(in, cfg, p, filepath.Join(tmp, strconv.Itoa(i)+".json"))
+			results[i] <- testOne(in, cfg, p, filepath.Join(tmp, strconv.Itoa(i)+".json"), replaySlots)
 		}()
 	}
 	var tested, withFindings, findings, failed, testsFailed int
@@ -297,15 +313,16 @@ func testStages(in *interrupts, args []string, stdout, stderr io.Writer) int {
 
 // testOne records one package with avcheck run, its output captured, and
 // counts its findings from the JSON report; code -1 says the package has
-// no tests.
-func testOne(in *interrupts, cfg *testConfig, p testPackage, reportPath string) testResult {
+// no tests. replaySlots bounds the replays of all the packages.
+func testOne(in *interrupts, cfg *testConfig, p testPackage, reportPath string, replaySlots chan struct{}) testResult {
 	if p.Error != nil {
 		return testResult{code: exitError, output: p.Error.Err + "\n"}
 	}
 	if len(p.TestGoFiles)+len(p.XTestGoFiles) == 0 {
 		return testResult{code: -1}
 	}
-	args := []string{"-recorder=" + cfg.recorder, "-report", reportPath, "-timeout", cfg.timeout.String(), "-max-events", strconv.FormatInt(cfg.maxEvents, 10)}
+	args := []string{"-recorder=" + cfg.recorder, "-report", reportPath, "-timeout", cfg.timeout.String(), "-max-events", strconv.FormatInt(cfg.maxEvents, 10),
+		"-replay=" + strconv.FormatBool(cfg.replay), "-replay-timeout", cfg.replayTimeout.String()}
 	if cfg.run != "" {
 		args = append(args, "-run", cfg.run)
 	}
@@ -319,7 +336,7 @@ func testOne(in *interrupts, cfg *testConfig, p testPackage, reportPath string) 
 	var out bytes.Buffer
 	start := time.Now()
 	var ended record.Outcome
-	code := runStages(in, args, &out, &out, &ended)
+	code := runStages(in, args, &out, &out, &ended, replaySlots)
 	// The report is a temporary file, gone when avcheck test ends: the
 	// line that names it for go vet is left out.
 	var kept strings.Builder

@@ -82,6 +82,11 @@ type Finding struct {
 	// precise stage did not check it, its time (Options.StageTime)
 	// having run out. Empty otherwise.
 	Note string
+	// Replay says what a replay of the witness under the debugger showed
+	// (dynamic/replay): for a finding at LevelReplayed, what was seen;
+	// for one the replay did not confirm, why, starting "not confirmed:
+	// ". Empty when no replay ran.
+	Replay string
 }
 
 // Intent is the evidence that a region is meant to be atomic, as its

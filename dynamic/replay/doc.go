@@ -6,8 +6,10 @@
 // schedule says it goes, and goroutines are matched between the recorded
 // run and the replay by how they were created, not by their runtime ids.
 // With dynamic/record, it is one of the two packages of avcheck that
-// import Delve; none of Delve's types leave it. It is not yet used by
-// avcheck run.
+// import Delve; none of Delve's types leave it. avcheck run and avcheck
+// test replay each proven finding's witness with it (-replay), and
+// Observe says whether what the replay saw raises the finding to
+// replayed.
 //
 // # How a goroutine is held
 //
@@ -53,11 +55,32 @@
 // at lines, not at instructions); a schedule the program does not follow,
 // when every goroutine is held or blocked before the next step (ten looks
 // in a row, 20ms apart), with where the waited-for goroutine is; the
-// program's end before the last step; the time limit.
+// program's own order through I/O, when the goroutine whose step comes
+// next is then parked waiting for I/O (a pipe, a file, a socket: the
+// corpus's turn scheduler), which no trace records and which the replay
+// does not break; the program's end before the last step; the time
+// limit.
 //
-// Measured (TestCorpus, TestFromRecording): the lost update of
-// testdata/record/counter and the race of testdata/corpus/queuedjob are
-// forced from the predictor's own witnesses. The witnesses of the corpus
+// # What confirms a finding
+//
+// Observe raises a finding only when every step ran in the witness's
+// order and the values its accesses saw differ from those of any serial
+// order as the pattern says (for R-W-W, the interleaved write wrote
+// another value than the region had read, which the region's write then
+// loses), or the program failed where the recorded run had not. W-W-W,
+// races and atomic-set findings leave values some serial order leaves
+// too, so only a failure confirms them.
+//
+// Measured (TestCorpus, TestFromRecording, and BenchmarkReplayCorpus in
+// cmd/avcheck, whose figures docs/run.md gives): the lost updates of
+// testdata/record/counter, seqtests and subtests (the last two between
+// tests), banktwo's R-W-R and the race of testdata/corpus/queuedjob are
+// forced from the predictor's own witnesses. A test's goroutine stops
+// once at testing.tRunner, so that tests that end before the program is
+// next stopped still count in the tests' ranks. The goroutines of a go
+// statement have no such stop: one that ends before the program is next
+// stopped (every 20ms, or at a breakpoint) is not counted, and the later
+// goroutines of its statement are matched one rank too low. The witnesses of the corpus
 // programs that use the turn scheduler (testdata/corpus/internal/turn),
 // most of them, cannot be followed: the scheduler orders their goroutines
 // through pipes, which no witness knows of, and the replay finds the
@@ -66,6 +89,5 @@
 //
 // Not measured yet: a program whose garbage collector stops the world
 // while a goroutine is held (the held goroutine is at a breakpoint, so
-// the runtime can preempt it, but this was not tested), and replays of
-// many findings in parallel.
+// the runtime can preempt it, but this was not tested).
 package replay

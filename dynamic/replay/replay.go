@@ -16,7 +16,9 @@ import (
 
 	"github.com/avcheck/avcheck/dynamic/trace"
 	"github.com/avcheck/avcheck/internal/children"
+	"github.com/go-delve/delve/pkg/goversion"
 	"github.com/go-delve/delve/pkg/proc"
+	"github.com/go-delve/delve/service/api"
 )
 
 // Options says what to run under the replay.
@@ -306,6 +308,29 @@ func (rp *replayer) setBreakpoints() error {
 			}
 			rp.bps[a] = t.at
 		}
+	}
+	// Tests are matched by their rank among the tests run, so every
+	// test's goroutine must be seen, even one that ends before the
+	// program next stops: each stops once where it starts.
+	for _, g := range rp.w.Goroutines {
+		if !g.Test {
+			continue
+		}
+		addrs, err := proc.FindFunctionLocation(rp.tgt, "testing.tRunner", 0)
+		if err != nil {
+			break // not a test binary: nothing to match tests in
+		}
+		for _, a := range addrs {
+			if _, ok := rp.bps[a]; ok {
+				continue
+			}
+			if _, err := rp.tgt.SetBreakpoint(len(rp.bps)+1, a, proc.UserBreakpoint, nil); err != nil {
+				return fmt.Errorf("setting a breakpoint at testing.tRunner: %w", err)
+			}
+			file, n, _ := rp.tgt.BinInfo().PCToLine(a)
+			rp.bps[a] = line{file, n}
+		}
+		break
 	}
 	return nil
 }
@@ -694,6 +719,14 @@ func (rp *replayer) checkStuck() {
 	if rp.stuck < stuckPolls {
 		return
 	}
+	next := rp.turns[rp.cur].g
+	if where, ok := rp.ioWait(next); ok {
+		// Not a schedule the witness got wrong: an order the program
+		// makes through files, pipes or sockets (the corpus's turn
+		// scheduler), which no trace records and no replay may break.
+		rp.reason = fmt.Sprintf("the program orders its goroutines itself, through I/O that the trace does not record: %s, whose step comes next, waits for I/O at %s", rp.w.Goroutines[next], where)
+		return
+	}
 	rp.reason = "every goroutine is held or blocked before " + rp.waitingFor()
 	if where := rp.whereIs(rp.turns[rp.cur].g); where != "" {
 		rp.reason += "; " + where
@@ -734,6 +767,34 @@ func (rp *replayer) whereIs(w int) string {
 		}
 	}
 	return ""
+}
+
+// ioWait says whether witness goroutine w is parked waiting for I/O
+// (the runtime's wait reason "IO wait"), and where in the program's own
+// code.
+func (rp *replayer) ioWait(w int) (string, bool) {
+	id := rp.byW[w]
+	if id == 0 {
+		return "", false
+	}
+	g, err := proc.FindGoroutine(rp.tgt, id)
+	if err != nil || g == nil || g.Status != proc.Gwaiting {
+		return "", false
+	}
+	ver := goversion.ParseProducer(rp.tgt.BinInfo().Producer())
+	if api.WaitReasonString(&ver, g.WaitReason) != "IO wait" {
+		return "", false
+	}
+	frames, err := proc.GoroutineStacktrace(rp.tgt, g, maxDepth, 0)
+	if err != nil {
+		return "", false
+	}
+	for _, f := range frames {
+		if f.Call.Fn != nil && !libraryFrame(f) {
+			return fmt.Sprintf("%s:%d in %s", shortFile(f.Call.File), f.Call.Line, f.Call.Fn.Name), true
+		}
+	}
+	return "", false
 }
 
 // goroutine returns what the replay knows of g, matching it to the

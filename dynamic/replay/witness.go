@@ -42,7 +42,9 @@ func (g Goroutine) String() string {
 // expression, evaluated in the goroutine's frame when it goes; Obj, if
 // not 0, names the object the witness says it accesses, so that two
 // steps with one Obj must reach one address, and two with different Objs
-// different ones.
+// different ones. Seq is the event's position in the trace it was made
+// from (0 for a witness written by hand), so that what the replay saw at
+// a step can be told of the finding's accesses.
 type Step struct {
 	G     int
 	File  string
@@ -51,6 +53,7 @@ type Step struct {
 	Kind  trace.Kind
 	Expr  string
 	Obj   trace.ObjID
+	Seq   uint64
 }
 
 func (s Step) String() string {
@@ -90,6 +93,15 @@ func FromTrace(t *trace.Trace, f predict.Finding) (*Witness, error) {
 	// are counted per site, the testing package's tests together.
 	names := make(map[trace.GoID]Goroutine)
 	counts := make(map[Goroutine]int)
+	// Each goroutine's first event other than a region's begin or end
+	// (a parallel test's function can begin a region before its wait).
+	first := make(map[trace.GoID]int)
+	for i := range t.Events {
+		e := &t.Events[i]
+		if _, ok := first[e.G]; !ok && e.Kind != trace.KindRegionBegin && e.Kind != trace.KindRegionEnd {
+			first[e.G] = i
+		}
+	}
 	for i := range t.Events {
 		e := &t.Events[i]
 		if e.Kind != trace.KindFork {
@@ -97,7 +109,7 @@ func FromTrace(t *trace.Trace, f predict.Finding) (*Witness, error) {
 		}
 		var key Goroutine
 		switch {
-		case testFork(t, i):
+		case testFork(t, i, first):
 			key = Goroutine{Test: true}
 		case e.Site != 0:
 			s := t.Site(e.Site)
@@ -188,7 +200,7 @@ func FromTrace(t *trace.Trace, f predict.Finding) (*Witness, error) {
 			// breakpoint of its line stops it: the step is not held.
 			continue
 		}
-		st := Step{G: gi, File: s.File, Line: s.Line, Visit: visit, Kind: e.Kind}
+		st := Step{G: gi, File: s.File, Line: s.Line, Visit: visit, Kind: e.Kind, Seq: e.Seq}
 		if e.Kind.IsAccess() {
 			st.Obj = e.Obj
 			st.Expr = t.Object(e.Obj).Name
@@ -217,11 +229,20 @@ func deferLines() func(file string, line int) bool {
 
 // testFork says whether event i, a fork, starts a test: the recorders
 // record a test's start as a fork right after the Add of its run's own
-// WaitGroup object.
-func testFork(t *trace.Trace, i int) bool {
+// WaitGroup object, except the instrumenting recorder's top-level tests,
+// forked from the program, whose first event (region boundaries aside:
+// first) is their wait for the tests before them.
+func testFork(t *trace.Trace, i int, first map[trace.GoID]int) bool {
+	e := &t.Events[i]
+	if j, ok := first[trace.GoID(e.Arg)]; ok && e.Site == 0 {
+		c := &t.Events[j]
+		if c.Kind == trace.KindWGWait && t.Object(c.Obj).Name == "tests, one after another" {
+			return true
+		}
+	}
 	for j := i - 1; j >= 0; j-- {
 		p := &t.Events[j]
-		if p.G != t.Events[i].G {
+		if p.G != e.G {
 			continue
 		}
 		return p.Kind == trace.KindWGAdd && t.Object(p.Obj).Name == "a test's run"

@@ -50,6 +50,9 @@ type Finding struct {
 	Dropped     string   `json:"dropped,omitempty"`
 	// Note says what the level leaves out (Finding.Note).
 	Note string `json:"note,omitempty"`
+	// Replay says what a replay of the witness showed, or why it did
+	// not confirm the finding (Finding.Replay).
+	Replay string `json:"replay,omitempty"`
 	// Intent is why the finding's region is meant to be atomic; absent
 	// for a race, and for a trace that does not say.
 	Intent *Intent `json:"intent,omitempty"`
@@ -115,6 +118,7 @@ func NewDocument(t *trace.Trace, fs []predict.Finding, st Stats) *Document {
 			Witness:     []Step{},
 			Dropped:     f.Dropped,
 			Note:        f.Note,
+			Replay:      f.Replay,
 		}
 		if text := IntentText(t, f, ""); text != "" {
 			in := &Intent{Evidence: f.Intent.Evidence.String(), Text: text}

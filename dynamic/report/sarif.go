@@ -306,6 +306,9 @@ func NewSARIF(t *trace.Trace, fs []predict.Finding, opts SARIFOptions) *SARIFLog
 		if f.Note != "" {
 			res.Properties["note"] = f.Note
 		}
+		if f.Replay != "" {
+			res.Properties["replay"] = f.Replay
+		}
 		if text := IntentText(t, f, ""); text != "" {
 			res.Properties["intent"] = f.Intent.Evidence.String()
 			res.Properties["intentText"] = text

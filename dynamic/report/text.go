@@ -54,6 +54,9 @@ func Text(w io.Writer, t *trace.Trace, fs []predict.Finding, opts TextOptions) e
 		if f.Note != "" {
 			fmt.Fprintf(bw, "\tnote: %s\n", f.Note)
 		}
+		if f.Replay != "" {
+			fmt.Fprintf(bw, "\treplay: %s\n", f.Replay)
+		}
 		if f.Witness != nil {
 			if f.WitnessFrom > 0 {
 				fmt.Fprintf(bw, "\twitness: run the trace's events before #%d as recorded, then:\n", f.WitnessFrom)

@@ -1,0 +1,90 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+)
+
+// TestMain makes this test binary the replay process too: avcheck run
+// starts its replays as processes of its own executable, which in these
+// tests is the test binary.
+func TestMain(m *testing.M) {
+	if os.Getenv(replayChildEnv) != "" {
+		os.Exit(replayChild(os.Stdin, os.Stdout))
+	}
+	os.Exit(m.Run())
+}
+
+// The lost updates of testdata/record/counter (two goroutines of one go
+// statement) and of seqtests (two parallel tests, after two tests that
+// end before the program first stops), recorded by either recorder,
+// replay: both goroutines read 0 and write 1, and the finding is raised
+// to replayed with what was seen. With the instrumenting recorder the
+// replay runs a binary built for the debugger.
+func TestRunReplay(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		pkg, finding, v string
+	}{
+		{"counter", "replayed R-W-W c.n counter.go:16:rd counter.go:19:wr counter.go:19:wr", "c.n"},
+		{"seqtests", "replayed R-W-W shared seq_test.go:33:rd seq_test.go:36:wr seq_test.go:36:wr", "shared"},
+	} {
+		for _, recorder := range []string{"delve", "instrument"} {
+			t.Run(tc.pkg+"/"+recorder, func(t *testing.T) {
+				t.Parallel()
+				r := avcheckRun(t, context.Background(), "-replay", "-recorder="+recorder, "./testdata/record/"+tc.pkg)
+				if r.code != exitFindings {
+					t.Fatalf("exit %d, want %d\n%s", r.code, exitFindings, r.stderr)
+				}
+				wantFindings(t, r, tc.finding)
+				if len(r.doc.Findings) != 1 {
+					return
+				}
+				a := r.doc.Findings[0].Accesses
+				first, other := a[0].Goroutine, a[1].Goroutine
+				want := fmt.Sprintf("g%d read %s = 0, g%d then wrote %s = 1, and g%d wrote %s = 1 over it: g%d's update is lost", first, tc.v, other, tc.v, first, tc.v, other)
+				if got := r.doc.Findings[0].Replay; got != want {
+					t.Errorf("replay: %q\nwant %q", got, want)
+				}
+				if !strings.Contains(r.stderr, "avcheck run: replayed the witnesses of 1 of 1 proven finding in ") || !strings.Contains(r.stderr, ": 1 finding raised to replayed, 0 not confirmed") {
+					t.Errorf("stderr does not say what was replayed:\n%s", r.stderr)
+				}
+			})
+		}
+	}
+}
+
+// A witness that the program's own order forbids stays proven, with the
+// reason: splitcounter's test runs its goroutines one after the other
+// through the corpus's turn scheduler, whose pipes no trace records.
+// Without -replay nothing is replayed and the finding has no replay
+// note.
+func TestRunReplayNotForced(t *testing.T) {
+	t.Parallel()
+	r := avcheckRun(t, context.Background(), "-replay", "./testdata/corpus/splitcounter", "-run", "^TestInc$")
+	if r.code != exitFindings {
+		t.Fatalf("exit %d, want %d\n%s", r.code, exitFindings, r.stderr)
+	}
+	wantFindings(t, r, "proven R-W-W c.n counter.go:20:rd counter.go:23:wr counter.go:23:wr")
+	if len(r.doc.Findings) == 1 {
+		want := "not confirmed: the program orders its goroutines itself, through I/O that the trace does not record: test run #1, whose step comes next, waits for I/O at turn.go:107 in github.com/avcheck/avcheck/testdata/corpus/internal/turn.await"
+		if got := r.doc.Findings[0].Replay; got != want {
+			t.Errorf("replay: %q\nwant %q", got, want)
+		}
+	}
+	if !strings.Contains(r.stderr, ": 0 findings raised to replayed, 1 not confirmed") {
+		t.Errorf("stderr does not say what was replayed:\n%s", r.stderr)
+	}
+
+	r = avcheckRun(t, context.Background(), "-replay=false", "./testdata/corpus/splitcounter", "-run", "^TestInc$")
+	wantFindings(t, r, "proven R-W-W c.n counter.go:20:rd counter.go:23:wr counter.go:23:wr")
+	if len(r.doc.Findings) == 1 && r.doc.Findings[0].Replay != "" {
+		t.Errorf("replay %q without -replay", r.doc.Findings[0].Replay)
+	}
+	if strings.Contains(r.stderr, "replayed") {
+		t.Errorf("stderr speaks of a replay without -replay:\n%s", r.stderr)
+	}
+}
