@@ -34,9 +34,9 @@ import (
 // rewritten files written over their copies, and the main module's go.mod
 // (itself an overlay) replaces the module by the copy. A module that is
 // not in the module cache (replaced by a directory of the user's) is
-// rewritten through the overlay, as the packages under test
-// are. A module that the main module replaces by another module's version
-// is left as it is: a second replacement of its path would conflict with
+// rewritten through the overlay, as the packages under test are. A
+// module that the main module replaces by another module's version is
+// left as it is: a second replacement of its path would conflict with
 // the user's.
 //
 // The rewritten calls of the runtime are calls of generic functions, so a
