@@ -6,13 +6,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/avcheck/avcheck/dynamic/trace"
+	"github.com/avcheck/avcheck/internal/children"
 )
 
 // prepare plans and builds one of testdata/record's programs.
@@ -47,21 +46,6 @@ func record(tb testing.TB, ctx context.Context, plan *Plan, opts Options) (*trac
 	return t, oc
 }
 
-// gone reports whether the process has left no trace behind: not running,
-// not stopped, not a zombie.
-func gone(pid int) bool {
-	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return true
-	}
-	// The state follows the command name in parentheses.
-	s := string(data)
-	if i := strings.LastIndexByte(s, ')'); i >= 0 && i+2 < len(s) {
-		return s[i+2] == 'X'
-	}
-	return syscall.Kill(pid, 0) != nil
-}
-
 // A program that never ends is stopped when the context is cancelled (as
 // Ctrl-C does), the child is killed, and the trace so far is valid and
 // ends at the last event the program made: the stop the interruption
@@ -84,7 +68,7 @@ func TestRecordInterrupted(t *testing.T) {
 		if err := trace.Validate(tr); err != nil {
 			t.Errorf("run %d: trace: %v", i, err)
 		}
-		if !gone(oc.PID) {
+		if !children.Gone(oc.PID) {
 			t.Errorf("run %d: process %d is still there", i, oc.PID)
 		}
 	}
@@ -143,7 +127,7 @@ func TestRecordLoop(t *testing.T) {
 			t.Errorf("region instance %+v has c.n accesses %v, want rd wr", k, kinds)
 		}
 	}
-	if !gone(oc.PID) {
+	if !children.Gone(oc.PID) {
 		t.Errorf("process %d is still there", oc.PID)
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/avcheck/avcheck/dynamic/predict"
 	"github.com/avcheck/avcheck/dynamic/trace"
+	"github.com/avcheck/avcheck/internal/children"
 )
 
 // These tests record the programs of testdata/record that synchronise
@@ -162,7 +163,7 @@ func TestRecordSync(t *testing.T) {
 			if len(findings(withoutSync(tr))) == 0 {
 				t.Errorf("without its synchronisation events the trace predicts nothing either: they are not what rules the violation out")
 			}
-			if !gone(oc.PID) {
+			if !children.Gone(oc.PID) {
 				t.Errorf("process %d is still there", oc.PID)
 			}
 		})

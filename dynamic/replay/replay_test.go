@@ -4,10 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -15,11 +13,12 @@ import (
 	"github.com/avcheck/avcheck/dynamic/predict"
 	"github.com/avcheck/avcheck/dynamic/record"
 	"github.com/avcheck/avcheck/dynamic/trace"
+	"github.com/avcheck/avcheck/internal/children"
 )
 
 // build plans and builds a test package of the module as the recorder
-// does, and returns the binary.
-func build(t *testing.T, pkg string) string {
+// does, and returns the plan and the binary.
+func build(t *testing.T, pkg string) (*record.Plan, string) {
 	t.Helper()
 	root, err := filepath.Abs("../..")
 	if err != nil {
@@ -34,7 +33,7 @@ func build(t *testing.T, pkg string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return bin
+	return plan, bin
 }
 
 // splitWitness is the lost update of a counter whose Inc (at lines
@@ -68,7 +67,7 @@ func replay(t *testing.T, bin string, w *Witness) Result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !gone(res.PID) {
+	if !children.Gone(res.PID) {
 		t.Errorf("process %d is still there", res.PID)
 	}
 	return res
@@ -88,7 +87,7 @@ func values(vs []Value) string {
 func TestLostUpdate(t *testing.T) {
 	root, _ := filepath.Abs("../..")
 	dir := filepath.Join(root, "testdata/record/counter")
-	bin := build(t, "./testdata/record/counter")
+	_, bin := build(t, "./testdata/record/counter")
 	w := splitWitness(filepath.Join(dir, "counter.go"), 15, filepath.Join(dir, "counter_test.go"), 15, "c.n")
 	res := replay(t, bin, w)
 	if !res.Enforced {
@@ -113,7 +112,7 @@ func TestInfeasible(t *testing.T) {
 	root, _ := filepath.Abs("../..")
 	t.Run("lock", func(t *testing.T) {
 		dir := filepath.Join(root, "testdata/record/counter")
-		bin := build(t, "./testdata/record/counter")
+		_, bin := build(t, "./testdata/record/counter")
 		w := splitWitness(filepath.Join(dir, "counter.go"), 15, filepath.Join(dir, "counter_test.go"), 15, "c.n")
 		// The second goroutine's first acquire moves before the first's
 		// read and release.
@@ -126,7 +125,7 @@ func TestInfeasible(t *testing.T) {
 	})
 	t.Run("turn", func(t *testing.T) {
 		dir := filepath.Join(root, "testdata/corpus/splitcounter")
-		bin := build(t, "./testdata/corpus/splitcounter")
+		_, bin := build(t, "./testdata/corpus/splitcounter")
 		w := splitWitness(filepath.Join(dir, "counter.go"), 19, filepath.Join(root, "testdata/corpus/internal/turn/turn.go"), 47, "c.n")
 		res := replay(t, bin, w)
 		want := "the program orders its goroutines itself, through I/O that the trace does not record: goroutine #2 of the go statement at turn.go:47, whose step comes next, waits for I/O at turn.go:107 in github.com/avcheck/avcheck/testdata/corpus/internal/turn.await"
@@ -141,17 +140,7 @@ func TestInfeasible(t *testing.T) {
 // read of the witness reads 0 and every write writes 1, so two
 // increments leave the count at 1. The process is gone afterwards.
 func TestFromRecording(t *testing.T) {
-	root, _ := filepath.Abs("../..")
-	pkg := "./testdata/record/counter"
-	plan, err := record.MakePlan(record.PlanOptions{Dir: root, Pattern: pkg})
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin, cleanup, err := record.Build(context.Background(), root, pkg, false, plan)
-	t.Cleanup(cleanup)
-	if err != nil {
-		t.Fatal(err)
-	}
+	plan, bin := build(t, "./testdata/record/counter")
 	args := []string{"-test.run", "^TestInc$"}
 	tr, _, err := record.Record(context.Background(), plan, record.Options{Binary: bin, Args: args})
 	if errors.Is(err, record.ErrPtrace) {
@@ -196,23 +185,9 @@ func TestFromRecording(t *testing.T) {
 	if writes < 2 {
 		t.Errorf("%d writes observed, want both increments':\n%s", writes, values(r.Values))
 	}
-	if !gone(r.PID) {
+	if !children.Gone(r.PID) {
 		t.Errorf("process %d is still there", r.PID)
 	}
-}
-
-// gone reports whether the process has left no trace behind: not
-// running, not stopped, not a zombie.
-func gone(pid int) bool {
-	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return true
-	}
-	s := string(data)
-	if i := strings.LastIndexByte(s, ')'); i >= 0 && i+2 < len(s) {
-		return s[i+2] == 'X'
-	}
-	return false
 }
 
 // TestCorpus records corpus programs, predicts, and replays each proven
@@ -238,15 +213,7 @@ func TestCorpus(t *testing.T) {
 	} {
 		t.Run(c.pkg, func(t *testing.T) {
 			pkg := "./testdata/corpus/" + c.pkg
-			plan, err := record.MakePlan(record.PlanOptions{Dir: root, Pattern: pkg})
-			if err != nil {
-				t.Fatal(err)
-			}
-			bin, cleanup, err := record.Build(context.Background(), root, pkg, false, plan)
-			t.Cleanup(cleanup)
-			if err != nil {
-				t.Fatal(err)
-			}
+			plan, bin := build(t, pkg)
 			args := []string{"-test.run", "^" + c.test + "$"}
 			dir := filepath.Join(root, pkg)
 			tr, _, err := record.Record(context.Background(), plan, record.Options{Binary: bin, Args: args, Dir: dir})
@@ -269,7 +236,7 @@ func TestCorpus(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if !gone(r.PID) {
+				if !children.Gone(r.PID) {
 					t.Errorf("process %d is still there", r.PID)
 				}
 				if r.Enforced {
