@@ -57,6 +57,9 @@ type depModule struct {
 	dir    string
 	copied bool
 	files  []depFile
+	// probed says a file of the module has probes, not only its
+	// positions given back: the module is rewritten.
+	probed bool
 }
 
 type depFile struct {
@@ -129,6 +132,7 @@ func (in *Instrumented) instrumentDeps(dir string, replace map[string]string) (g
 				// Compiled from the copy: give its positions back.
 				out = w.positioned()
 			}
+			dm.probed = dm.probed || changed
 			dm.files = append(dm.files, depFile{name, out})
 		}
 	}
@@ -140,7 +144,7 @@ func (in *Instrumented) instrumentDeps(dir string, replace map[string]string) (g
 	var lines strings.Builder
 	for _, path := range paths {
 		dm := mods[path]
-		if !dm.rewritten() {
+		if !dm.probed {
 			continue
 		}
 		in.OtherModules.Rewritten = append(in.OtherModules.Rewritten, path)
@@ -170,17 +174,6 @@ func (in *Instrumented) instrumentDeps(dir string, replace map[string]string) (g
 		fmt.Fprintf(&lines, "\nreplace %s => %s\n", path, to)
 	}
 	return lines.String(), nil
-}
-
-// rewritten reports whether the rewriting changed more than positions in
-// one of the module's files.
-func (dm *depModule) rewritten() bool {
-	for _, f := range dm.files {
-		if strings.Contains(string(f.out), rtName+".") {
-			return true
-		}
-	}
-	return false
 }
 
 // within reports whether name is a file under dir.
