@@ -173,14 +173,14 @@ func (a *AheadReader) read(r Reader, v *Validator) {
 				b.err = err
 				break
 			}
-			if e.Site != 0 {
-				for int(e.Site) >= len(siteSent) {
-					siteSent = append(siteSent, false)
-				}
-				if !siteSent[e.Site] {
-					siteSent[e.Site] = true
-					b.sites = append(b.sites, siteDecl{e.Site, r.Site(e.Site)})
-				}
+			if e.Site != 0 && (int(e.Site) >= len(siteSent) || !siteSent[e.Site]) {
+				b.sites = declareSite(&siteSent, b.sites, r, e.Site)
+			}
+			if e.Kind == KindRegionBegin {
+				// The positions of a region's intent are sites too.
+				_, from, to := e.Intent()
+				b.sites = declareSite(&siteSent, b.sites, r, from)
+				b.sites = declareSite(&siteSent, b.sites, r, to)
 			}
 			if usesObj(e.Kind) && (!haveLast || e.Obj != lastObj) {
 				// A small direct-mapped table of objects already handed
@@ -209,6 +209,22 @@ func (a *AheadReader) read(r Reader, v *Validator) {
 			return
 		}
 	}
+}
+
+// declareSite appends site id's declaration to decls unless sent says it
+// was handed over already (or id is 0), and marks it sent.
+func declareSite(sent *[]bool, decls []siteDecl, r Reader, id SiteID) []siteDecl {
+	if id == 0 {
+		return decls
+	}
+	for int(id) >= len(*sent) {
+		*sent = append(*sent, false)
+	}
+	if (*sent)[id] {
+		return decls
+	}
+	(*sent)[id] = true
+	return append(decls, siteDecl{id, r.Site(id)})
 }
 
 // fill makes the next batch current and records its declarations; it

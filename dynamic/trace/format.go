@@ -331,11 +331,18 @@ func Copy(w Writer, r Reader) (int64, error) {
 		if err != nil {
 			return n, err
 		}
-		if e.Site != 0 && !sites[e.Site] {
-			sites[e.Site] = true
-			if s := r.Site(e.Site); s != (Site{}) {
-				if err := w.DeclareSite(e.Site, s); err != nil {
-					return n, err
+		ids := [3]SiteID{e.Site}
+		if e.Kind == KindRegionBegin {
+			// The positions of a region's intent are sites too.
+			_, ids[1], ids[2] = e.Intent()
+		}
+		for _, id := range ids {
+			if id != 0 && !sites[id] {
+				sites[id] = true
+				if s := r.Site(id); s != (Site{}) {
+					if err := w.DeclareSite(id, s); err != nil {
+						return n, err
+					}
 				}
 			}
 		}

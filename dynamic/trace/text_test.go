@@ -266,6 +266,41 @@ g1 finish region=4.1
 	}
 }
 
+// TestIntentSitesStreamed checks that the sites a region's intent names
+// are declared when a trace is streamed (Copy, ReadAhead) even though no
+// event happens at them: a region whose write-back is never reached, or
+// whose evidence is at a position the run recorded no access at, still
+// says where its evidence is.
+func TestIntentSitesStreamed(t *testing.T) {
+	in := `avtrace 1
+site 3 c.go:30:1
+site 1 c.go:20:7
+site 2 c.go:23:2
+g1 begin @3 region=1.1 intent=branch,1,2
+g1 finish region=1.1
+`
+	tr, err := readText(t, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if _, err := Copy(NewTextWriter(&b), tr.Stream()); err != nil {
+		t.Fatal(err)
+	}
+	if b.String() != in {
+		t.Errorf("Copy wrote:\n%s\nwant:\n%s", b.String(), in)
+	}
+	back, err := ReadAll(ReadAhead(NewTextReader(strings.NewReader(in), "trace.txt"), NewValidator(nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for id, want := range map[SiteID]string{1: "c.go:20:7", 2: "c.go:23:2", 3: "c.go:30:1"} {
+		if s := back.Site(id); s.String() != want {
+			t.Errorf("site %d read ahead: %q, want %q", id, s.String(), want)
+		}
+	}
+}
+
 // TestSetRange checks the packing of ranges into Arg, bounds far from the
 // value included: they move closer, never past the value.
 func TestSetRange(t *testing.T) {
