@@ -128,10 +128,17 @@ func benchInstrumented(b *testing.B, name, arg string) {
 	if out, err := build.CombinedOutput(); err != nil {
 		b.Fatalf("building %s: %v\n%s", name, err, out)
 	}
-	raw := filepath.Join(os.Getenv("RAWDIR"), "raw")
-	if os.Getenv("RAWDIR") == "" {
-		raw = filepath.Join(b.TempDir(), "raw")
+	// The raw events go where RecordInstrumented puts them, or to
+	// RAWDIR.
+	dir := os.Getenv("RAWDIR")
+	if dir == "" {
+		dir = eventsDir(DefaultMaxEvents)
 	}
+	raw, err := createEvents(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer os.Remove(raw)
 	events := 0
 	var recorded, running, converting time.Duration
 	for b.Loop() {

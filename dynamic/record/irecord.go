@@ -69,12 +69,14 @@ func RecordInstrumented(ctx context.Context, in *Instrumented, opts Options) (*t
 	if out == nil {
 		out = io.Discard
 	}
-	raw, err := os.CreateTemp("", "avcheck-events-")
+	limit := opts.MaxEvents
+	if limit <= 0 {
+		limit = DefaultMaxEvents
+	}
+	rawName, err := createEvents(eventsDir(limit))
 	if err != nil {
 		return nil, Outcome{}, err
 	}
-	rawName := raw.Name()
-	raw.Close()
 	defer os.Remove(rawName)
 
 	if opts.Timeout > 0 {
@@ -85,10 +87,6 @@ func RecordInstrumented(ctx context.Context, in *Instrumented, opts Options) (*t
 	release := children.Spawn()
 	cmd := exec.CommandContext(ctx, opts.Binary, opts.Args...)
 	cmd.Dir = opts.Dir
-	limit := opts.MaxEvents
-	if limit <= 0 {
-		limit = DefaultMaxEvents
-	}
 	if free, ok := freeBytes(filepath.Dir(rawName)); ok {
 		limit = min(limit, free/4/int64(avrt.EventSize))
 	}
