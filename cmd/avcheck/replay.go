@@ -194,7 +194,7 @@ func replayOne(ctx context.Context, self string, w *replay.Witness, opts replayO
 	ctx, cancel := context.WithTimeout(ctx, opts.timeout+30*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, self)
-	cmd.Env = append(os.Environ(), replayChildEnv+"=1")
+	cmd.Env = append(os.Environ(), replayChildEnv+"=1", replay.ProgramEnv+"=1")
 	cmd.Stdin = bytes.NewReader(job)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

@@ -58,25 +58,38 @@ func TestRunReplay(t *testing.T) {
 }
 
 // A witness that the program's own order forbids stays proven, with the
-// reason: splitcounter's test runs its goroutines one after the other
-// through the corpus's turn scheduler, whose pipes no trace records.
-// Without -replay nothing is replayed and the finding has no replay
-// note.
+// reason: pipeorder's test runs its goroutines one after the other
+// through a pipe, which no trace records. The corpus's turn scheduler
+// orders its goroutines the same way, but steps aside when the program
+// is replayed (AVCHECK_REPLAY): splitcounter's lost update replays, and
+// its test fails, which the replay note quotes. Without -replay nothing is replayed and the finding
+// has no replay note.
 func TestRunReplayNotForced(t *testing.T) {
 	t.Parallel()
-	r := avcheckRun(t, context.Background(), "-replay", "./testdata/corpus/splitcounter", "-run", "^TestInc$")
+	r := avcheckRun(t, context.Background(), "-replay", "./testdata/record/pipeorder")
 	if r.code != exitFindings {
 		t.Fatalf("exit %d, want %d\n%s", r.code, exitFindings, r.stderr)
 	}
-	wantFindings(t, r, "proven R-W-W c.n counter.go:20:rd counter.go:23:wr counter.go:23:wr")
+	wantFindings(t, r, "proven R-W-W c.n counter.go:18:rd counter.go:21:wr counter.go:21:wr")
 	if len(r.doc.Findings) == 1 {
-		want := "not confirmed: the program orders its goroutines itself, through I/O that the trace does not record: test run #1, whose step comes next, waits for I/O at turn.go:107 in github.com/avcheck/avcheck/testdata/corpus/internal/turn.await"
+		want := "not confirmed: the program orders its goroutines itself, through I/O that the trace does not record: goroutine #1 of the go statement at counter_test.go:29, whose step comes next, waits for I/O at counter_test.go:32 in github.com/avcheck/avcheck/testdata/record/pipeorder.TestInc.func2"
 		if got := r.doc.Findings[0].Replay; got != want {
 			t.Errorf("replay: %q\nwant %q", got, want)
 		}
 	}
 	if !strings.Contains(r.stderr, ": 0 findings raised to replayed, 1 not confirmed") {
 		t.Errorf("stderr does not say what was replayed:\n%s", r.stderr)
+	}
+
+	r = avcheckRun(t, context.Background(), "-replay", "./testdata/corpus/splitcounter", "-run", "^TestInc$")
+	wantFindings(t, r, "replayed R-W-W c.n counter.go:20:rd counter.go:23:wr counter.go:23:wr")
+	if len(r.doc.Findings) == 1 {
+		a := r.doc.Findings[0].Accesses
+		first, other := a[0].Goroutine, a[1].Goroutine
+		want := fmt.Sprintf("g%d read c.n = 0, g%d then wrote c.n = 1, and g%d wrote c.n = 1 over it: g%d's update is lost; the test failed: counter_test.go:15: count 1, want 2", first, other, first, other)
+		if got := r.doc.Findings[0].Replay; got != want {
+			t.Errorf("replay: %q\nwant %q", got, want)
+		}
 	}
 
 	r = avcheckRun(t, context.Background(), "-replay=false", "./testdata/corpus/splitcounter", "-run", "^TestInc$")

@@ -21,6 +21,15 @@ import (
 	"github.com/go-delve/delve/service/api"
 )
 
+// ProgramEnv is the environment variable that avcheck run and avcheck
+// test set (to "1") in the environment of every program they replay, so
+// that a test that orders its own goroutines to make its recorded run
+// take one interleaving (through pipes, sleeps or a scheduler of its
+// own, which no trace records) can leave the order to the replay, which
+// forces the witness's. The program runs in the environment of the
+// process that calls Replay.
+const ProgramEnv = "AVCHECK_REPLAY"
+
 // Options says what to run under the replay.
 type Options struct {
 	Binary string   // the program or test binary the witness was recorded from
@@ -96,7 +105,7 @@ const (
 // the last step has run the program runs to its end. It always kills
 // the program before returning. An error means the replay could not run
 // at all; a witness that could not be followed is a Result with a Reason.
-func Replay(ctx context.Context, w *Witness, opts Options) (Result, error) {
+func Replay(ctx context.Context, w *Witness, opts Options) (res Result, err error) {
 	if len(w.Steps) == 0 {
 		return Result{}, errors.New("the witness has no step")
 	}
@@ -115,7 +124,8 @@ func Replay(ctx context.Context, w *Witness, opts Options) (Result, error) {
 	}
 	rp := newReplayer(grp, w)
 	pid := grp.Selected.Pid()
-	var res Result
+	// The program's output and id are set on the way out, once it is
+	// gone, whichever return ends the replay.
 	defer func() {
 		end()
 		outMu.Lock()

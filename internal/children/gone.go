@@ -11,8 +11,12 @@ import (
 
 // Gone reports whether process pid has left no trace behind: not
 // running, not stopped, not a zombie (the check that a recording or a
-// replay leaves no process behind).
+// replay leaves no process behind). A pid of 0 or less names no process
+// and is not gone: a check given no process's id fails.
 func Gone(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
 	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
 		return true
