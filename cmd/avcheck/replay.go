@@ -90,6 +90,9 @@ type replayOptions struct {
 	slots chan struct{}
 	// done counts the replays finished, for the progress line.
 	done *atomic.Int64
+	// exprsAt gives the source expressions of the accesses at a site (the
+	// probe plan's), for the replay's check of each access's variable.
+	exprsAt func(trace.Site) []string
 }
 
 // replayable says whether finding f is one whose witness avcheck run
@@ -132,7 +135,7 @@ func replayFindings(ctx context.Context, t *trace.Trace, fs []predict.Finding, o
 		if !replayable(f) {
 			continue
 		}
-		w, err := replay.FromTrace(t, *f)
+		w, err := replay.FromTrace(t, *f, opts.exprsAt)
 		if err != nil {
 			f.Replay = "not confirmed: " + err.Error()
 			continue
@@ -270,6 +273,9 @@ func (rs *replayStage) run(ctx context.Context, t *trace.Trace, fs []predict.Fin
 	}
 	var done atomic.Int64
 	rs.opts.done = &done
+	if rs.plan != nil {
+		rs.opts.exprsAt = rs.plan.ExprsAt
+	}
 	rs.opts.timeout = rs.timeout
 	rs.opts.slots = rs.slots
 	if rs.opts.slots == nil {

@@ -3,7 +3,6 @@ package record
 import (
 	"context"
 	"fmt"
-	"github.com/avcheck/avcheck/internal/children"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -12,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/avcheck/avcheck/analyzers/regions"
+	"github.com/avcheck/avcheck/dynamic/trace"
+	"github.com/avcheck/avcheck/internal/children"
 	"github.com/avcheck/avcheck/internal/intent"
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/analysis/checker"
@@ -126,6 +127,22 @@ type Plan struct {
 	// variants, the packages of the main module it imports), which the
 	// instrumenting recorder rewrites (instrument.go).
 	pkgs []*packages.Package
+}
+
+// ExprsAt returns the source expressions of the accesses the plan probes
+// at a trace's site (its file, line and column; one column can hold
+// several, b.accts and b.accts[i]), none if it probes none there. The
+// trace names an object after its first access; another access of it
+// may be through another expression, which the replay evaluates
+// (dynamic/replay.FromTrace).
+func (p *Plan) ExprsAt(s trace.Site) []string {
+	var out []string
+	for _, a := range p.Accesses[Line{s.File, s.Line}] {
+		if a.Col == s.Col {
+			out = append(out, a.Expr)
+		}
+	}
+	return out
 }
 
 // Lines returns every line the recorder sets a breakpoint at, sorted: the

@@ -227,6 +227,10 @@ type replayer struct {
 	// and has not yet left it.
 	granted bool
 	bps     map[uint64]line
+	// exits are the addresses of the breakpoint where every goroutine
+	// ends (runtime.goexit1), so that goroutines of a go statement that
+	// start and end between two stops of the program are still counted.
+	exits   map[uint64]bool
 	gs      map[int64]*rgoroutine
 	byW     []int64 // witness goroutine -> runtime id, 0 if not matched yet
 	counted map[Goroutine]int
@@ -253,6 +257,7 @@ func newReplayer(grp *proc.TargetGroup, w *Witness) *replayer {
 		next:    make([]int, len(w.Goroutines)),
 		queue:   make([][]int, len(w.Goroutines)),
 		bps:     make(map[uint64]line),
+		exits:   make(map[uint64]bool),
 		gs:      make(map[int64]*rgoroutine),
 		byW:     make([]int64, len(w.Goroutines)),
 		counted: make(map[Goroutine]int),
@@ -342,6 +347,26 @@ func (rp *replayer) setBreakpoints() error {
 		}
 		break
 	}
+	// Goroutines of a go statement are matched by their rank among that
+	// statement's goroutines, so each must be seen, even one that starts
+	// and ends between two stops of the program: each stops once where
+	// it ends, still there.
+	for _, g := range rp.w.Goroutines {
+		if g.Test || g.File == "" {
+			continue
+		}
+		addrs, err := proc.FindFunctionLocation(rp.tgt, "runtime.goexit1", 0)
+		if err != nil {
+			break // seen at the program's stops only
+		}
+		for _, a := range addrs {
+			if _, err := rp.tgt.SetBreakpoint(len(rp.bps)+len(rp.exits)+1, a, proc.UserBreakpoint, nil); err != nil {
+				return fmt.Errorf("setting a breakpoint at runtime.goexit1: %w", err)
+			}
+			rp.exits[a] = true
+		}
+		break
+	}
 	return nil
 }
 
@@ -413,6 +438,15 @@ func (rp *replayer) run(ctx context.Context) Result {
 func (rp *replayer) stop() {
 	threads := rp.tgt.ThreadList()
 	sort.Slice(threads, func(i, j int) bool { return threads[i].ThreadID() < threads[j].ThreadID() })
+	for _, th := range threads {
+		if bs := th.Breakpoint(); bs != nil && bs.Breakpoint != nil && rp.exits[bs.Addr] {
+			// A goroutine ends: count it before it is gone.
+			if all, _, err := proc.GoroutinesInfo(rp.tgt, 0, 0); err == nil {
+				rp.match(all)
+			}
+			break
+		}
+	}
 	hit := make(map[int64]bool)
 	for _, th := range threads {
 		addr, ok := rp.at(th)
@@ -884,6 +918,9 @@ func (rp *replayer) releaseAll() {
 		gs.held = 0
 	}
 	for a := range rp.bps {
+		_ = rp.tgt.ClearBreakpoint(a)
+	}
+	for a := range rp.exits {
 		_ = rp.tgt.ClearBreakpoint(a)
 	}
 }

@@ -3,6 +3,8 @@ package replay
 import (
 	"fmt"
 	"os"
+	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/avcheck/avcheck/dynamic/predict"
@@ -81,7 +83,15 @@ func enforced(k trace.Kind) bool {
 // goroutine's earlier events in t. The trace's events before
 // f.WitnessFrom are not forced: each goroutine runs freely up to its
 // first step.
-func FromTrace(t *trace.Trace, f predict.Finding) (*Witness, error) {
+//
+// An access step's expression, which the replay evaluates to check that
+// it reaches the witness's variable, is the name of its object: the
+// expression of the object's first access in the run. exprsAt, if not
+// nil, gives the source expressions of the accesses at a site (the probe
+// plan's, record.Plan.ExprsAt); where the object was first reached
+// through another expression (one goroutine's b.accts[to] is another's
+// b.accts[from]), the step takes its own site's (siteExpr).
+func FromTrace(t *trace.Trace, f predict.Finding, exprsAt func(trace.Site) []string) (*Witness, error) {
 	if len(f.Witness) == 0 {
 		return nil, fmt.Errorf("the finding has no witness")
 	}
@@ -203,7 +213,7 @@ func FromTrace(t *trace.Trace, f predict.Finding) (*Witness, error) {
 		st := Step{G: gi, File: s.File, Line: s.Line, Visit: visit, Kind: e.Kind, Seq: e.Seq}
 		if e.Kind.IsAccess() {
 			st.Obj = e.Obj
-			st.Expr = t.Object(e.Obj).Name
+			st.Expr = siteExpr(t.Object(e.Obj).Name, t.Site(e.Site), exprsAt)
 		}
 		w.Steps = append(w.Steps, st)
 	}
@@ -256,3 +266,43 @@ func shortFile(path string) string {
 	}
 	return path
 }
+
+// siteExpr returns the expression a replay evaluates for an access at
+// site s of an object named name (see FromTrace). Of the site's
+// expressions, it is the name itself if the site has it, else the one
+// of the name's form with other indices (b.accts[from] for b.accts[to]),
+// or the name if it is a field of one of them (x.f where x is accessed
+// whole, which the recorder names so); with none or several such, the
+// access is not checked (""), rather than checked through an
+// expression that may reach another variable.
+func siteExpr(name string, s trace.Site, exprsAt func(trace.Site) []string) string {
+	if exprsAt == nil {
+		return name
+	}
+	exprs := exprsAt(s)
+	if len(exprs) == 0 || slices.Contains(exprs, name) {
+		return name
+	}
+	for _, x := range exprs {
+		if strings.HasPrefix(name, x+".") {
+			return name // a field of a variable accessed whole here
+		}
+	}
+	form := indexForm(name)
+	pick := ""
+	for _, x := range exprs {
+		if indexForm(x) == form {
+			if pick != "" {
+				return ""
+			}
+			pick = x
+		}
+	}
+	return pick
+}
+
+// indexForm is an expression with what its indices are left out:
+// b.accts[] for b.accts[to].
+func indexForm(x string) string { return indexArg.ReplaceAllString(x, "[]") }
+
+var indexArg = regexp.MustCompile(`\[[^\[\]]*\]`)
