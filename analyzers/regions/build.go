@@ -32,15 +32,14 @@ type funcAnalysis struct {
 	pkg  *types.Package
 	info *Func
 
-	nextCS          int
-	heldBefore      map[ssa.Instruction]lockState
-	mergedCS        map[string]int // by the acquisitions merged (locks.go)
-	csOrigins       map[int][]int
-	acquireCS       map[callLock]int
-	acquireAt       map[int]acquisition
-	releaseAt       map[int][]token.Pos
-	deferredRelease map[int]bool
-	deferredKeys    map[string]bool
+	nextCS       int
+	heldBefore   map[ssa.Instruction]lockState
+	mergedCS     map[string]int // by the acquisitions merged (locks.go)
+	csOrigins    map[int][]int
+	acquireCS    map[callLock]int
+	acquireAt    map[int]acquisition
+	releaseAt    map[int][]token.Pos
+	deferredKeys map[string]bool
 	// deferredAcquireKeys are the locks a deferred Lock or RLock takes
 	// again on the way out.
 	deferredAcquireKeys map[string]bool
@@ -89,7 +88,6 @@ func (ps *passState) analyze(fn *ssa.Function) *Func {
 		acquireCS:           map[callLock]int{},
 		acquireAt:           map[int]acquisition{},
 		releaseAt:           map[int][]token.Pos{},
-		deferredRelease:     map[int]bool{},
 		deferredKeys:        map[string]bool{},
 		deferredAcquireKeys: map[string]bool{},
 		callCS:              map[callLock]int{},
@@ -119,7 +117,6 @@ func (fa *funcAnalysis) release() {
 	fa.acquireCS = nil
 	fa.acquireAt = nil
 	fa.releaseAt = nil
-	fa.deferredRelease = nil
 	fa.deferredKeys = nil
 	fa.deferredAcquireKeys = nil
 	fa.unheldReleases = nil

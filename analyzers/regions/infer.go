@@ -3,9 +3,11 @@ package regions
 import (
 	"go/ast"
 	"go/token"
+	"slices"
 	"sort"
 
 	"github.com/avcheck/avcheck/internal/intent"
+	"golang.org/x/tools/go/ssa"
 )
 
 // regions infers the function's intended atomic regions: annotated ones,
@@ -68,8 +70,12 @@ func (fa *funcAnalysis) inClosure(pos token.Pos) bool {
 }
 
 // lockRegions returns one region per outermost critical section: from
-// the acquisition to the last release of it, or to the end of the
-// function when the release is deferred.
+// the acquisition to the last release of it, or, when the function
+// defers a release of the lock, to the last return reached holding it
+// (the deferred release runs there). A critical section that an explicit
+// Unlock ends before every return ends there, though an Unlock is
+// deferred: "mu.Lock(); defer mu.Unlock(); ...; mu.Unlock(); <-ch;
+// mu.Lock(); return" has two, and a wait between them.
 func (fa *funcAnalysis) lockRegions() []*Region {
 	byCS := map[int][]*Access{}
 	for _, a := range fa.sortedAccesses() {
@@ -90,16 +96,56 @@ func (fa *funcAnalysis) lockRegions() []*Region {
 				end = r
 			}
 		}
-		if fa.deferredRelease[cs] {
-			if s := fa.fn.Syntax(); s != nil {
-				end = s.End()
+		if fa.deferredKeys[lock.Key()] {
+			// Held at the function's last return, or released by
+			// nothing (a function that never returns, or only
+			// panics): the deferred release ends it at the end of the
+			// function, as the recorders see it.
+			r, last := fa.returnHolding(cs)
+			if last || !r.IsValid() && len(fa.releaseAt[cs]) == 0 {
+				if s := fa.fn.Syntax(); s != nil {
+					r = s.End()
+				}
 			}
+			end = max(end, r)
 		}
 		out = append(out, &Region{Kind: LockScope, Func: fa.fn, Pos: pos, End: end, Lock: &lock, Accesses: byCS[cs],
 			Intent: Intent{Evidence: intent.CriticalSection}})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Pos < out[j].Pos })
 	return out
+}
+
+// returnHolding returns the position of the last return of the function
+// reached holding critical section cs (token.NoPos if none is), and
+// whether it is the function's last return. A return without a position
+// (falling off the end) is at the end of the function.
+func (fa *funcAnalysis) returnHolding(cs int) (pos token.Pos, last bool) {
+	var lastRet token.Pos
+	for _, b := range fa.fn.Blocks {
+		if len(b.Instrs) == 0 {
+			continue
+		}
+		ret, ok := b.Instrs[len(b.Instrs)-1].(*ssa.Return)
+		if !ok {
+			continue
+		}
+		st, reached := fa.heldBefore[ret]
+		if !reached {
+			continue
+		}
+		p := ret.Pos()
+		if !p.IsValid() {
+			if s := fa.fn.Syntax(); s != nil {
+				p = s.End()
+			}
+		}
+		lastRet = max(lastRet, p)
+		if slices.ContainsFunc(st, func(h Held) bool { return h.CS == cs }) {
+			pos = max(pos, p)
+		}
+	}
+	return pos, pos.IsValid() && pos == lastRet
 }
 
 // proximityRegions proposes regions by code proximity, following BEST

@@ -245,9 +245,6 @@ func (fa *funcAnalysis) transfer(instr ssa.Instruction, st lockState, record boo
 		if (o == opUnlock || o == opRUnlock) && record {
 			if p, ok := fa.lockTarget(instr.Common()); ok {
 				fa.deferredKeys[p.Key()] = true
-				if i := st.find(p.Key()); i >= 0 {
-					fa.deferredRelease[st[i].CS] = true
-				}
 			}
 		}
 	}

@@ -134,4 +134,10 @@ func Logged
   150 read p.a
   151 read p.b
   region proximity 150-151 (none): p.a@150 p.b@151
+func Relock
+  162 read c.n [c.mu#1]
+  163 read c.n [c.mu#1]
+  168 read c.n [c.mu#2]
+  region lock 160-165 (critical-section): c.n@162 c.n@163
+  region lock 167-169 (critical-section): c.n@168
 `

@@ -151,3 +151,19 @@ func (p *Pair) Logged(log func(...any)) { // want Logged:`summary\(read p.a; rea
 	hi := p.b
 	log(lo, hi)
 }
+
+// Relock takes the lock with a deferred unlock, releases it to wait for
+// a notification, and takes it again: two critical sections, the first
+// ending at its explicit Unlock or at the early return, the second at
+// the end, and the wait between them in neither.
+func (c *Counter) Relock(ch chan struct{}) int { // want Relock:`summary\(read c.n \[lock c.mu\] ->result0; takes c.mu\)`
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.n > 0 {
+		return c.n
+	}
+	c.mu.Unlock()
+	<-ch
+	c.mu.Lock()
+	return c.n
+}
