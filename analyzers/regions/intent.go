@@ -41,7 +41,7 @@ func (in Intent) Confirmed() bool { return in.Evidence.Confirms() }
 // synchronisation object (a channel, a mutex) gives no evidence: its
 // value is not data; an atomic access does.
 func (f *Func) Evidence(from, to *Access) intent.Evidence {
-	if from.Instr == to.Instr || from.Sync && from.Atomic == "" || to.Sync && to.Atomic == "" || readsFunc(from) || readsFunc(to) {
+	if from.Instr == to.Instr || from.Sync && from.Atomic == "" || to.Sync && to.Atomic == "" || readsFunc(from) || readsFunc(to) || onFailurePath(to) {
 		return intent.None
 	}
 	if from.Kind == Write {
@@ -82,6 +82,61 @@ func (f *Func) Evidence(from, to *Access) intent.Evidence {
 		return intent.ReadPair
 	}
 	return intent.None
+}
+
+// onFailurePath reports whether a is made on a path that reports a
+// failure and ends the test or the program: its block, or a block it
+// jumps to unconditionally, calls t.Fatalf, t.Errorf, t.Skip,
+// log.Fatal, log.Panic or os.Exit, or panics. A value that decides such
+// an access, or that the report prints, is checked as an assertion (if
+// got != want { t.Fatalf(...) }, a poll's deadline), not acted on: a
+// stale check only reports late or wrongly. As with a load that decides
+// a store only by panicking (atomicact), this is no evidence that the
+// check and the access are one step.
+func onFailurePath(a *Access) bool {
+	if a.Instr == nil || a.Instr.Block() == nil {
+		return false
+	}
+	b := a.Instr.Block()
+	for range 8 {
+		for _, in := range b.Instrs {
+			if _, ok := in.(*ssa.Panic); ok || failureCall(in) {
+				return true
+			}
+		}
+		if n := len(b.Instrs); n == 0 || len(b.Succs) != 1 {
+			return false
+		} else if _, ok := b.Instrs[n-1].(*ssa.Jump); !ok {
+			return false
+		}
+		b = b.Succs[0]
+	}
+	return false
+}
+
+// failureCall reports whether in calls a function that reports a failure
+// and ends the test or the program.
+func failureCall(in ssa.Instruction) bool {
+	call, ok := in.(ssa.CallInstruction)
+	if !ok {
+		return false
+	}
+	var obj types.Object
+	if c := call.Common(); c.IsInvoke() {
+		obj = c.Method
+	} else if fn := c.StaticCallee(); fn != nil {
+		obj = fn.Object()
+	}
+	if obj == nil || obj.Pkg() == nil {
+		return false
+	}
+	switch obj.Pkg().Path() + "." + obj.Name() {
+	case "testing.Fatal", "testing.Fatalf", "testing.Error", "testing.Errorf", "testing.Fail", "testing.FailNow",
+		"testing.Skip", "testing.Skipf", "testing.SkipNow",
+		"log.Fatal", "log.Fatalf", "log.Fatalln", "log.Panic", "log.Panicf", "log.Panicln", "os.Exit":
+		return true
+	}
+	return false
 }
 
 // sameState reports whether a and b access the same state, or one of

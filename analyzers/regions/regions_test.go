@@ -140,4 +140,8 @@ func Relock
   168 read c.n [c.mu#2]
   region lock 160-165 (critical-section): c.n@162 c.n@163
   region lock 167-169 (critical-section): c.n@168
+func Assert
+  176 read c.n via c.Get() [c.mu#1]
+  177 write c.n via c.Set(0) [c.mu#2]
+  region proximity 176-177 (none): c.n@176 c.n@177
 `

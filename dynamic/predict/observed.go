@@ -80,7 +80,7 @@ type txTracker struct {
 	open   bool
 	region trace.RegionID
 	inst   uint64 // instValue: the part of the instance since the last wait
-	waits  uint64 // the goroutine's Cond and WaitGroup waits so far
+	waits  uint64 // the goroutine's waits so far (endsInstance)
 }
 
 // step classifies e, the goroutine's next event: ended says the open
@@ -88,7 +88,7 @@ type txTracker struct {
 // transaction begins at e; in says e belongs to a transaction; last says
 // e is its last event.
 func (t *txTracker) step(e *trace.Event) (ended, begun, in, last bool) {
-	if e.Kind == trace.KindCondWait || e.Kind == trace.KindWGWait {
+	if endsInstance(e.Kind) {
 		t.waits++ // a region holds no wait: what follows is another part
 	}
 	inst := instValue(e.Inst, t.waits)

@@ -421,18 +421,18 @@ func (b *pdBrute) expected() []string {
 	var out []string
 	acc := func(i int) bool { e := t.Events[i]; return e.Kind == trace.KindRead || e.Kind == trace.KindWrite }
 	inst := func(i int) bool { return t.Events[i].Region != 0 }
-	// A region instance ends at its goroutine's Cond or WaitGroup wait
-	// (instValue): waits[i] counts those of event i's goroutine so far.
-	waits := make([]int, len(t.Events))
+	// A region instance ends at its goroutine's waits (instValue):
+	// waited[i] counts those of event i's goroutine so far.
+	waited := make([]int, len(t.Events))
 	seen := make(map[trace.GoID]int)
 	for i, e := range t.Events {
-		if e.Kind == trace.KindCondWait || e.Kind == trace.KindWGWait {
+		if endsInstance(e.Kind) {
 			seen[e.G]++
 		}
-		waits[i] = seen[e.G]
+		waited[i] = seen[e.G]
 	}
 	sameInst := func(i, j int) bool {
-		return inst(i) && t.Events[i].G == t.Events[j].G && t.Events[i].Region == t.Events[j].Region && t.Events[i].Inst == t.Events[j].Inst && waits[i] == waits[j]
+		return inst(i) && t.Events[i].G == t.Events[j].G && t.Events[i].Region == t.Events[j].Region && t.Events[i].Inst == t.Events[j].Inst && waited[i] == waited[j]
 	}
 	n := len(t.Events)
 	for i := 0; i < n; i++ {

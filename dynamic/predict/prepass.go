@@ -41,9 +41,8 @@ type indexGo struct {
 	// open is the region instances the goroutine's begin and end events
 	// have open, outermost first, for unitOf.
 	open []openInst
-	// waits counts the goroutine's Cond and WaitGroup waits: the part of
-	// a region instance after a wait is an instance of its own
-	// (instValue).
+	// waits counts the goroutine's waits (endsInstance): the part of a region
+	// instance after a wait is an instance of its own (instValue).
 	waits uint64
 }
 
@@ -52,10 +51,18 @@ type indexGo struct {
 // meant to be atomic holds no wait (seed 002, section V: a region has no
 // fork, join or wait inside it); the static rule sees a wait in the
 // region's own function, and this one a wait in a function it calls
-// (retrieve(); cond.Wait(); retry in a callee): the accesses before the
-// wait and those after it are two instances, so that no violation pairs
-// them. The recorders number instances from 1, far below 1<<40.
+// (retrieve(); cond.Wait(); retry in a callee, or a retry loop that
+// receives a notification between tries): the accesses before the wait
+// and those after it are two instances, so that no violation pairs them.
+// The recorders number instances from 1, far below 1<<40.
 func instValue(inst, waits uint64) uint64 { return inst | waits<<40 }
+
+// endsInstance says whether an event of kind k is a wait of its goroutine for
+// another, which ends the region instance it is in (instValue): a
+// Cond's or a WaitGroup's Wait, and a channel receive.
+func endsInstance(k trace.Kind) bool {
+	return k == trace.KindCondWait || k == trace.KindWGWait || k == trace.KindRecv
+}
 
 // openInst is a region instance a goroutine's begin event opened.
 type openInst struct {
@@ -255,9 +262,10 @@ func (x *indexer) add(events []trace.Event) {
 			if learns(e.Kind) {
 				x.gs[gi].dirty = true
 			}
-			switch e.Kind {
-			case trace.KindCondWait, trace.KindWGWait:
+			if endsInstance(e.Kind) {
 				x.gs[gi].waits++
+			}
+			switch e.Kind {
 			case trace.KindRegionBegin:
 				if e.Arg != 0 {
 					x.noteIntent(e)

@@ -167,3 +167,14 @@ func (c *Counter) Relock(ch chan struct{}) int { // want Relock:`summary\(read c
 	c.mu.Lock()
 	return c.n
 }
+
+// Assert resets the counter only on its way to a panic: the value read
+// decides a write on a failure path, which is an assertion, not a
+// check-then-act. CheckThenSet's shape with an ordinary act stays
+// evidence.
+func Assert(c *Counter) { // want Assert:`summary\(read c.n \[lock c.mu\]; write c.n \[lock c.mu\]; takes c.mu\)`
+	if c.Get() != 1 {
+		c.Set(0)
+		panic("not one")
+	}
+}
