@@ -577,6 +577,9 @@ func (w *fileRewriter) pure(e ast.Expr) bool {
 					return true
 				}
 			}
+			if w.isContextDone(n) {
+				return true
+			}
 			ok = false
 		case *ast.UnaryExpr:
 			if n.Op == token.ARROW {
@@ -1119,6 +1122,9 @@ func (w *fileRewriter) call(c *ast.CallExpr) {
 	case "testing":
 		w.testingCall(c, fn)
 		return
+	case "context":
+		w.contextCall(c, fn)
+		return
 	case "sync":
 	default:
 		return
@@ -1146,6 +1152,54 @@ func (w *fileRewriter) call(c *ast.CallExpr) {
 	}
 	w.replace(fun.X.End(), c.Lparen+1, recv+", ")
 	w.replace(c.Rparen, c.Rparen+1, fmt.Sprintf(", %d)", site))
+}
+
+// contextCall wraps a call that makes a cancelable context, so that its
+// cancel function records the close of the context's Done channel
+// (avrt.Cancelable): a goroutine that waits on <-ctx.Done() is ordered
+// after the canceller's work, as the program orders it. The receive
+// itself is recorded as any other (ctx.Done() is pure).
+func (w *fileRewriter) contextCall(c *ast.CallExpr, fn *types.Func) {
+	if fn.Type().(*types.Signature).Recv() != nil {
+		return
+	}
+	switch fn.Name() {
+	case "WithCancel", "WithTimeout", "WithDeadline", "WithTimeoutCause", "WithDeadlineCause":
+	default:
+		return
+	}
+	site := w.siteAt(c, false, "", trace.ObjChan)
+	w.replace(c.Pos(), c.Pos(), fmt.Sprintf("%s.Cancelable(%d)(", rtName, site))
+	w.replace(c.End(), c.End(), ")")
+}
+
+// isContextDone reports whether c calls the Done method of a
+// context.Context: successive calls return the same channel, so a probe
+// may call it again.
+func (w *fileRewriter) isContextDone(c *ast.CallExpr) bool {
+	fun, ok := ast.Unparen(c.Fun).(*ast.SelectorExpr)
+	if !ok || fun.Sel.Name != "Done" || len(c.Args) != 0 {
+		return false
+	}
+	fn, ok := w.info.Uses[fun.Sel].(*types.Func)
+	if !ok || fn.Pkg() == nil {
+		return false
+	}
+	if fn.Pkg().Path() == "context" {
+		return true // the Context interface's method
+	}
+	// A type of the program's that implements context.Context.
+	for _, imp := range w.pkg.Types.Imports() {
+		if imp.Path() != "context" {
+			continue
+		}
+		if obj := imp.Scope().Lookup("Context"); obj != nil {
+			iface, _ := obj.Type().Underlying().(*types.Interface)
+			t := w.info.TypeOf(fun.X)
+			return iface != nil && t != nil && types.Implements(t, iface)
+		}
+	}
+	return false
 }
 
 // receiver returns the selectors that lead from a method call's operand

@@ -463,3 +463,25 @@ func TestInstrumentedReuse(t *testing.T) {
 		t.Errorf("%d objects closed or run, want 8", len(objs))
 	}
 }
+
+// A goroutine that waits on <-ctx.Done() is ordered after the work done
+// before cancel() (testdata/record/ctxcancel): the rewritten
+// context.WithCancel and WithTimeout give a cancel function that records
+// the close of the Done channel, and the receive from ctx.Done() is
+// recorded. Without them, each test's two writes of b.V are a race.
+func TestInstrumentedContext(t *testing.T) {
+	in, bin, root := prepareInstrumented(t, "ctxcancel", false)
+	tr := recordInstrumentedOK(t, in, Options{Binary: bin, Dir: filepath.Join(root, "testdata/record/ctxcancel")})
+	closes := 0
+	for _, e := range tr.Events {
+		if e.Kind == trace.KindClose {
+			closes++
+		}
+	}
+	if closes != 2 {
+		t.Errorf("%d closes recorded, want 2 (one per cancel)", closes)
+	}
+	if got := findings(tr); len(got) > 0 {
+		t.Errorf("findings:\n%s", strings.Join(got, "\n"))
+	}
+}
