@@ -71,21 +71,24 @@
 // races and atomic-set findings leave values some serial order leaves
 // too, so only a failure confirms them.
 //
+// A replayed program has ProgramEnv (AVCHECK_REPLAY=1) in its
+// environment when avcheck run or avcheck test replays it, so that a
+// test that orders its goroutines itself can step aside: the corpus's
+// turn scheduler (testdata/corpus/internal/turn) does. Replay itself
+// runs the program in its caller's environment; the tests of this
+// package call it without ProgramEnv, so the scheduler stays and the
+// replay reports the program's own order through I/O.
+//
 // Measured (TestCorpus, TestFromRecording, and BenchmarkReplayCorpus in
 // cmd/avcheck, whose figures docs/run.md gives): the lost updates of
 // testdata/record/counter, seqtests and subtests (the last two between
 // tests), banktwo's R-W-R and the race of testdata/corpus/queuedjob are
 // forced from the predictor's own witnesses. A test's goroutine stops
-// once at testing.tRunner, so that tests that end before the program is
-// next stopped still count in the tests' ranks. The goroutines of a go
-// statement have no such stop: one that ends before the program is next
-// stopped (every 20ms, or at a breakpoint) is not counted, and the later
-// goroutines of its statement are matched one rank too low. The witnesses of the corpus
-// programs that use the turn scheduler (testdata/corpus/internal/turn),
-// most of them, cannot be followed: the scheduler orders their goroutines
-// through pipes, which no witness knows of, and the replay finds the
-// goroutine the next step waits for blocked in turn.await. Those of
-// escrange and ctorworker are races inside one line.
+// once at testing.tRunner, and any goroutine once at runtime.goexit1 when
+// a go statement's goroutines are matched, so that tests and goroutines
+// that end before the program is next stopped still count in their
+// ranks. The witnesses of escrange and ctorworker are races inside one
+// line.
 //
 // Not measured yet: a program whose garbage collector stops the world
 // while a goroutine is held (the held goroutine is at a breakpoint, so
