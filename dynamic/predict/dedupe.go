@@ -22,17 +22,29 @@ func DedupeKey(f *Finding) string {
 	for _, a := range f.Accesses {
 		b = append(b, '|')
 		b = strconv.AppendUint(b, uint64(a.Site), 10)
-		b = append(b, a.Op.String()...)
+		b = append(b, opClass(a.Op))
 	}
 	if f.Kind == KindRace && len(f.Accesses) == 2 {
 		// A race is the same whichever access was recorded first.
 		x, y := f.Accesses[0], f.Accesses[1]
-		if x.Site > y.Site || x.Site == y.Site && x.Op > y.Op {
+		if x.Site > y.Site || x.Site == y.Site && opClass(x.Op) > opClass(y.Op) {
 			x, y = y, x
 		}
-		b = []byte("race|" + strconv.FormatUint(uint64(x.Site), 10) + x.Op.String() + "|" + strconv.FormatUint(uint64(y.Site), 10) + y.Op.String())
+		b = []byte("race|" + strconv.FormatUint(uint64(x.Site), 10) + string(opClass(x.Op)) + "|" + strconv.FormatUint(uint64(y.Site), 10) + string(opClass(y.Op)))
 	}
 	return string(b)
+}
+
+// opClass is what an access's operation counts as in a finding's key:
+// 'w' for a write, plain or atomic, 'r' for a read. An atomic operation
+// is recorded with the plain access of its variable that it also makes
+// (trace.Outside), at the same site: a violation through either is one
+// finding, not two ("atomically updates" and "writes").
+func opClass(k trace.Kind) byte {
+	if k.IsWrite() {
+		return 'w'
+	}
+	return 'r'
 }
 
 // Dedupe merges findings with the same DedupeKey, summing their counts (a
