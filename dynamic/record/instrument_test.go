@@ -410,11 +410,12 @@ func TestInstrumentedMaxEvents(t *testing.T) {
 		t.Fatalf("a run within the default bound was cut: %s", oc.Cut)
 	}
 	cut, oc := run(avrt.ChunkEvents)
-	if !strings.Contains(oc.Cut, "the recording stopped at its limit of about 16384 events") {
+	if !strings.Contains(oc.Cut, "the recording stopped at its limit of about 16384 events (-max-events)") {
 		t.Errorf("outcome's cut %q, want the limit", oc.Cut)
 	}
-	// Each goroutine's buffer is a chunk: the trace holds at most a
-	// chunk per P and a few events the converter adds.
+	// The runtime maps no more chunks once it has recorded the limit's
+	// events; each P's buffer is a chunk, so the trace holds at most a
+	// chunk per P more, and a few events the converter adds.
 	if n := len(cut.Events); n == 0 || n >= len(whole.Events) || n > (runtime.GOMAXPROCS(0)+1)*avrt.ChunkEvents {
 		t.Errorf("%d events recorded with the bound, %d without", n, len(whole.Events))
 	}

@@ -87,8 +87,9 @@ func RecordInstrumented(ctx context.Context, in *Instrumented, opts Options) (*t
 	release := children.Spawn()
 	cmd := exec.CommandContext(ctx, opts.Binary, opts.Args...)
 	cmd.Dir = opts.Dir
-	if free, ok := freeBytes(filepath.Dir(rawName)); ok {
-		limit = min(limit, free/4/int64(avrt.EventSize))
+	byDisk := false
+	if free, ok := freeBytes(filepath.Dir(rawName)); ok && free/4/int64(avrt.EventSize) < limit {
+		limit, byDisk = free/4/int64(avrt.EventSize), true
 	}
 	limit = max(limit, avrt.ChunkEvents)
 	cmd.Env = append(os.Environ(), avrt.EnvFile+"="+rawName, fmt.Sprintf("%s=%d", avrt.EnvLimit, limit))
@@ -133,7 +134,11 @@ func RecordInstrumented(ctx context.Context, in *Instrumented, opts Options) (*t
 	oc.Invalid = co.Invalid
 	switch co.Cut {
 	case avrt.CutLimit:
-		oc.Cut = fmt.Sprintf("the recording stopped at its limit of about %d events (-max-events, and a quarter of the free space of %s); the trace is the run up to then", limit, filepath.Dir(rawName))
+		why := "-max-events"
+		if byDisk {
+			why = "a quarter of the free space of " + filepath.Dir(rawName)
+		}
+		oc.Cut = fmt.Sprintf("the recording stopped at its limit of about %d events (%s); the trace is the run up to then", limit, why)
 	case avrt.CutDiskFull:
 		oc.Cut = fmt.Sprintf("the recording stopped when %s was full; the trace is the run up to then", filepath.Dir(rawName))
 	}

@@ -199,7 +199,10 @@ func start(name string) error {
 		if err != nil || n <= 0 {
 			return errors.New("bad " + EnvLimit + " " + strconv.Quote(v))
 		}
-		m.max = int64(HeaderBytes) + (n+ChunkEvents-1)/ChunkEvents*int64(ChunkBytes)
+		// The limit counts events; the file holds, besides, the
+		// unfilled rest of each P's chunk.
+		m.maxEvents = uint64(n)
+		m.max = int64(HeaderBytes) + ((n+ChunkEvents-1)/ChunkEvents+int64(maxProcs())+1)*int64(ChunkBytes)
 	}
 	out = m
 	calibrate()

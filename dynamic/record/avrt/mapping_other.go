@@ -7,7 +7,10 @@ import (
 	"runtime"
 )
 
-type mapping struct{ max int64 }
+type mapping struct {
+	max       int64
+	maxEvents uint64
+}
 
 func openMapping(string) (*mapping, error) {
 	return nil, errors.New("the instrumenting recorder needs a Unix system (mmap)")

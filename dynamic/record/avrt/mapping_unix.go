@@ -14,9 +14,12 @@ import (
 // the file whatever becomes of the process.
 type mapping struct {
 	f    *os.File
-	next int64  // the offset of the next chunk
-	max  int64  // the file's greatest size, 0 if none (EnvLimit)
-	head []byte // the header, mapped
+	next int64 // the offset of the next chunk
+	max  int64 // the file's greatest size, 0 if none (EnvLimit)
+	// maxEvents is the number of events after which no chunk is added
+	// (EnvLimit), 0 if none.
+	maxEvents uint64
+	head      []byte // the header, mapped
 }
 
 func openMapping(name string) (*mapping, error) {
@@ -48,7 +51,7 @@ func (m *mapping) entered() ([]uint32, error) {
 // cannot (CutLimit, CutDiskFull), 0 if it can.
 func (m *mapping) chunk() ([]Event, byte) {
 	off := m.next
-	if m.max > 0 && off+int64(ChunkBytes) > m.max {
+	if m.maxEvents > 0 && seq.Load() >= m.maxEvents || m.max > 0 && off+int64(ChunkBytes) > m.max {
 		return nil, CutLimit
 	}
 	if err := grow(m.f, off, int64(ChunkBytes)); err != nil {
