@@ -129,6 +129,12 @@ type Instrumented struct {
 	sites       []rawSite
 	siteIDs     map[siteKey]uint32
 	own         map[string]bool
+	// raw maps the ids the rewritten code passes to the runtime (probe
+	// ids, ids.go) to what they stand for: a site (its index in
+	// sites), a region (its Plan.Regions id), an entered function (its
+	// enterIDs id). claimed holds the ranges of raw ids the files took.
+	raw     map[uint32]idKey
+	claimed [][2]uint64
 }
 
 // ownFuncs returns the functions declared in the packages under test, as
@@ -158,7 +164,7 @@ func (in *Instrumented) ownFuncs() map[string]bool {
 
 // Instrument rewrites the plan's packages into dir.
 func Instrument(plan *Plan, dir string) (*Instrumented, error) {
-	in := &Instrumented{dir: dir, plan: plan, sites: []rawSite{{}}, siteIDs: make(map[siteKey]uint32), enterIDs: make(map[string]uint32)}
+	in := &Instrumented{dir: dir, plan: plan, sites: []rawSite{{}}, siteIDs: make(map[siteKey]uint32), enterIDs: make(map[string]uint32), raw: make(map[uint32]idKey)}
 	for _, u := range plan.Unprobed {
 		if _, ok := in.enterIDs[u.Func]; !ok && len(in.enterIDs) < avrt.MaxEntered {
 			in.enterIDs[u.Func] = uint32(len(in.enterIDs))
@@ -373,6 +379,10 @@ type fileRewriter struct {
 	// syncOnly rewrites the file's synchronisation only: a package of
 	// another module (deps.go).
 	syncOnly bool
+	// ids lists the probe ids the edits name, in the order they were
+	// first asked for (id), and idOf indexes it.
+	ids  []idKey
+	idOf map[idKey]int
 }
 
 func newFileRewriter(in *Instrumented, p *packages.Package, f *ast.File, name string, src []byte) *fileRewriter {
@@ -673,7 +683,7 @@ func (w *fileRewriter) rewrite() (out []byte, changed bool, err error) {
 	// The import, after the package clause, on its line.
 	w.edits = append(w.edits, edit{off: w.off(w.file.Name.End()), end: w.off(w.file.Name.End()), prio: prioCode,
 		text: "; import " + rtName + " " + strconv.Quote(rtModule) + w.lineDirective(w.file.Name.End())})
-	return w.apply(), true, nil
+	return w.numberIDs(w.apply()), true, nil
 }
 
 func (w *fileRewriter) apply() []byte {
@@ -908,7 +918,7 @@ func (w *fileRewriter) accessProbe(line int, p AccessProbe) (ast.Stmt, ast.Expr,
 		if !w.pure(found) {
 			return nil, nil, "", false
 		}
-		return st, found, w.guarded(found, st, fmt.Sprintf("%s.Contents(%s, %d)", rtName, w.text(found), site)), true
+		return st, found, w.guarded(found, st, fmt.Sprintf("%s.Contents(%s, %s)", rtName, w.text(found), w.siteID(site))), true
 	}
 	if ix, ok := ast.Unparen(found).(*ast.IndexExpr); ok {
 		if _, isMap := w.info.TypeOf(ix.X).Underlying().(*types.Map); isMap {
@@ -919,14 +929,14 @@ func (w *fileRewriter) accessProbe(line int, p AccessProbe) (ast.Stmt, ast.Expr,
 			if p.Write {
 				fn = "Write"
 			}
-			return st, found, w.guarded(found, st, fmt.Sprintf("%s.Map(%s, %d).%s(%s)", rtName, w.text(ix.X), site, fn, w.text(ix.Index))), true
+			return st, found, w.guarded(found, st, fmt.Sprintf("%s.Map(%s, %s).%s(%s)", rtName, w.text(ix.X), w.siteID(site), fn, w.text(ix.Index))), true
 		}
 	}
 	if call, ok := ast.Unparen(found).(*ast.CallExpr); ok && len(call.Args) == 2 {
 		// delete(m, k)
 		if id, ok := ast.Unparen(call.Fun).(*ast.Ident); ok {
 			if b, ok := w.info.Uses[id].(*types.Builtin); ok && b.Name() == "delete" && w.pure(call.Args[0]) && w.pure(call.Args[1]) {
-				return st, found, w.guarded(found, st, fmt.Sprintf("%s.Map(%s, %d).Write(%s)", rtName, w.text(call.Args[0]), site, w.text(call.Args[1]))), true
+				return st, found, w.guarded(found, st, fmt.Sprintf("%s.Map(%s, %s).Write(%s)", rtName, w.text(call.Args[0]), w.siteID(site), w.text(call.Args[1]))), true
 			}
 		}
 	}
@@ -956,7 +966,7 @@ func (w *fileRewriter) accessProbe(line int, p AccessProbe) (ast.Stmt, ast.Expr,
 			fn = "ReadSliceLen"
 		}
 	}
-	call := fmt.Sprintf("%s.%s(&(%s), %d)", rtName, fn, w.text(found), site)
+	call := fmt.Sprintf("%s.%s(&(%s), %s)", rtName, fn, w.text(found), w.siteID(site))
 	if fn == "ReadInt" && p.Guard != nil && !p.Guard.Returned && !p.Guard.Len {
 		// The parameters the guard compares the value with, recorded
 		// just before the read, in the order of its comparisons.
@@ -1072,9 +1082,9 @@ func (w *fileRewriter) code() {
 		case *ast.RangeStmt:
 			if _, ok := w.info.TypeOf(n.X).Underlying().(*types.Chan); ok && w.pure(n.X) && n.Body != nil {
 				site := w.siteAt(n, false, "", trace.ObjChan)
-				w.insert(n.Body.Lbrace+1, prioProbe, fmt.Sprintf(" %s.Received(%s, %d);", rtName, w.text(n.X), site))
+				w.insert(n.Body.Lbrace+1, prioProbe, fmt.Sprintf(" %s.Received(%s, %s);", rtName, w.text(n.X), w.siteID(site)))
 				if st, ok := w.stmtOf(n); ok && st == ast.Stmt(n) {
-					w.after(n, fmt.Sprintf("%s.RangeEnd(%s, %d)", rtName, w.text(n.X), site))
+					w.after(n, fmt.Sprintf("%s.RangeEnd(%s, %s)", rtName, w.text(n.X), w.siteID(site)))
 				}
 			}
 		}
@@ -1088,7 +1098,7 @@ func (w *fileRewriter) call(c *ast.CallExpr) {
 			if _, ok := w.info.TypeOf(c).Underlying().(*types.Chan); ok {
 				site := w.siteAt(c, false, "", trace.ObjChan)
 				w.replace(c.Pos(), c.Pos(), rtName+".MadeChan(")
-				w.replace(c.End(), c.End(), fmt.Sprintf(", %d)", site))
+				w.replace(c.End(), c.End(), fmt.Sprintf(", %s)", w.siteID(site)))
 			}
 		}
 		if b, ok := w.info.Uses[id].(*types.Builtin); ok && b.Name() == "close" && len(c.Args) == 1 {
@@ -1099,7 +1109,7 @@ func (w *fileRewriter) call(c *ast.CallExpr) {
 					wrapper = ".CloseSend("
 				}
 				w.replace(c.Fun.Pos(), c.Lparen+1, rtName+wrapper)
-				w.replace(c.Rparen, c.Rparen+1, fmt.Sprintf(", %d)", site))
+				w.replace(c.Rparen, c.Rparen+1, fmt.Sprintf(", %s)", w.siteID(site)))
 			}
 		}
 		return
@@ -1141,11 +1151,11 @@ func (w *fileRewriter) call(c *ast.CallExpr) {
 	}
 	w.replace(fun.X.Pos(), fun.X.Pos(), rtName+"."+m.wrapper+"("+amp)
 	if len(c.Args) == 0 {
-		w.replace(fun.X.End(), c.End(), fmt.Sprintf("%s, %d)", recv, site))
+		w.replace(fun.X.End(), c.End(), fmt.Sprintf("%s, %s)", recv, w.siteID(site)))
 		return
 	}
 	w.replace(fun.X.End(), c.Lparen+1, recv+", ")
-	w.replace(c.Rparen, c.Rparen+1, fmt.Sprintf(", %d)", site))
+	w.replace(c.Rparen, c.Rparen+1, fmt.Sprintf(", %s)", w.siteID(site)))
 }
 
 // receiver returns the selectors that lead from a method call's operand
@@ -1221,12 +1231,12 @@ func (w *fileRewriter) atomicCall(c *ast.CallExpr, fun *ast.SelectorExpr, fn *ty
 		if !ok || st != ast.Stmt(es) {
 			return
 		}
-		w.before(es, prioProbe, fmt.Sprintf("%s.AtomicStore(%s, %d)", rtName, target, site))
+		w.before(es, prioProbe, fmt.Sprintf("%s.AtomicStore(%s, %s)", rtName, target, w.siteID(site)))
 		w.in.Probes++
 		return
 	}
 	w.replace(c.Pos(), c.Pos(), rtName+"."+kind+"(")
-	w.replace(c.End(), c.End(), fmt.Sprintf(", %s, %d)", target, site))
+	w.replace(c.End(), c.End(), fmt.Sprintf(", %s, %s)", target, w.siteID(site)))
 	w.in.Probes++
 }
 
@@ -1239,14 +1249,14 @@ func (w *fileRewriter) send(s *ast.SendStmt) {
 		// A select's send case: recorded at the start of its body, once
 		// the case was chosen (avrt.Sent; the converter puts it before
 		// its receive).
-		w.insert(cc.Colon+1, prioProbe, fmt.Sprintf(" %s.Sent(%s, %d);", rtName, w.text(s.Chan), site))
+		w.insert(cc.Colon+1, prioProbe, fmt.Sprintf(" %s.Sent(%s, %s);", rtName, w.text(s.Chan), w.siteID(site)))
 		return
 	}
 	st, ok := w.stmtOf(s)
 	if !ok || st != ast.Stmt(s) {
 		return
 	}
-	w.before(s, prioProbe, fmt.Sprintf("%s.Send(%s, %d)", rtName, w.text(s.Chan), site))
+	w.before(s, prioProbe, fmt.Sprintf("%s.Send(%s, %s)", rtName, w.text(s.Chan), w.siteID(site)))
 }
 
 func (w *fileRewriter) recv(u *ast.UnaryExpr) {
@@ -1254,7 +1264,7 @@ func (w *fileRewriter) recv(u *ast.UnaryExpr) {
 		return
 	}
 	site := w.siteAt(u, false, "", trace.ObjChan)
-	call := fmt.Sprintf("%s.Received(%s, %d)", rtName, w.text(u.X), site)
+	call := fmt.Sprintf("%s.Received(%s, %s)", rtName, w.text(u.X), w.siteID(site))
 	parent := w.parents[u]
 	for {
 		p, ok := parent.(*ast.ParenExpr)
@@ -1300,7 +1310,7 @@ func (w *fileRewriter) recv(u *ast.UnaryExpr) {
 	}
 	// Any other: wrapped, recorded after it returned.
 	w.replace(u.Pos(), u.Pos(), rtName+".Recv(")
-	w.replace(u.End(), u.End(), fmt.Sprintf(", %s, %d)", w.text(u.X), site))
+	w.replace(u.End(), u.End(), fmt.Sprintf(", %s, %s)", w.text(u.X), w.siteID(site)))
 }
 
 // goStmt makes the child of a go statement learn its parent: the parent
@@ -1318,7 +1328,7 @@ func (w *fileRewriter) goStmt(g *ast.GoStmt) {
 		}
 		w.insert(fl.Type.Params.Opening+1, prioCode, tok)
 		w.insert(fl.Body.Lbrace+1, prioCode, " "+start)
-		fork := fmt.Sprintf("%s.Fork(%d)", rtName, site)
+		fork := fmt.Sprintf("%s.Fork(%s)", rtName, w.siteID(site))
 		if len(g.Call.Args) > 0 {
 			fork += ", "
 		}
@@ -1372,7 +1382,7 @@ func (w *fileRewriter) goStmt(g *ast.GoStmt) {
 	if len(binds) > 0 {
 		fmt.Fprintf(&b, "%s := %s; ", strings.Join(binds, ", "), strings.Join(vals, ", "))
 	}
-	fmt.Fprintf(&b, "go func(_avtok uint64) { %s%s }(%s.Fork(%d)) }", start, callText, rtName, site)
+	fmt.Fprintf(&b, "go func(_avtok uint64) { %s%s }(%s.Fork(%s)) }", start, callText, rtName, w.siteID(site))
 	w.spans = append(w.spans, [2]int{w.off(g.Pos()), w.off(g.End())})
 	w.replace(g.Pos(), g.End(), b.String())
 }
@@ -1442,16 +1452,16 @@ func (w *fileRewriter) region(rp RegionProbe) {
 		}
 	}
 	site := w.in.site(trace.Site{File: rp.Begin.File, Line: rp.Begin.Line, Col: rp.BeginCol, Func: rp.Func}, "", 0, 0)
-	finish := fmt.Sprintf("%s.Finish(%d)", rtName, rp.ID)
+	finish := fmt.Sprintf("%s.Finish(%s)", rtName, w.regionID(rp.ID))
 	if body := w.bodyOf(first); body != nil && (w.fset.Position(body.Rbrace).Line <= rp.EndLine || w.endsBody(last)) {
 		// A region to the function's end (a deferred unlock's, or one
 		// whose last statement is the function's) ends when the function
 		// returns, after the calls deferred in it, whichever way it
 		// returns.
-		w.before(first, prioBegin, fmt.Sprintf("%s.Begin(%d, %d); defer %s", rtName, rp.ID, site, finish))
+		w.before(first, prioBegin, fmt.Sprintf("%s.Begin(%s, %s); defer %s", rtName, w.regionID(rp.ID), w.siteID(site), finish))
 		return
 	}
-	w.before(first, prioBegin, fmt.Sprintf("%s.Begin(%d, %d)", rtName, rp.ID, site))
+	w.before(first, prioBegin, fmt.Sprintf("%s.Begin(%s, %s)", rtName, w.regionID(rp.ID), w.siteID(site)))
 	for _, s := range list[i : slices.Index(list, last)+1] {
 		ast.Inspect(s, func(n ast.Node) bool {
 			switch n := n.(type) {
@@ -1484,7 +1494,7 @@ func (w *fileRewriter) enters() {
 		if body == nil {
 			continue
 		}
-		w.insert(body.Lbrace+1, prioBegin, fmt.Sprintf("%s.Enter(%d); ", rtName, id))
+		w.insert(body.Lbrace+1, prioBegin, fmt.Sprintf("%s.Enter(%s); ", rtName, w.enterID(id)))
 		w.entries = append(w.entries, id)
 	}
 }
@@ -1587,9 +1597,9 @@ func (w *fileRewriter) tests() {
 			return !parallel
 		})
 		site := w.siteAt(fd.Name, false, "", 0)
-		text := fmt.Sprintf("defer %s.TestEnd(%d); ", rtName, site)
+		text := fmt.Sprintf("defer %s.TestEnd(%s); ", rtName, w.siteID(site))
 		if !parallel {
-			text = fmt.Sprintf("%s.TestBegin(%d); ", rtName, site) + text
+			text = fmt.Sprintf("%s.TestBegin(%s); ", rtName, w.siteID(site)) + text
 		}
 		w.insert(fd.Body.Lbrace+1, prioBegin, text)
 	}
@@ -1625,16 +1635,16 @@ func (w *fileRewriter) testingCall(c *ast.CallExpr, fn *types.Func) {
 		site := w.siteAt(c, false, "", trace.ObjWaitGroup)
 		w.replace(c.Pos(), c.Pos(), rtName+".Ran(")
 		w.replace(c.Args[1].Pos(), c.Args[1].Pos(), rtName+".Sub(")
-		w.replace(c.Args[1].End(), c.Args[1].End(), fmt.Sprintf(", %d)", site))
-		w.replace(c.End(), c.End(), fmt.Sprintf(", %d)", site))
+		w.replace(c.Args[1].End(), c.Args[1].End(), fmt.Sprintf(", %s)", w.siteID(site)))
+		w.replace(c.End(), c.End(), fmt.Sprintf(", %s)", w.siteID(site)))
 	case "(*testing.T).Parallel":
 		st, ok := w.stmtOf(c)
 		if es, isExpr := st.(*ast.ExprStmt); !ok || !isExpr || ast.Unparen(es.X) != c {
 			return
 		}
 		site := w.siteAt(c, false, "", trace.ObjWaitGroup)
-		w.before(st, prioProbe, fmt.Sprintf("%s.TestParallel(%d)", rtName, site))
-		w.after(st, fmt.Sprintf("%s.TestResume(%d)", rtName, site))
+		w.before(st, prioProbe, fmt.Sprintf("%s.TestParallel(%s)", rtName, w.siteID(site)))
+		w.after(st, fmt.Sprintf("%s.TestResume(%s)", rtName, w.siteID(site)))
 	}
 }
 
