@@ -135,6 +135,8 @@ type Instrumented struct {
 	// enterIDs id). claimed holds the ranges of raw ids the files took.
 	raw     map[uint32]idKey
 	claimed [][2]uint64
+	// cache is the directory of the cache (cache.go), "" if none.
+	cache string
 }
 
 // ownFuncs returns the functions declared in the packages under test, as
@@ -226,8 +228,9 @@ func Instrument(plan *Plan, dir string) (*Instrumented, error) {
 	if goMod == "" {
 		return nil, fmt.Errorf("no main module's go.mod: the instrumenting recorder rewrites the packages of the main module only (use -recorder=delve)")
 	}
-	rtDir := filepath.Join(dir, "avrt")
-	if err := writeRuntime(rtDir); err != nil {
+	in.cache = cacheDir()
+	rtDir, err := runtimeDir(dir, in.cache)
+	if err != nil {
 		return nil, err
 	}
 	mod, err := os.ReadFile(goMod)
