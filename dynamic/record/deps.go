@@ -30,8 +30,10 @@ import (
 // no access or region probe).
 //
 // The go command refuses an overlay of a file in the module cache, so a
-// module whose packages are rewritten is copied out of it (its files
-// hard-linked where the file system allows it, copied where not), the
+// module whose packages are rewritten is copied out of it into an entry
+// of avcheck's cache (cache.go), where later builds find it and the go
+// build cache its packages (its files hard-linked where the file system
+// allows it, copied where not), the
 // rewritten files written over their copies, and the main module's go.mod
 // (itself an overlay) replaces the module by the copy. A module that is
 // not in the module cache (replaced by a directory of the user's) is

@@ -32,7 +32,7 @@ import (
 // writes an overlay (go build -overlay) that compiles the rewritten
 // copies in place of the files, as go test -cover does; the user's tree is
 // never written. The runtime is a module of its own, avcheck.invalid/avrt,
-// written into a temporary directory from the copy embedded in avcheck,
+// written from the copy embedded in avcheck into the cache (cache.go),
 // and the overlay gives the main module's go.mod a require and a replace
 // of it. (A package added to the main module through the overlay alone
 // would do without the go.mod, but the go command does not assemble the
@@ -164,7 +164,9 @@ func (in *Instrumented) ownFuncs() map[string]bool {
 	return in.own
 }
 
-// Instrument rewrites the plan's packages into dir.
+// Instrument rewrites the plan's packages into dir, a temporary
+// directory the caller removes; the runtime's module and the copies of
+// other modules go into the cache (cache.go), which outlives it.
 func Instrument(plan *Plan, dir string) (*Instrumented, error) {
 	in := &Instrumented{dir: dir, plan: plan, sites: []rawSite{{}}, siteIDs: make(map[siteKey]uint32), enterIDs: make(map[string]uint32), raw: make(map[uint32]idKey)}
 	for _, u := range plan.Unprobed {
