@@ -117,6 +117,7 @@ func trimCache(root string, now time.Time) {
 	if err := os.WriteFile(mark, []byte(now.UTC().Format(time.RFC3339)+"\n"), 0o600); err != nil {
 		return
 	}
+	_ = os.Chtimes(mark, now, now)
 	entries, err := os.ReadDir(root)
 	if err != nil {
 		return

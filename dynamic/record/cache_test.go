@@ -3,11 +3,14 @@ package record
 import (
 	"context"
 	"maps"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
+	"sync"
 	"testing"
+	"time"
 )
 
 // A second build of an unchanged package compiles nothing the first
@@ -62,5 +65,91 @@ func TestInstrumentedBuildCached(t *testing.T) {
 		case rtModule, "example.invalid/gate", "example.invalid/depsync":
 			t.Errorf("the build after the same one compiles %s again", p)
 		}
+	}
+}
+
+// Two builds that write the same entry at once both get it, whole: the
+// one renamed first, the other's copy removed.
+func TestCachedDirConcurrent(t *testing.T) {
+	root := t.TempDir()
+	const n = 8
+	dirs := make([]string, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			dirs[i], errs[i] = cachedDir(root, "entry", func(dir string) error {
+				return os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module m\n"), 0o600)
+			})
+		})
+	}
+	wg.Wait()
+	for i := range n {
+		if errs[i] != nil || dirs[i] != filepath.Join(root, "entry") {
+			t.Errorf("cachedDir = %q, %v; want %q", dirs[i], errs[i], filepath.Join(root, "entry"))
+		}
+	}
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != 1 || entries[0].Name() != "entry" {
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		t.Errorf("the cache holds %v, want [entry]", names)
+	}
+	if data, err := os.ReadFile(filepath.Join(root, "entry", "go.mod")); err != nil || string(data) != "module m\n" {
+		t.Errorf("entry/go.mod = %q, %v", data, err)
+	}
+}
+
+// Trimming removes the entries not used for trimAge and the temporary
+// directories left behind, keeps the others, and runs at most once in
+// trimEvery.
+func TestTrimCache(t *testing.T) {
+	root := t.TempDir()
+	now := time.Now()
+	for name, age := range map[string]time.Duration{
+		"mod-old": trimAge + time.Hour, "mod-new": time.Hour, "tmp-old": trimAge + time.Hour, "tmp-new": time.Minute,
+	} {
+		dir := filepath.Join(root, name)
+		if err := os.MkdirAll(filepath.Join(dir, "sub"), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(dir, now.Add(-age), now.Add(-age)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	left := func() []string {
+		entries, err := os.ReadDir(root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		return names
+	}
+	trimCache(root, now)
+	if got, want := left(), []string{"mod-new", "tmp-new", "trim.txt"}; !slices.Equal(got, want) {
+		t.Errorf("after trimming, the cache holds %v, want %v", got, want)
+	}
+	stale := filepath.Join(root, "mod-stale")
+	if err := os.Mkdir(stale, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(stale, now.Add(-2*trimAge), now.Add(-2*trimAge)); err != nil {
+		t.Fatal(err)
+	}
+	trimCache(root, now.Add(time.Hour))
+	if !slices.Contains(left(), "mod-stale") {
+		t.Error("trimmed again within trimEvery")
+	}
+	trimCache(root, now.Add(trimEvery+time.Hour))
+	if slices.Contains(left(), "mod-stale") {
+		t.Error("not trimmed after trimEvery")
 	}
 }
