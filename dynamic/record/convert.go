@@ -259,17 +259,16 @@ func (in *Instrumented) convert(name string) (*trace.Trace, convOutcome, error) 
 	last := make(map[uint64]uint64)
 	ids := newChanIDs()
 	if err := readRaw(f, func(e avrt.Event) bool {
-		e = in.local(e)
 		e.Obj = ids.of(e)
 		switch e.Kind {
 		case avrt.KindStart:
 			c.children[e.Arg] = e.G
 		case avrt.KindRecv, avrt.KindRangeEnd:
 			id := trace.ObjID(e.Obj)
-			c.recvs[id] = append(c.recvs[id], laterRecv{e, last[e.G]})
+			c.recvs[id] = append(c.recvs[id], laterRecv{in.local(e), last[e.G]})
 		case avrt.KindSent:
 			id := trace.ObjID(e.Obj)
-			c.sents[id] = append(c.sents[id], laterRecv{e, last[e.G]})
+			c.sents[id] = append(c.sents[id], laterRecv{in.local(e), last[e.G]})
 		}
 		last[e.G] = e.Seq
 		return true
