@@ -44,8 +44,11 @@ predict'. The package defaults to the one in the current directory.
      channel operations inside the runtime, atomics at their lines.
      With -recorder=instrument, step 2 instead compiles the packages under
      test from rewritten copies (go build -overlay; your files are not
-     written) that record their own probes, optimised, and step 3 runs
-     the binary at nearly its own speed (docs/run.md);
+     written) that record their own probes, optimised (the recording
+     runtime and the copies of other modules it rewrites are kept in a
+     cache, $AVCHECK_CACHE or avcheck/instrument under the user's cache
+     directory, so that the go build cache serves later builds), and
+     step 3 runs the binary at nearly its own speed (docs/run.md);
   4. predict, prove each finding with a solver over the values the run
      read (-precise, on by default: level proven, or dropped as
      infeasible; see avcheck predict -h);

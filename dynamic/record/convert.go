@@ -267,10 +267,10 @@ func (in *Instrumented) convert(name string) (*trace.Trace, convOutcome, error) 
 			c.children[e.Arg] = e.G
 		case avrt.KindRecv, avrt.KindRangeEnd:
 			id := trace.ObjID(e.Obj)
-			c.recvs[id] = append(c.recvs[id], laterRecv{e, last[e.G]})
+			c.recvs[id] = append(c.recvs[id], laterRecv{in.local(e), last[e.G]})
 		case avrt.KindSent:
 			id := trace.ObjID(e.Obj)
-			c.sents[id] = append(c.sents[id], laterRecv{e, last[e.G]})
+			c.sents[id] = append(c.sents[id], laterRecv{in.local(e), last[e.G]})
 		}
 		last[e.G] = e.Seq
 		return true
@@ -284,6 +284,7 @@ func (in *Instrumented) convert(name string) (*trace.Trace, convOutcome, error) 
 	t.Events = make([]trace.Event, 0, raw+raw/64)
 	ids = newChanIDs()
 	if err := readRaw(f, func(e avrt.Event) bool {
+		e = in.local(e)
 		e.Obj = ids.of(e)
 		if c.hoisted[e.Seq] {
 			delete(c.hoisted, e.Seq)
@@ -297,6 +298,28 @@ func (in *Instrumented) convert(name string) (*trace.Trace, convOutcome, error) 
 	}
 	c.finish()
 	return t, c.out, nil
+}
+
+// local gives a raw event the ids the converter knows in place of the
+// probe ids the rewritten code passed (ids.go): its site's index in
+// in.sites, and a region's Plan.Regions id as a region's begin's or
+// end's Arg. An id no probe has becomes 0, no site and no region.
+func (in *Instrumented) local(e avrt.Event) avrt.Event {
+	if e.Site != 0 {
+		e.Site = in.rawID(e.Site, idSite)
+	}
+	if e.Kind == avrt.KindBegin || e.Kind == avrt.KindFinish {
+		e.Arg = uint64(in.rawID(uint32(e.Arg), idRegion))
+	}
+	return e
+}
+
+// rawID returns what a probe id of the given kind stands for, 0 if none.
+func (in *Instrumented) rawID(id uint32, kind idKind) uint32 {
+	if k, ok := in.raw[id]; ok && k.kind == kind {
+		return k.n
+	}
+	return 0
 }
 
 // chanIDs gives a channel's events the id of the channel: its address,

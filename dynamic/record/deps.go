@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -29,8 +30,10 @@ import (
 // no access or region probe).
 //
 // The go command refuses an overlay of a file in the module cache, so a
-// module whose packages are rewritten is copied out of it (its files
-// hard-linked where the file system allows it, copied where not), the
+// module whose packages are rewritten is copied out of it into an entry
+// of avcheck's cache (cache.go), where later builds find it and the go
+// build cache its packages (its files hard-linked where the file system
+// allows it, copied where not), the
 // rewritten files written over their copies, and the main module's go.mod
 // (itself an overlay) replaces the module by the copy. A module that is
 // not in the module cache (replaced by a directory of the user's) is
@@ -167,8 +170,8 @@ func (in *Instrumented) instrumentDeps(dir string, replace map[string]string) (g
 			}
 			continue
 		}
-		to := filepath.Join(dir, "mod", strconv.Itoa(len(in.OtherModules.Rewritten)))
-		if err := dm.copyTo(to); err != nil {
+		to, err := dm.copy(dir, in.cache, len(in.OtherModules.Rewritten))
+		if err != nil {
 			return "", fmt.Errorf("copying %s: %w", path, err)
 		}
 		fmt.Fprintf(&lines, "\nreplace %s => %s\n", path, to)
@@ -184,6 +187,25 @@ func within(dir, name string) bool {
 
 // goLine is a go.mod's go directive.
 var goLine = regexp.MustCompile(`(?m)^go[ \t]+([0-9][^ \t\r\n/]*)[ \t]*(//.*)?\r?$`)
+
+// copy copies the module into an entry of the cache (cache.go) named by
+// what the copy holds, the module's directory in the module cache and
+// its rewritten files, and returns its directory; without a cache, into
+// dir/mod/n.
+func (dm *depModule) copy(dir, cache string, n int) (string, error) {
+	if cache == "" {
+		to := filepath.Join(dir, "mod", strconv.Itoa(n))
+		return to, dm.copyTo(to)
+	}
+	k := newContentKey("module")
+	k.add(dm.path, dm.dir)
+	files := slices.Clone(dm.files)
+	slices.SortFunc(files, func(a, b depFile) int { return strings.Compare(a.name, b.name) })
+	for _, f := range files {
+		k.add(f.name, string(f.out))
+	}
+	return cachedDir(cache, k.name("mod"), dm.copyTo)
+}
 
 // copyTo copies the module into to: its files hard-linked, or copied,
 // the rewritten ones written in their place, and its go.mod raised to

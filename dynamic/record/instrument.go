@@ -32,7 +32,7 @@ import (
 // writes an overlay (go build -overlay) that compiles the rewritten
 // copies in place of the files, as go test -cover does; the user's tree is
 // never written. The runtime is a module of its own, avcheck.invalid/avrt,
-// written into a temporary directory from the copy embedded in avcheck,
+// written from the copy embedded in avcheck into the cache (cache.go),
 // and the overlay gives the main module's go.mod a require and a replace
 // of it. (A package added to the main module through the overlay alone
 // would do without the go.mod, but the go command does not assemble the
@@ -129,6 +129,14 @@ type Instrumented struct {
 	sites       []rawSite
 	siteIDs     map[siteKey]uint32
 	own         map[string]bool
+	// raw maps the ids the rewritten code passes to the runtime (probe
+	// ids, ids.go) to what they stand for: a site (its index in
+	// sites), a region (its Plan.Regions id), an entered function (its
+	// enterIDs id). claimed holds the ranges of raw ids the files took.
+	raw     map[uint32]idKey
+	claimed [][2]uint64
+	// cache is the directory of the cache (cache.go), "" if none.
+	cache string
 }
 
 // ownFuncs returns the functions declared in the packages under test, as
@@ -156,9 +164,11 @@ func (in *Instrumented) ownFuncs() map[string]bool {
 	return in.own
 }
 
-// Instrument rewrites the plan's packages into dir.
+// Instrument rewrites the plan's packages into dir, a temporary
+// directory the caller removes; the runtime's module and the copies of
+// other modules go into the cache (cache.go), which outlives it.
 func Instrument(plan *Plan, dir string) (*Instrumented, error) {
-	in := &Instrumented{dir: dir, plan: plan, sites: []rawSite{{}}, siteIDs: make(map[siteKey]uint32), enterIDs: make(map[string]uint32)}
+	in := &Instrumented{dir: dir, plan: plan, sites: []rawSite{{}}, siteIDs: make(map[siteKey]uint32), enterIDs: make(map[string]uint32), raw: make(map[uint32]idKey)}
 	for _, u := range plan.Unprobed {
 		if _, ok := in.enterIDs[u.Func]; !ok && len(in.enterIDs) < avrt.MaxEntered {
 			in.enterIDs[u.Func] = uint32(len(in.enterIDs))
@@ -220,8 +230,9 @@ func Instrument(plan *Plan, dir string) (*Instrumented, error) {
 	if goMod == "" {
 		return nil, fmt.Errorf("no main module's go.mod: the instrumenting recorder rewrites the packages of the main module only (use -recorder=delve)")
 	}
-	rtDir := filepath.Join(dir, "avrt")
-	if err := writeRuntime(rtDir); err != nil {
+	in.cache = cacheDir()
+	rtDir, err := runtimeDir(dir, in.cache)
+	if err != nil {
 		return nil, err
 	}
 	mod, err := os.ReadFile(goMod)
@@ -373,6 +384,10 @@ type fileRewriter struct {
 	// syncOnly rewrites the file's synchronisation only: a package of
 	// another module (deps.go).
 	syncOnly bool
+	// ids lists the probe ids the edits name, in the order they were
+	// first asked for (id), and idOf indexes it.
+	ids  []idKey
+	idOf map[idKey]int
 }
 
 func newFileRewriter(in *Instrumented, p *packages.Package, f *ast.File, name string, src []byte) *fileRewriter {
@@ -676,7 +691,7 @@ func (w *fileRewriter) rewrite() (out []byte, changed bool, err error) {
 	// The import, after the package clause, on its line.
 	w.edits = append(w.edits, edit{off: w.off(w.file.Name.End()), end: w.off(w.file.Name.End()), prio: prioCode,
 		text: "; import " + rtName + " " + strconv.Quote(rtModule) + w.lineDirective(w.file.Name.End())})
-	return w.apply(), true, nil
+	return w.numberIDs(w.apply()), true, nil
 }
 
 func (w *fileRewriter) apply() []byte {
@@ -911,7 +926,7 @@ func (w *fileRewriter) accessProbe(line int, p AccessProbe) (ast.Stmt, ast.Expr,
 		if !w.pure(found) {
 			return nil, nil, "", false
 		}
-		return st, found, w.guarded(found, st, fmt.Sprintf("%s.Contents(%s, %d)", rtName, w.text(found), site)), true
+		return st, found, w.guarded(found, st, fmt.Sprintf("%s.Contents(%s, %s)", rtName, w.text(found), w.siteID(site))), true
 	}
 	if ix, ok := ast.Unparen(found).(*ast.IndexExpr); ok {
 		if _, isMap := w.info.TypeOf(ix.X).Underlying().(*types.Map); isMap {
@@ -922,14 +937,14 @@ func (w *fileRewriter) accessProbe(line int, p AccessProbe) (ast.Stmt, ast.Expr,
 			if p.Write {
 				fn = "Write"
 			}
-			return st, found, w.guarded(found, st, fmt.Sprintf("%s.Map(%s, %d).%s(%s)", rtName, w.text(ix.X), site, fn, w.text(ix.Index))), true
+			return st, found, w.guarded(found, st, fmt.Sprintf("%s.Map(%s, %s).%s(%s)", rtName, w.text(ix.X), w.siteID(site), fn, w.text(ix.Index))), true
 		}
 	}
 	if call, ok := ast.Unparen(found).(*ast.CallExpr); ok && len(call.Args) == 2 {
 		// delete(m, k)
 		if id, ok := ast.Unparen(call.Fun).(*ast.Ident); ok {
 			if b, ok := w.info.Uses[id].(*types.Builtin); ok && b.Name() == "delete" && w.pure(call.Args[0]) && w.pure(call.Args[1]) {
-				return st, found, w.guarded(found, st, fmt.Sprintf("%s.Map(%s, %d).Write(%s)", rtName, w.text(call.Args[0]), site, w.text(call.Args[1]))), true
+				return st, found, w.guarded(found, st, fmt.Sprintf("%s.Map(%s, %s).Write(%s)", rtName, w.text(call.Args[0]), w.siteID(site), w.text(call.Args[1]))), true
 			}
 		}
 	}
@@ -959,7 +974,7 @@ func (w *fileRewriter) accessProbe(line int, p AccessProbe) (ast.Stmt, ast.Expr,
 			fn = "ReadSliceLen"
 		}
 	}
-	call := fmt.Sprintf("%s.%s(&(%s), %d)", rtName, fn, w.text(found), site)
+	call := fmt.Sprintf("%s.%s(&(%s), %s)", rtName, fn, w.text(found), w.siteID(site))
 	if fn == "ReadInt" && p.Guard != nil && !p.Guard.Returned && !p.Guard.Len {
 		// The parameters the guard compares the value with, recorded
 		// just before the read, in the order of its comparisons.
@@ -1075,9 +1090,9 @@ func (w *fileRewriter) code() {
 		case *ast.RangeStmt:
 			if _, ok := w.info.TypeOf(n.X).Underlying().(*types.Chan); ok && w.pure(n.X) && n.Body != nil {
 				site := w.siteAt(n, false, "", trace.ObjChan)
-				w.insert(n.Body.Lbrace+1, prioProbe, fmt.Sprintf(" %s.Received(%s, %d);", rtName, w.text(n.X), site))
+				w.insert(n.Body.Lbrace+1, prioProbe, fmt.Sprintf(" %s.Received(%s, %s);", rtName, w.text(n.X), w.siteID(site)))
 				if st, ok := w.stmtOf(n); ok && st == ast.Stmt(n) {
-					w.after(n, fmt.Sprintf("%s.RangeEnd(%s, %d)", rtName, w.text(n.X), site))
+					w.after(n, fmt.Sprintf("%s.RangeEnd(%s, %s)", rtName, w.text(n.X), w.siteID(site)))
 				}
 			}
 		}
@@ -1091,7 +1106,7 @@ func (w *fileRewriter) call(c *ast.CallExpr) {
 			if _, ok := w.info.TypeOf(c).Underlying().(*types.Chan); ok {
 				site := w.siteAt(c, false, "", trace.ObjChan)
 				w.replace(c.Pos(), c.Pos(), rtName+".MadeChan(")
-				w.replace(c.End(), c.End(), fmt.Sprintf(", %d)", site))
+				w.replace(c.End(), c.End(), fmt.Sprintf(", %s)", w.siteID(site)))
 			}
 		}
 		if b, ok := w.info.Uses[id].(*types.Builtin); ok && b.Name() == "close" && len(c.Args) == 1 {
@@ -1102,7 +1117,7 @@ func (w *fileRewriter) call(c *ast.CallExpr) {
 					wrapper = ".CloseSend("
 				}
 				w.replace(c.Fun.Pos(), c.Lparen+1, rtName+wrapper)
-				w.replace(c.Rparen, c.Rparen+1, fmt.Sprintf(", %d)", site))
+				w.replace(c.Rparen, c.Rparen+1, fmt.Sprintf(", %s)", w.siteID(site)))
 			}
 		}
 		return
@@ -1147,11 +1162,11 @@ func (w *fileRewriter) call(c *ast.CallExpr) {
 	}
 	w.replace(fun.X.Pos(), fun.X.Pos(), rtName+"."+m.wrapper+"("+amp)
 	if len(c.Args) == 0 {
-		w.replace(fun.X.End(), c.End(), fmt.Sprintf("%s, %d)", recv, site))
+		w.replace(fun.X.End(), c.End(), fmt.Sprintf("%s, %s)", recv, w.siteID(site)))
 		return
 	}
 	w.replace(fun.X.End(), c.Lparen+1, recv+", ")
-	w.replace(c.Rparen, c.Rparen+1, fmt.Sprintf(", %d)", site))
+	w.replace(c.Rparen, c.Rparen+1, fmt.Sprintf(", %s)", w.siteID(site)))
 }
 
 // contextCall wraps a call that makes a cancelable context, so that its
@@ -1275,12 +1290,12 @@ func (w *fileRewriter) atomicCall(c *ast.CallExpr, fun *ast.SelectorExpr, fn *ty
 		if !ok || st != ast.Stmt(es) {
 			return
 		}
-		w.before(es, prioProbe, fmt.Sprintf("%s.AtomicStore(%s, %d)", rtName, target, site))
+		w.before(es, prioProbe, fmt.Sprintf("%s.AtomicStore(%s, %s)", rtName, target, w.siteID(site)))
 		w.in.Probes++
 		return
 	}
 	w.replace(c.Pos(), c.Pos(), rtName+"."+kind+"(")
-	w.replace(c.End(), c.End(), fmt.Sprintf(", %s, %d)", target, site))
+	w.replace(c.End(), c.End(), fmt.Sprintf(", %s, %s)", target, w.siteID(site)))
 	w.in.Probes++
 }
 
@@ -1293,14 +1308,14 @@ func (w *fileRewriter) send(s *ast.SendStmt) {
 		// A select's send case: recorded at the start of its body, once
 		// the case was chosen (avrt.Sent; the converter puts it before
 		// its receive).
-		w.insert(cc.Colon+1, prioProbe, fmt.Sprintf(" %s.Sent(%s, %d);", rtName, w.text(s.Chan), site))
+		w.insert(cc.Colon+1, prioProbe, fmt.Sprintf(" %s.Sent(%s, %s);", rtName, w.text(s.Chan), w.siteID(site)))
 		return
 	}
 	st, ok := w.stmtOf(s)
 	if !ok || st != ast.Stmt(s) {
 		return
 	}
-	w.before(s, prioProbe, fmt.Sprintf("%s.Send(%s, %d)", rtName, w.text(s.Chan), site))
+	w.before(s, prioProbe, fmt.Sprintf("%s.Send(%s, %s)", rtName, w.text(s.Chan), w.siteID(site)))
 }
 
 func (w *fileRewriter) recv(u *ast.UnaryExpr) {
@@ -1308,7 +1323,7 @@ func (w *fileRewriter) recv(u *ast.UnaryExpr) {
 		return
 	}
 	site := w.siteAt(u, false, "", trace.ObjChan)
-	call := fmt.Sprintf("%s.Received(%s, %d)", rtName, w.text(u.X), site)
+	call := fmt.Sprintf("%s.Received(%s, %s)", rtName, w.text(u.X), w.siteID(site))
 	parent := w.parents[u]
 	for {
 		p, ok := parent.(*ast.ParenExpr)
@@ -1354,7 +1369,7 @@ func (w *fileRewriter) recv(u *ast.UnaryExpr) {
 	}
 	// Any other: wrapped, recorded after it returned.
 	w.replace(u.Pos(), u.Pos(), rtName+".Recv(")
-	w.replace(u.End(), u.End(), fmt.Sprintf(", %s, %d)", w.text(u.X), site))
+	w.replace(u.End(), u.End(), fmt.Sprintf(", %s, %s)", w.text(u.X), w.siteID(site)))
 }
 
 // goStmt makes the child of a go statement learn its parent: the parent
@@ -1372,7 +1387,7 @@ func (w *fileRewriter) goStmt(g *ast.GoStmt) {
 		}
 		w.insert(fl.Type.Params.Opening+1, prioCode, tok)
 		w.insert(fl.Body.Lbrace+1, prioCode, " "+start)
-		fork := fmt.Sprintf("%s.Fork(%d)", rtName, site)
+		fork := fmt.Sprintf("%s.Fork(%s)", rtName, w.siteID(site))
 		if len(g.Call.Args) > 0 {
 			fork += ", "
 		}
@@ -1426,7 +1441,7 @@ func (w *fileRewriter) goStmt(g *ast.GoStmt) {
 	if len(binds) > 0 {
 		fmt.Fprintf(&b, "%s := %s; ", strings.Join(binds, ", "), strings.Join(vals, ", "))
 	}
-	fmt.Fprintf(&b, "go func(_avtok uint64) { %s%s }(%s.Fork(%d)) }", start, callText, rtName, site)
+	fmt.Fprintf(&b, "go func(_avtok uint64) { %s%s }(%s.Fork(%s)) }", start, callText, rtName, w.siteID(site))
 	w.spans = append(w.spans, [2]int{w.off(g.Pos()), w.off(g.End())})
 	w.replace(g.Pos(), g.End(), b.String())
 }
@@ -1496,16 +1511,16 @@ func (w *fileRewriter) region(rp RegionProbe) {
 		}
 	}
 	site := w.in.site(trace.Site{File: rp.Begin.File, Line: rp.Begin.Line, Col: rp.BeginCol, Func: rp.Func}, "", 0, 0)
-	finish := fmt.Sprintf("%s.Finish(%d)", rtName, rp.ID)
+	finish := fmt.Sprintf("%s.Finish(%s)", rtName, w.regionID(rp.ID))
 	if body := w.bodyOf(first); body != nil && (w.fset.Position(body.Rbrace).Line <= rp.EndLine || w.endsBody(last)) {
 		// A region to the function's end (a deferred unlock's, or one
 		// whose last statement is the function's) ends when the function
 		// returns, after the calls deferred in it, whichever way it
 		// returns.
-		w.before(first, prioBegin, fmt.Sprintf("%s.Begin(%d, %d); defer %s", rtName, rp.ID, site, finish))
+		w.before(first, prioBegin, fmt.Sprintf("%s.Begin(%s, %s); defer %s", rtName, w.regionID(rp.ID), w.siteID(site), finish))
 		return
 	}
-	w.before(first, prioBegin, fmt.Sprintf("%s.Begin(%d, %d)", rtName, rp.ID, site))
+	w.before(first, prioBegin, fmt.Sprintf("%s.Begin(%s, %s)", rtName, w.regionID(rp.ID), w.siteID(site)))
 	for _, s := range list[i : slices.Index(list, last)+1] {
 		ast.Inspect(s, func(n ast.Node) bool {
 			switch n := n.(type) {
@@ -1538,7 +1553,7 @@ func (w *fileRewriter) enters() {
 		if body == nil {
 			continue
 		}
-		w.insert(body.Lbrace+1, prioBegin, fmt.Sprintf("%s.Enter(%d); ", rtName, id))
+		w.insert(body.Lbrace+1, prioBegin, fmt.Sprintf("%s.Enter(%s); ", rtName, w.enterID(id)))
 		w.entries = append(w.entries, id)
 	}
 }
@@ -1641,9 +1656,9 @@ func (w *fileRewriter) tests() {
 			return !parallel
 		})
 		site := w.siteAt(fd.Name, false, "", 0)
-		text := fmt.Sprintf("defer %s.TestEnd(%d); ", rtName, site)
+		text := fmt.Sprintf("defer %s.TestEnd(%s); ", rtName, w.siteID(site))
 		if !parallel {
-			text = fmt.Sprintf("%s.TestBegin(%d); ", rtName, site) + text
+			text = fmt.Sprintf("%s.TestBegin(%s); ", rtName, w.siteID(site)) + text
 		}
 		w.insert(fd.Body.Lbrace+1, prioBegin, text)
 	}
@@ -1679,16 +1694,16 @@ func (w *fileRewriter) testingCall(c *ast.CallExpr, fn *types.Func) {
 		site := w.siteAt(c, false, "", trace.ObjWaitGroup)
 		w.replace(c.Pos(), c.Pos(), rtName+".Ran(")
 		w.replace(c.Args[1].Pos(), c.Args[1].Pos(), rtName+".Sub(")
-		w.replace(c.Args[1].End(), c.Args[1].End(), fmt.Sprintf(", %d)", site))
-		w.replace(c.End(), c.End(), fmt.Sprintf(", %d)", site))
+		w.replace(c.Args[1].End(), c.Args[1].End(), fmt.Sprintf(", %s)", w.siteID(site)))
+		w.replace(c.End(), c.End(), fmt.Sprintf(", %s)", w.siteID(site)))
 	case "(*testing.T).Parallel":
 		st, ok := w.stmtOf(c)
 		if es, isExpr := st.(*ast.ExprStmt); !ok || !isExpr || ast.Unparen(es.X) != c {
 			return
 		}
 		site := w.siteAt(c, false, "", trace.ObjWaitGroup)
-		w.before(st, prioProbe, fmt.Sprintf("%s.TestParallel(%d)", rtName, site))
-		w.after(st, fmt.Sprintf("%s.TestResume(%d)", rtName, site))
+		w.before(st, prioProbe, fmt.Sprintf("%s.TestParallel(%s)", rtName, w.siteID(site)))
+		w.after(st, fmt.Sprintf("%s.TestResume(%s)", rtName, w.siteID(site)))
 	}
 }
 

@@ -164,14 +164,27 @@ func (in *Instrumented) unrecorded(rawName string) ([]Unprobed, error) {
 		return nil, err
 	}
 	defer f.Close()
-	slots := make([]byte, 4*len(in.enterIDs))
+	slots := make([]byte, 4*avrt.MaxEntered)
 	if _, err := f.ReadAt(slots, avrt.EnteredOffset); err != nil {
 		return nil, fmt.Errorf("%s: reading the functions entered: %w", rawName, err)
+	}
+	// The slots hold the probe ids of the functions entered (avrt.Enter);
+	// if none is free, some may have found no slot, and all count as
+	// entered.
+	entered := make([]bool, len(in.enterIDs))
+	full := true
+	for i := 0; i < len(slots); i += 4 {
+		id := binary.LittleEndian.Uint32(slots[i:])
+		if id == 0 {
+			full = false
+		} else if k, ok := in.raw[id]; ok && k.kind == idEnter && int(k.n) < len(entered) {
+			entered[k.n] = true
+		}
 	}
 	var out []Unprobed
 	for _, u := range in.plan.Unprobed {
 		id, ok := in.enterIDs[u.Func]
-		if !ok || !in.entryPlaced[id] || binary.LittleEndian.Uint32(slots[4*id:]) != 0 {
+		if !ok || !in.entryPlaced[id] || entered[id] || full {
 			out = append(out, u)
 		}
 	}

@@ -117,8 +117,8 @@ const (
 const HeaderBytes = 64 << 10
 
 // EnteredOffset is where, in the file's header, the runtime marks the
-// functions the run entered (Enter): one 32-bit slot per function id, 1
-// once entered. MaxEntered is the number of slots.
+// functions the run entered (Enter): a table of 32-bit slots, each 0 or
+// the id of a function entered. MaxEntered is the number of slots.
 const (
 	EnteredOffset = 4 << 10
 	MaxEntered    = (HeaderBytes - EnteredOffset) / 4
@@ -334,12 +334,27 @@ func Write[T any](p *T, site uint32) {
 	}
 }
 
-// Enter records that the function with the given id was entered: one of
-// the functions with accesses the recorder does not probe, so that it can
-// say which of those the run reached. It records no event.
+// Enter records that the function with the given id (not 0) was
+// entered: one of the functions with accesses the recorder does not
+// probe, so that it can say which of those the run reached. It records
+// no event: the id goes into a slot of the header's table, an open
+// addressing hash table from id%MaxEntered on, unless it is there
+// already.
 func Enter(id uint32) {
-	if enabled && int(id) < len(entered) && atomic.LoadUint32(&entered[id]) == 0 {
-		atomic.StoreUint32(&entered[id], 1)
+	if !enabled || len(entered) != MaxEntered || id == 0 {
+		return
+	}
+	for i, n := id%MaxEntered, 0; n < MaxEntered; i, n = (i+1)%MaxEntered, n+1 {
+		v := atomic.LoadUint32(&entered[i])
+		if v == 0 {
+			if atomic.CompareAndSwapUint32(&entered[i], 0, id) {
+				return
+			}
+			v = atomic.LoadUint32(&entered[i])
+		}
+		if v == id {
+			return
+		}
 	}
 }
 
