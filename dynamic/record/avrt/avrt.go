@@ -33,6 +33,7 @@ package avrt
 import (
 	"errors"
 	"os"
+	"reflect"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -177,7 +178,17 @@ type shard struct {
 	_   [64 - 32]byte // one cache line per shard
 }
 
+// copyPath is the import path of the copy of this package that the
+// instrumenting recorder builds into the program (rtModule in
+// dynamic/record): only that copy records. A program that links this
+// package under its own path too (avcheck's own tests, recorded by
+// avcheck) would otherwise have two runtimes writing one file.
+const copyPath = "avcheck.invalid/avrt"
+
 func init() {
+	if reflect.TypeOf(shard{}).PkgPath() != copyPath {
+		return
+	}
 	if name := os.Getenv(EnvFile); name != "" {
 		if err := start(name); err != nil {
 			os.Stderr.WriteString("avcheck: recording disabled: " + err.Error() + "\n")
