@@ -72,9 +72,8 @@ type patIndex struct {
 	varOf map[trace.ObjID]uint32 // ObjID to dense variable index
 	byVar [][]uint32             // per dense variable, indices into acc in trace order
 
-	snapOff []uint32 // per snapshot, offset into snaps
-	snapLen []uint32
-	snaps   []uint32
+	clocks clockTree  // the nodes of the snapshots (clocktree.go)
+	snaps  []clockRef // per snapshot, its tree
 
 	glog [][]HistoryID // per goroutine, the lock states it went through
 
@@ -268,10 +267,7 @@ func (ix *patIndex) site(a *patAccess) trace.SiteID { return ix.keys[a.key].site
 
 // clk returns component gi of snapshot s.
 func (ix *patIndex) clk(s uint32, gi uint32) uint32 {
-	if gi < ix.snapLen[s] {
-		return ix.snaps[ix.snapOff[s]+gi]
-	}
-	return 0
+	return ix.clocks.get(ix.snaps[s], gi)
 }
 
 // learns reports whether an event of kind k can join another clock into
