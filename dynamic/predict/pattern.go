@@ -23,9 +23,11 @@ import (
 // events and derives it for every other event on demand. Here the same idea
 // takes the form of vector-clock snapshots: a goroutine's clock changes
 // only at the synchronisation operations through which it learns something,
-// so an access stores its epoch and the index of its goroutine's snapshot,
-// and memory grows with the number of such operations, not with the
-// number of events times goroutines.
+// so an access stores its epoch and the index of its goroutine's snapshot;
+// and a snapshot shares with the one it is made from every component that
+// has not changed (clocktree.go), so memory grows with the components such
+// operations change, not with the number of events, nor of snapshots,
+// times goroutines.
 //
 // Section 5.2 checks every candidate tuple of events. That is quadratic
 // per variable and does not scale to traces of millions of events, so the
