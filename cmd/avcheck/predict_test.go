@@ -460,6 +460,28 @@ func TestLimitHeapGrowthKeepsLowerLimit(t *testing.T) {
 	}
 }
 
+// TestFollowLiveHeap checks that the memory limit limitHeapGrowth set
+// rises to a quarter above the live heap (at least 256 MB above) when a
+// collection finds the live heap past it, so that the collector does not
+// run without pause, and not above the limit before the first call.
+func TestFollowLiveHeap(t *testing.T) {
+	const before = 1 << 40
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(1)) // far below the live heap
+	gcSettings.Lock()
+	limiting, limit := gcSettings.limiting, gcSettings.limit
+	gcSettings.limiting, gcSettings.limit, gcSettings.following = 1, before, true
+	gcSettings.Unlock()
+	defer func() {
+		gcSettings.Lock()
+		gcSettings.limiting, gcSettings.limit = limiting, limit
+		gcSettings.Unlock()
+	}()
+	followLiveHeap()
+	if got := debug.SetMemoryLimit(-1); got < 256<<20 || got >= before {
+		t.Errorf("the memory limit is %d after a collection, want at least 256 MB and under %d", got, int64(before))
+	}
+}
+
 // Positions name files as go vet does: relative to the current directory
 // where that is shorter, "../" included, otherwise absolute.
 func TestPredictPaths(t *testing.T) {

@@ -23,9 +23,11 @@ import (
 // events and derives it for every other event on demand. Here the same idea
 // takes the form of vector-clock snapshots: a goroutine's clock changes
 // only at the synchronisation operations through which it learns something,
-// so an access stores its epoch and the index of its goroutine's snapshot,
-// and memory grows with the number of such operations, not with the
-// number of events times goroutines.
+// so an access stores its epoch and the index of its goroutine's snapshot;
+// and a snapshot shares with the one it is made from every component that
+// has not changed (clocktree.go), so memory grows with the components such
+// operations change, not with the number of events, nor of snapshots,
+// times goroutines.
 //
 // Section 5.2 checks every candidate tuple of events. That is quadratic
 // per variable and does not scale to traces of millions of events, so the
@@ -72,9 +74,8 @@ type patIndex struct {
 	varOf map[trace.ObjID]uint32 // ObjID to dense variable index
 	byVar [][]uint32             // per dense variable, indices into acc in trace order
 
-	snapOff []uint32 // per snapshot, offset into snaps
-	snapLen []uint32
-	snaps   []uint32
+	clocks clockTree  // the nodes of the snapshots (clocktree.go)
+	snaps  []clockRef // per snapshot, its tree
 
 	glog [][]HistoryID // per goroutine, the lock states it went through
 
@@ -268,10 +269,7 @@ func (ix *patIndex) site(a *patAccess) trace.SiteID { return ix.keys[a.key].site
 
 // clk returns component gi of snapshot s.
 func (ix *patIndex) clk(s uint32, gi uint32) uint32 {
-	if gi < ix.snapLen[s] {
-		return ix.snaps[ix.snapOff[s]+gi]
-	}
-	return 0
+	return ix.clocks.get(ix.snaps[s], gi)
 }
 
 // learns reports whether an event of kind k can join another clock into

@@ -85,25 +85,12 @@ type innerPair struct {
 	firstHist, lastHist      HistoryID
 }
 
-// clockRef is where a clock snapshot's components are in patIndex.snaps,
-// so that a sweep reads a component with one load rather than three
-// (clk's, through the snapshot's number).
-type clockRef struct {
-	off, n uint32
-}
+// clockOf returns snapshot s's tree, so that a sweep reads a component
+// without going through the snapshot's number (clk).
+func (ix *patIndex) clockOf(s uint32) clockRef { return ix.snaps[s] }
 
-// clockOf returns where snapshot s is.
-func (ix *patIndex) clockOf(s uint32) clockRef {
-	return clockRef{ix.snapOff[s], ix.snapLen[s]}
-}
-
-// clkAt returns component gi of the snapshot at r (clk).
-func (ix *patIndex) clkAt(r clockRef, gi uint32) uint32 {
-	if gi < r.n {
-		return ix.snaps[r.off+gi]
-	}
-	return 0
-}
+// clkAt returns component gi of the snapshot r (clk).
+func (ix *patIndex) clkAt(r clockRef, gi uint32) uint32 { return ix.clocks.get(r, gi) }
 
 // add appends the pair of accesses bx, by, on x and y, to the group.
 func (gr *innerGroup) add(ix *patIndex, bx, by *patAccess) {

@@ -33,7 +33,10 @@ type indexer struct {
 
 // indexGo is an indexer's state of one goroutine.
 type indexGo struct {
-	snap      uint32
+	snap uint32
+	// clock is the goroutine's last snapshot or, before its first, its
+	// parent's at the fork: what its next snapshot is made from.
+	clock     clockRef
 	dirty     bool
 	lastR     trace.RegionID
 	lastInst  uint64
@@ -74,7 +77,7 @@ type openInst struct {
 // newIndexer returns an indexer whose happens-before engine learns the
 // channels' capacities from obj, and which expects about n accesses.
 func newIndexer(obj func(trace.ObjID) trace.Object, n int) *indexer {
-	ix := &patIndex{lockBit: make(map[trace.ObjID]uint), varOf: make(map[trace.ObjID]uint32)}
+	ix := &patIndex{lockBit: make(map[trace.ObjID]uint), varOf: make(map[trace.ObjID]uint32), clocks: newClockTree()}
 	ix.acc = make([]patAccess, 0, n)
 	return &indexer{
 		ix:      ix,
@@ -256,6 +259,9 @@ func (x *indexer) add(events []trace.Event) {
 			ci := h.Index(trace.GoID(e.Arg))
 			x.ensure(ci, trace.GoID(e.Arg))
 			x.gs[ci].dirty = true
+			if c := &x.gs[ci]; c.clock.h == 0 {
+				c.clock = x.gs[gi].clock
+			}
 			continue
 		case trace.KindRead, trace.KindWrite:
 		default:
@@ -281,10 +287,9 @@ func (x *indexer) add(events []trace.Event) {
 		}
 		s := &x.gs[gi]
 		if s.dirty {
-			s.snap = uint32(len(ix.snapOff))
-			ix.snapOff = append(ix.snapOff, uint32(len(ix.snaps)))
-			ix.snapLen = append(ix.snapLen, uint32(len(vc)))
-			ix.snaps = append(ix.snaps, vc...)
+			s.snap = uint32(len(ix.snaps))
+			s.clock = ix.clocks.snapshot(s.clock, vc)
+			ix.snaps = append(ix.snaps, s.clock)
 			s.dirty = false
 		}
 		var inst uint32

@@ -41,7 +41,7 @@ func TestPrepass(t *testing.T) {
 			got, want any
 		}{
 			{"acc", got.acc, want.acc}, {"vars", got.vars, want.vars}, {"byVar", got.byVar, want.byVar},
-			{"snapOff", got.snapOff, want.snapOff}, {"snapLen", got.snapLen, want.snapLen}, {"snaps", got.snaps, want.snaps},
+			{"snaps", got.snaps, want.snaps}, {"clocks", got.clocks.nodes, want.clocks.nodes},
 			{"glog", got.glog, want.glog}, {"keys", got.keys, want.keys}, {"gids", got.gids, want.gids},
 			{"numInst", got.numInst, want.numInst}, {"lock states", got.locks.States(), want.locks.States()},
 		} {

@@ -27,6 +27,13 @@ import (
 // sections in sequence over the same locks (a read in one, the write in
 // the next: the update can be lost), and unlocked accesses touch shared
 // variables (races).
+//
+// With Lifetime, goroutines are short-lived, the shape of a worker pool's
+// tests: each goroutine but main ends after Lifetime units, sending on a
+// channel as it ends, and main receives that message before it forks a
+// goroutine in its place, so that main's clock, and that of every
+// goroutine it forks, has a component for each goroutine that ended so
+// far: thousands of goroutines, each knowing of those before it.
 type Shape struct {
 	Seed        uint64
 	Events      int     // about how many events (default 1000)
@@ -38,6 +45,7 @@ type Shape struct {
 	Interleaved bool    // switch goroutines at any event, not only between units
 	Violations  bool    // units of several critical sections; unlocked accesses to shared variables
 	Sites       int     // code paths the units run (default 16)
+	Lifetime    int     // units a goroutine other than main runs before it ends and main forks another (0: all run to the end)
 }
 
 func (s *Shape) defaults() {
@@ -68,7 +76,11 @@ func (s Shape) String() string {
 	if s.Violations {
 		av = "violating"
 	}
-	return fmt.Sprintf("g%d-l%d-v%d-n%d-u%g-%s-%s", s.Goroutines, s.Locks, s.Vars, s.Nesting, s.Unlocked*100, sched, av)
+	name := fmt.Sprintf("g%d-l%d-v%d-n%d-u%g-%s-%s", s.Goroutines, s.Locks, s.Vars, s.Nesting, s.Unlocked*100, sched, av)
+	if s.Lifetime > 0 {
+		name += fmt.Sprintf("-life%d", s.Lifetime)
+	}
+	return name
 }
 
 // Object ids and sites of a shape's trace.
@@ -76,7 +88,8 @@ const (
 	shapeVarBase   = 0x1_0000_0000
 	shapeLockBase  = 0x2_0000_0000
 	shapeLocalBase = 0x3_0000_0000
-	shapeLocals    = 4 // unshared variables per goroutine
+	shapeChan      = 0x4_0000_0000 // the channel on which short-lived goroutines say they end (Lifetime)
+	shapeLocals    = 4             // unshared variables per goroutine
 	// shapePositions is the number of access positions in a unit with
 	// sites of their own; later accesses share the last.
 	shapePositions = 16
@@ -101,12 +114,27 @@ type ShapeGenerator struct {
 	inst   uint64
 	ending bool // no new units
 	tables
+	// With Lifetime: the next goroutine id to fork, the messages sent on
+	// shapeChan, the places in gs of the goroutines that ended and that
+	// main has not yet planned to replace, and the sites of the events
+	// that end and replace a goroutine.
+	nextID                      trace.GoID
+	sent                        uint64
+	ended                       []int
+	siteSend, siteRecv, siteEnd trace.SiteID
 }
 
 // shapeG is a goroutine's unit of work: the steps it has left to run.
 type shapeG struct {
 	plan []trace.Event
 	next int
+	// With Lifetime: the goroutine in this place, the units it has
+	// begun, the message it sent as it ended, and whether it has ended
+	// (and main has not yet forked the next).
+	id    trace.GoID
+	units int
+	msg   uint64
+	dead  bool
 }
 
 // NewShape returns a generator of the trace s describes.
@@ -139,6 +167,19 @@ func NewShape(s Shape) *ShapeGenerator {
 	}
 	for i := range s.Goroutines * shapeLocals {
 		g.objs[shapeLocalBase+trace.ObjID(i)*8] = trace.Object{Kind: trace.ObjVar, Name: fmt.Sprintf("g%d.l%d", i/shapeLocals+1, i%shapeLocals)}
+	}
+	for i := range g.gs {
+		g.gs[i].id = trace.GoID(i + 1)
+	}
+	if s.Lifetime > 0 {
+		// After the other shapes' sites, so that theirs do not change.
+		g.nextID = trace.GoID(s.Goroutines + 1)
+		g.objs[shapeChan] = trace.Object{Kind: trace.ObjChan, Name: "done", Cap: s.Goroutines}
+		g.siteSend, g.siteRecv, g.siteEnd = trace.SiteID(len(g.sites)), trace.SiteID(len(g.sites)+1), trace.SiteID(len(g.sites)+2)
+		g.sites = append(g.sites,
+			trace.Site{File: "shape.go", Line: 5, Col: 2, Func: "shape.worker"},
+			trace.Site{File: "shape.go", Line: 6, Col: 2, Func: "shape.main"},
+			trace.Site{File: "shape.go", Line: 7, Col: 1, Func: "shape.worker"})
 	}
 	return g
 }
@@ -203,6 +244,18 @@ func (g *ShapeGenerator) step(gr *shapeG) trace.Event {
 		g.held[(e.Obj-shapeLockBase)/8] = true
 	case trace.KindRelease:
 		g.held[(e.Obj-shapeLockBase)/8] = false
+	case trace.KindSend:
+		g.sent++
+		e.Arg, gr.msg = g.sent, g.sent
+	case trace.KindEnd:
+		gr.dead = true
+		g.ended = append(g.ended, g.cur)
+	case trace.KindFork:
+		// Main forks the goroutine that takes the place of an ended one
+		// (Value holds the place).
+		h := &g.gs[e.Value]
+		h.id, h.units, h.dead, h.plan, h.next = trace.GoID(e.Arg), 0, false, h.plan[:0], 0
+		e.Value = 0
 	case trace.KindRead, trace.KindWrite:
 		var val *uint64
 		if e.Obj >= shapeLocalBase {
@@ -228,8 +281,32 @@ func (g *ShapeGenerator) stamp(e trace.Event) trace.Event {
 func (g *ShapeGenerator) plan(gi int) {
 	s := &g.s
 	gr := &g.gs[gi]
+	if gr.dead {
+		return
+	}
 	gr.plan, gr.next = gr.plan[:0], 0
-	id := trace.GoID(gi + 1)
+	id := gr.id
+	if s.Lifetime > 0 && gi > 0 && gr.units == s.Lifetime {
+		// Its last unit is done: it says so (the message's number is
+		// given when it is sent), and ends.
+		gr.plan = append(gr.plan,
+			trace.Event{G: id, Kind: trace.KindSend, Obj: shapeChan, Site: g.siteSend},
+			trace.Event{G: id, Kind: trace.KindEnd, Site: g.siteEnd})
+		return
+	}
+	gr.units++
+	if gi == 0 {
+		// Main first replaces the goroutines that ended: it receives the
+		// message of each, so that what the goroutine did happens before
+		// what the next does in its place (its variables included).
+		for _, k := range g.ended {
+			gr.plan = append(gr.plan,
+				trace.Event{G: id, Kind: trace.KindRecv, Obj: shapeChan, Arg: g.gs[k].msg, Site: g.siteRecv},
+				trace.Event{G: id, Kind: trace.KindFork, Arg: uint64(g.nextID), Value: uint64(k), Site: shapeSiteGo})
+			g.nextID++
+		}
+		g.ended = g.ended[:0]
+	}
 	fn := g.rng.IntN(s.Sites)
 	g.inst++
 	region, inst := trace.RegionID(fn+1), g.inst

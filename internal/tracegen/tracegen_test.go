@@ -138,3 +138,32 @@ func TestShapeValid(t *testing.T) {
 		}
 	}
 }
+
+// TestShapeLifetime checks the short-lived goroutines of Shape.Lifetime:
+// a valid trace, goroutines by the hundred or thousand, each but main and
+// the last ones ended.
+func TestShapeLifetime(t *testing.T) {
+	for _, s := range []Shape{
+		{Seed: 1, Events: 30000, Goroutines: 8, Lifetime: 1},
+		{Seed: 2, Events: 30000, Goroutines: 16, Locks: 4, Vars: 16, Nesting: 2, Unlocked: 0.2, Interleaved: true, Violations: true, Lifetime: 2},
+	} {
+		tr := ShapeTrace(s)
+		if err := trace.Validate(tr); err != nil {
+			t.Fatalf("%v: %v", s, err)
+		}
+		gs := make(map[trace.GoID]bool)
+		ends := 0
+		for _, e := range tr.Events {
+			gs[e.G] = true
+			if e.Kind == trace.KindEnd {
+				ends++
+			}
+		}
+		if len(gs) < 500 {
+			t.Errorf("%v: %d goroutines, want hundreds at least", s, len(gs))
+		}
+		if ends < len(gs)-s.Goroutines {
+			t.Errorf("%v: %d of %d goroutines ended, want all but at most %d", s, ends, len(gs), s.Goroutines)
+		}
+	}
+}

@@ -1,0 +1,119 @@
+package predict
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/avcheck/avcheck/dynamic/trace"
+	"github.com/avcheck/avcheck/internal/tracegen"
+)
+
+// TestClockTreeGet checks every component of snapshots made one from
+// another, as the indexer makes them (a goroutine's from its last, a new
+// goroutine's from its parent's), against the flat clocks they stand for:
+// clocks that grow, that change in a few components or in many, that
+// shrink to zeros, and components past a clock's end.
+func TestClockTreeGet(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	tr := newClockTree()
+	type snap struct {
+		ref clockRef
+		vc  []uint32
+	}
+	var snaps []snap
+	base := clockRef{}
+	var vc []uint32
+	for i := range 3000 {
+		switch r := rng.IntN(10); {
+		case r == 0 && len(snaps) > 0:
+			// A new goroutine: from an earlier snapshot.
+			s := snaps[rng.IntN(len(snaps))]
+			base, vc = s.ref, append([]uint32(nil), s.vc...)
+		case r == 1:
+			vc = append(vc, make([]uint32, rng.IntN(300))...) // wider
+		case r == 2:
+			for k := range vc {
+				vc[k] = rng.Uint32N(4) // many components change, some to 0
+			}
+		}
+		if len(vc) == 0 {
+			vc = append(vc, 1)
+		}
+		for range rng.IntN(3) + 1 {
+			vc[rng.IntN(len(vc))] += uint32(i)
+		}
+		ref := tr.snapshot(base, vc)
+		snaps = append(snaps, snap{ref, append([]uint32(nil), vc...)})
+		base = ref
+	}
+	for i, s := range snaps {
+		for gi := range uint32(len(s.vc)) + 2*clockFan {
+			want := uint32(0)
+			if int(gi) < len(s.vc) {
+				want = s.vc[gi]
+			}
+			if got := tr.get(s.ref, gi); got != want {
+				t.Fatalf("snapshot %d (%d components): component %d is %d, want %d", i, len(s.vc), gi, got, want)
+			}
+		}
+	}
+	if got := tr.get(clockRef{}, 0); got != 0 {
+		t.Errorf("the zero clock's component 0 is %d", got)
+	}
+}
+
+// TestClockTreeShares checks that a snapshot costs memory in proportion
+// to the components that changed since the snapshot it is made from, not
+// to the clock's width: 4,096 goroutines that each learn of two others
+// take a few nodes per snapshot, where flat copies took 4,096 words each.
+func TestClockTreeShares(t *testing.T) {
+	const width, snaps = 4096, 2000
+	tr := newClockTree()
+	vc := make([]uint32, width)
+	for i := range vc {
+		vc[i] = uint32(i + 1)
+	}
+	first := tr.snapshot(clockRef{}, vc)
+	full := tr.nodeCount()
+	base := first
+	for i := range snaps {
+		vc[(i*7)%width]++
+		vc[(i*13+1)%width]++
+		base = tr.snapshot(base, vc)
+	}
+	h := int(heightFor(width))
+	perSnap := float64(tr.nodeCount()-full) / snaps
+	if perSnap > float64(2*h) {
+		t.Errorf("%.1f nodes per snapshot of 2 changed components, want at most %d (2 paths of height %d)", perSnap, 2*h, h)
+	}
+	if words := (tr.nodeCount() - full) * clockFan; words*10 > snaps*width {
+		t.Errorf("%d words for %d snapshots of %d goroutines, want under a tenth of flat copies (%d)", words, snaps, width, snaps*width)
+	}
+}
+
+// TestIndexSnapshotsShortLived checks the index's snapshots on a trace
+// of short-lived goroutines (tracegen.Shape.Lifetime), whose clocks grow
+// as wide as the goroutines so far, though each learns of one goroutine
+// at a time: a few paths of nodes per snapshot (its own component, the
+// one it learned, and one level more now and then), not a copy as wide
+// as the goroutines (snapshots times goroutines over two words in all,
+// about fifteen times as many here).
+func TestIndexSnapshotsShortLived(t *testing.T) {
+	tr := tracegen.ShapeTrace(tracegen.Shape{Seed: 1, Events: 30000, Goroutines: 8, Lifetime: 1})
+	if err := trace.Validate(tr); err != nil {
+		t.Fatal(err)
+	}
+	ix := buildIndex(tr)
+	flat := len(ix.snaps) * len(ix.gids) / 2 // the clocks grow about evenly
+	words := ix.clocks.nodeCount() * clockFan
+	if len(ix.gids) < 1000 || flat < 100*len(ix.acc) {
+		t.Fatalf("%d goroutines, %d snapshots, %d accesses: not the trace this test is about", len(ix.gids), len(ix.snaps), len(ix.acc))
+	}
+	h := int(heightFor(len(ix.gids)))
+	if perSnap := float64(ix.clocks.nodeCount()) / float64(len(ix.snaps)); perSnap > float64(3*h) {
+		t.Errorf("%.1f nodes per snapshot, want at most %d (3 paths of height %d)", perSnap, 3*h, h)
+	}
+	if words*5 > flat {
+		t.Errorf("%d words of snapshot nodes for %d snapshots of %d goroutines, want under a fifth of flat copies (about %d)", words, len(ix.snaps), len(ix.gids), flat)
+	}
+}
