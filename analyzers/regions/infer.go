@@ -122,18 +122,7 @@ func (fa *funcAnalysis) lockRegions() []*Region {
 // (falling off the end) is at the end of the function.
 func (fa *funcAnalysis) returnHolding(cs int) (pos token.Pos, last bool) {
 	var lastRet token.Pos
-	for _, b := range fa.fn.Blocks {
-		if len(b.Instrs) == 0 {
-			continue
-		}
-		ret, ok := b.Instrs[len(b.Instrs)-1].(*ssa.Return)
-		if !ok {
-			continue
-		}
-		st, reached := fa.heldBefore[ret]
-		if !reached {
-			continue
-		}
+	fa.reachedReturns(func(ret *ssa.Return, st lockState) {
 		p := ret.Pos()
 		if !p.IsValid() {
 			if s := fa.fn.Syntax(); s != nil {
@@ -144,7 +133,7 @@ func (fa *funcAnalysis) returnHolding(cs int) (pos token.Pos, last bool) {
 		if slices.ContainsFunc(st, func(h Held) bool { return h.CS == cs }) {
 			pos = max(pos, p)
 		}
-	}
+	})
 	return pos, pos.IsValid() && pos == lastRet
 }
 

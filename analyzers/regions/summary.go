@@ -105,24 +105,13 @@ func summaryKey(sa SummaryAccess) string {
 func (fa *funcAnalysis) heldAtExit() []Path {
 	var exit lockState
 	first := true
-	for _, b := range fa.fn.Blocks {
-		if len(b.Instrs) == 0 {
-			continue
-		}
-		ret, ok := b.Instrs[len(b.Instrs)-1].(*ssa.Return)
-		if !ok {
-			continue
-		}
-		st, reached := fa.heldBefore[ret]
-		if !reached {
-			continue
-		}
+	fa.reachedReturns(func(ret *ssa.Return, st lockState) {
 		if first {
 			exit, first = st, false
 		} else {
-			exit = fa.merge(b.Index, exit, st)
+			exit = fa.merge(ret.Block().Index, exit, st)
 		}
-	}
+	})
 	var out []Path
 	for _, h := range exit {
 		if !fa.deferredKeys[h.Lock.Key()] && (h.Lock.Root.Kind == RootParam || h.Lock.Root.Kind == RootGlobal) {
@@ -130,6 +119,21 @@ func (fa *funcAnalysis) heldAtExit() []Path {
 		}
 	}
 	return out
+}
+
+// reachedReturns calls f with each return of the function that the lock
+// analysis reached, and the locks held before it.
+func (fa *funcAnalysis) reachedReturns(f func(ret *ssa.Return, st lockState)) {
+	for _, b := range fa.fn.Blocks {
+		if len(b.Instrs) == 0 {
+			continue
+		}
+		if ret, ok := b.Instrs[len(b.Instrs)-1].(*ssa.Return); ok {
+			if st, reached := fa.heldBefore[ret]; reached {
+				f(ret, st)
+			}
+		}
+	}
 }
 
 func isError(t types.Type) bool {
