@@ -1178,13 +1178,16 @@ func (w *fileRewriter) contextCall(c *ast.CallExpr, fn *types.Func) {
 	if fn.Type().(*types.Signature).Recv() != nil {
 		return
 	}
+	wrapper := "Cancelable"
 	switch fn.Name() {
 	case "WithCancel", "WithTimeout", "WithDeadline", "WithTimeoutCause", "WithDeadlineCause":
+	case "WithCancelCause":
+		wrapper = "CancelableCause"
 	default:
 		return
 	}
 	site := w.siteAt(c, false, "", trace.ObjChan)
-	w.replace(c.Pos(), c.Pos(), fmt.Sprintf("%s.Cancelable(%d)(", rtName, site))
+	w.replace(c.Pos(), c.Pos(), fmt.Sprintf("%s.%s(%d)(", rtName, wrapper, site))
 	w.replace(c.End(), c.End(), ")")
 }
 

@@ -467,7 +467,7 @@ func TestInstrumentedReuse(t *testing.T) {
 
 // A goroutine that waits on <-ctx.Done() is ordered after the work done
 // before cancel() (testdata/record/ctxcancel): the rewritten
-// context.WithCancel and WithTimeout give a cancel function that records
+// context.WithCancel, WithTimeout and WithCancelCause give a cancel function that records
 // the close of the Done channel, and the receive from ctx.Done() is
 // recorded. Without them, each test's two writes of b.V are a race.
 func TestInstrumentedContext(t *testing.T) {
@@ -479,8 +479,8 @@ func TestInstrumentedContext(t *testing.T) {
 			closes++
 		}
 	}
-	if closes != 2 {
-		t.Errorf("%d closes recorded, want 2 (one per cancel)", closes)
+	if closes != 3 {
+		t.Errorf("%d closes recorded, want 3 (one per cancel)", closes)
 	}
 	if got := findings(tr); len(got) > 0 {
 		t.Errorf("findings:\n%s", strings.Join(got, "\n"))

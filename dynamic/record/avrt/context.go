@@ -6,7 +6,8 @@ import (
 )
 
 // Cancelable returns a function that takes what context.WithCancel (or
-// WithTimeout, WithDeadline, WithTimeoutCause, WithDeadlineCause)
+// WithTimeout, WithDeadline, WithTimeoutCause, WithDeadlineCause;
+// CancelableCause for WithCancelCause)
 // returned and gives it back with a cancel function that records the
 // close of the context's Done channel before it cancels: a goroutine
 // that receives from ctx.Done() then learns what the canceller did

@@ -29,3 +29,16 @@ func TestCancelSelect(t *testing.T) {
 		t.Fatal("no cancel")
 	}
 }
+
+// TestCancelCause: the cancel function of WithCancelCause, called with
+// its cause, orders the same way.
+func TestCancelCause(t *testing.T) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	b := &Box{}
+	go func() {
+		b.V = 1
+		cancel(context.Canceled)
+	}()
+	<-ctx.Done()
+	b.V = 2
+}
