@@ -1187,7 +1187,7 @@ func (w *fileRewriter) contextCall(c *ast.CallExpr, fn *types.Func) {
 		return
 	}
 	site := w.siteAt(c, false, "", trace.ObjChan)
-	w.replace(c.Pos(), c.Pos(), fmt.Sprintf("%s.%s(%d)(", rtName, wrapper, site))
+	w.replace(c.Pos(), c.Pos(), fmt.Sprintf("%s.%s(%s)(", rtName, wrapper, w.siteID(site)))
 	w.replace(c.End(), c.End(), ")")
 }
 

@@ -477,6 +477,9 @@ func TestInstrumentedContext(t *testing.T) {
 	for _, e := range tr.Events {
 		if e.Kind == trace.KindClose {
 			closes++
+			if s := tr.Site(e.Site); filepath.Base(s.File) != "ctx_test.go" {
+				t.Errorf("%v: the close is at %v, want the context's making in ctx_test.go", e, s)
+			}
 		}
 	}
 	if closes != 3 {
