@@ -7,30 +7,36 @@ import (
 
 // Cancelable returns a function that takes what context.WithCancel (or
 // WithTimeout, WithDeadline, WithTimeoutCause, WithDeadlineCause;
-// CancelableCause for WithCancelCause)
-// returned and gives it back with a cancel function that records the
-// close of the context's Done channel before it cancels: a goroutine
-// that receives from ctx.Done() then learns what the canceller did
-// before it, as from any close. The rewritten call is
-// avrt.Cancelable(site)(context.WithCancel(parent)).
-//
-// The close is recorded once, by the first call, and only if the
-// context is not cancelled yet: a context that its deadline or its
-// parent cancelled was closed where nothing recorded it.
+// CancelableCause for WithCancelCause) returns and gives it back with a
+// cancel function that records the close of the context's Done channel
+// before it cancels: a goroutine that receives from ctx.Done() then
+// learns what the canceller did before it, as from any close. The
+// rewritten call is avrt.Cancelable(site)(context.WithCancel(parent)).
 func Cancelable(site uint32) func(context.Context, context.CancelFunc) (context.Context, context.CancelFunc) {
 	return func(ctx context.Context, cancel context.CancelFunc) (context.Context, context.CancelFunc) {
 		if !enabled {
 			return ctx, cancel
 		}
-		done := ctx.Done()
-		var once sync.Once
+		closing := cancelRecorder(ctx, site)
 		return ctx, func() {
-			once.Do(func() {
-				if ctx.Err() == nil {
-					emit(KindClose, chanPtr(done), chanCap(done), site)
-				}
-			})
+			closing()
 			cancel()
 		}
+	}
+}
+
+// cancelRecorder returns the function a wrapped cancel calls first: it
+// records the close of ctx's Done channel once, by the first call, and
+// only if the context is not cancelled yet: a context that its deadline
+// or its parent cancelled was closed where nothing recorded it.
+func cancelRecorder(ctx context.Context, site uint32) func() {
+	done := ctx.Done()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			if ctx.Err() == nil {
+				emit(KindClose, chanPtr(done), chanCap(done), site)
+			}
+		})
 	}
 }

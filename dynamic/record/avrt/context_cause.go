@@ -2,10 +2,7 @@
 
 package avrt
 
-import (
-	"context"
-	"sync"
-)
+import "context"
 
 // CancelableCause is Cancelable for context.WithCancelCause, whose cancel
 // function takes the cause (Go 1.20 and later).
@@ -14,14 +11,9 @@ func CancelableCause(site uint32) func(context.Context, context.CancelCauseFunc)
 		if !enabled {
 			return ctx, cancel
 		}
-		done := ctx.Done()
-		var once sync.Once
+		closing := cancelRecorder(ctx, site)
 		return ctx, func(cause error) {
-			once.Do(func() {
-				if ctx.Err() == nil {
-					emit(KindClose, chanPtr(done), chanCap(done), site)
-				}
-			})
+			closing()
 			cancel(cause)
 		}
 	}
