@@ -9,6 +9,7 @@ import (
 	"go/constant"
 	"io"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -327,45 +328,44 @@ func (rp *replayer) setBreakpoints() error {
 	// Tests are matched by their rank among the tests run, so every
 	// test's goroutine must be seen, even one that ends before the
 	// program next stops: each stops once where it starts.
-	for _, g := range rp.w.Goroutines {
-		if !g.Test {
-			continue
-		}
-		addrs, err := proc.FindFunctionLocation(rp.tgt, "testing.tRunner", 0)
-		if err != nil {
-			break // not a test binary: nothing to match tests in
-		}
-		for _, a := range addrs {
-			if _, ok := rp.bps[a]; ok {
-				continue
-			}
-			if _, err := rp.tgt.SetBreakpoint(len(rp.bps)+1, a, proc.UserBreakpoint, nil); err != nil {
-				return fmt.Errorf("setting a breakpoint at testing.tRunner: %w", err)
-			}
+	if slices.ContainsFunc(rp.w.Goroutines, func(g Goroutine) bool { return g.Test }) {
+		err := rp.breakAtFunc("testing.tRunner", func(a uint64) {
 			file, n, _ := rp.tgt.BinInfo().PCToLine(a)
 			rp.bps[a] = line{file, n}
+		})
+		if err != nil {
+			return err
 		}
-		break
 	}
 	// Goroutines of a go statement are matched by their rank among that
 	// statement's goroutines, so each must be seen, even one that starts
 	// and ends between two stops of the program: each stops once where
 	// it ends, still there.
-	for _, g := range rp.w.Goroutines {
-		if g.Test || g.File == "" {
+	if slices.ContainsFunc(rp.w.Goroutines, func(g Goroutine) bool { return !g.Test && g.File != "" }) {
+		if err := rp.breakAtFunc("runtime.goexit1", func(a uint64) { rp.exits[a] = true }); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// breakAtFunc sets a breakpoint at the entry of function fn, unless one
+// is there, and hands add each address. A program without fn (not a
+// test binary, for testing.tRunner) gets none: its goroutines are then
+// seen at the program's stops only.
+func (rp *replayer) breakAtFunc(fn string, add func(addr uint64)) error {
+	addrs, err := proc.FindFunctionLocation(rp.tgt, fn, 0)
+	if err != nil {
+		return nil
+	}
+	for _, a := range addrs {
+		if _, ok := rp.bps[a]; ok || rp.exits[a] {
 			continue
 		}
-		addrs, err := proc.FindFunctionLocation(rp.tgt, "runtime.goexit1", 0)
-		if err != nil {
-			break // seen at the program's stops only
+		if _, err := rp.tgt.SetBreakpoint(len(rp.bps)+len(rp.exits)+1, a, proc.UserBreakpoint, nil); err != nil {
+			return fmt.Errorf("setting a breakpoint at %s: %w", fn, err)
 		}
-		for _, a := range addrs {
-			if _, err := rp.tgt.SetBreakpoint(len(rp.bps)+len(rp.exits)+1, a, proc.UserBreakpoint, nil); err != nil {
-				return fmt.Errorf("setting a breakpoint at runtime.goexit1: %w", err)
-			}
-			rp.exits[a] = true
-		}
-		break
+		add(a)
 	}
 	return nil
 }
