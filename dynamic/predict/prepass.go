@@ -44,8 +44,9 @@ type indexGo struct {
 	// open is the region instances the goroutine's begin and end events
 	// have open, outermost first, for unitOf.
 	open []openInst
-	// waits counts the goroutine's waits (endsInstance): the part of a region
-	// instance after a wait is an instance of its own (instValue).
+	// waits counts the goroutine's waits (endsInstance): the part of a
+	// region instance after a wait is an instance of its own
+	// (instValue).
 	waits uint64
 }
 
@@ -60,9 +61,9 @@ type indexGo struct {
 // The recorders number instances from 1, far below 1<<40.
 func instValue(inst, waits uint64) uint64 { return inst | waits<<40 }
 
-// endsInstance says whether an event of kind k is a wait of its goroutine for
-// another, which ends the region instance it is in (instValue): a
-// Cond's or a WaitGroup's Wait, and a channel receive.
+// endsInstance says whether an event of kind k is a wait of its
+// goroutine for another, which ends the region instance it is in
+// (instValue): a Cond's or a WaitGroup's Wait, and a channel receive.
 func endsInstance(k trace.Kind) bool {
 	return k == trace.KindCondWait || k == trace.KindWGWait || k == trace.KindRecv
 }
