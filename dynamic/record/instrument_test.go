@@ -441,8 +441,8 @@ func TestInstrumentedDeferredAtomic(t *testing.T) {
 
 // A channel or Once that the runtime places where a collected one was is
 // a new object for the instrumenting recorder too: the make of a channel
-// is recorded, and a Once that runs its function where one ran is
-// another Once.
+// is recorded, the context package's making of a Done channel too, and a
+// Once that runs its function where one ran is another Once.
 func TestInstrumentedReuse(t *testing.T) {
 	in, bin, root := prepareInstrumented(t, "reuse", true)
 	tr := recordInstrumentedOK(t, in, Options{Binary: bin, Args: []string{"4"}, Dir: root})
@@ -457,11 +457,14 @@ func TestInstrumentedReuse(t *testing.T) {
 			}
 		}
 	}
-	if count["close"] != 4 || count["once"] != 4 {
-		t.Errorf("%d closes and %d Do running the function, want 4 and 4", count["close"], count["once"])
+	if count["close"] != 8 || count["once"] != 4 {
+		t.Errorf("%d closes and %d Do running the function, want 8 and 4", count["close"], count["once"])
 	}
-	if len(objs) != 8 {
-		t.Errorf("%d objects closed or run, want 8", len(objs))
+	if len(objs) != 12 {
+		t.Errorf("%d objects closed or run, want 12", len(objs))
+	}
+	if fs := findings(tr); len(fs) != 0 {
+		t.Errorf("%d findings, want none: %v", len(fs), fs)
 	}
 }
 

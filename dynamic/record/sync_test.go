@@ -211,17 +211,23 @@ func TestRecordReuse(t *testing.T) {
 		t.Fatalf("trace: %v", err)
 	}
 	count := map[string]int{}
+	objs := map[trace.ObjID]bool{}
 	for _, e := range tr.Events {
 		switch {
 		case e.Kind == trace.KindClose, e.Kind == trace.KindOnceDo && e.Arg == 1:
 			count[e.Kind.String()]++
+			objs[e.Obj] = true
 			if tr.Object(e.Obj).Name == "" {
 				t.Errorf("%v: object %#x is not declared", e, e.Obj)
 			}
 		}
 	}
-	if count["close"] != 4 || count["once"] != 4 {
-		t.Errorf("%d closes and %d Do running the function, want 4 and 4", count["close"], count["once"])
+	// Four rounds, each with its channel, its Once and its context.
+	if count["close"] != 8 || count["once"] != 4 {
+		t.Errorf("%d closes and %d Do running the function, want 8 and 4", count["close"], count["once"])
+	}
+	if len(objs) != 12 {
+		t.Errorf("%d objects closed or run, want 12", len(objs))
 	}
 }
 

@@ -29,8 +29,18 @@ func Cancelable(site uint32) func(context.Context, context.CancelFunc) (context.
 // records the close of ctx's Done channel once, by the first call, and
 // only if the context is not cancelled yet: a context that its deadline
 // or its parent cancelled was closed where nothing recorded it.
+//
+// It first records the making of the Done channel, which the context
+// package makes where no probe is: a context made where a collected
+// one's channel was is another channel, not that one, closed long ago.
+// A context not cancelled yet has just made its channel in the Done call
+// above; one already cancelled may share the package's one closed
+// channel, which is made once for all.
 func cancelRecorder(ctx context.Context, site uint32) func() {
 	done := ctx.Done()
+	if ctx.Err() == nil {
+		emit(KindMakeChan, chanPtr(done), chanCap(done), site)
+	}
 	var once sync.Once
 	return func() {
 		once.Do(func() {

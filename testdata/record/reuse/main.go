@@ -1,10 +1,11 @@
-// Command reuse makes, closes and drops a channel and a sync.Once in each
-// round, collecting garbage between rounds, so that the runtime gives a
-// new round's channel and Once the address of the previous round's: the
-// recorder must see them as new objects.
+// Command reuse makes, closes and drops a channel, a sync.Once and a
+// cancelled context in each round, collecting garbage between rounds, so
+// that the runtime gives a new round's channels and Once the address of
+// the previous round's: the recorder must see them as new objects.
 package main
 
 import (
+	"context"
 	"os"
 	"runtime"
 	"strconv"
@@ -34,6 +35,15 @@ func round(c *counter) {
 	}()
 	<-done
 	once.Do(c.inc)
+
+	// The context package makes the Done channel, out of the probes' sight.
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		c.inc()
+		cancel()
+	}()
+	<-ctx.Done()
+	c.inc()
 }
 
 func main() {
@@ -48,7 +58,7 @@ func main() {
 		round(c)
 		runtime.GC()
 	}
-	if c.n != rounds {
+	if c.n != 3*rounds {
 		os.Exit(1)
 	}
 }
