@@ -90,9 +90,10 @@ type replayOptions struct {
 	slots chan struct{}
 	// done counts the replays finished, for the progress line.
 	done *atomic.Int64
-	// exprsAt gives the source expressions of the accesses at a site (the
-	// probe plan's), for the replay's check of each access's variable.
-	exprsAt func(trace.Site) []string
+	// sites is what the probe plan knows of the trace's sites: the
+	// source expressions of the accesses, for the replay's check of each
+	// access's variable, and the writes made after a call.
+	sites replay.Sites
 }
 
 // replayable says whether finding f is one whose witness avcheck run
@@ -135,7 +136,7 @@ func replayFindings(ctx context.Context, t *trace.Trace, fs []predict.Finding, o
 		if !replayable(f) {
 			continue
 		}
-		w, err := replay.FromTrace(t, *f, opts.exprsAt)
+		w, err := replay.FromTrace(t, *f, opts.sites)
 		if err != nil {
 			f.Replay = "not confirmed: " + err.Error()
 			continue
@@ -274,7 +275,7 @@ func (rs *replayStage) run(ctx context.Context, t *trace.Trace, fs []predict.Fin
 	var done atomic.Int64
 	rs.opts.done = &done
 	if rs.plan != nil {
-		rs.opts.exprsAt = rs.plan.ExprsAt
+		rs.opts.sites = rs.plan
 	}
 	rs.opts.timeout = rs.timeout
 	rs.opts.slots = rs.slots

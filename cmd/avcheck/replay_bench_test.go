@@ -80,7 +80,7 @@ func BenchmarkReplayCorpus(b *testing.B) {
 					continue
 				}
 				proven++
-				w, err := replay.FromTrace(tr, f, plan.ExprsAt)
+				w, err := replay.FromTrace(tr, f, plan)
 				outcome := ""
 				var took time.Duration
 				if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -62,8 +63,8 @@ func TestRunReplay(t *testing.T) {
 // through a pipe, which no trace records. The corpus's turn scheduler
 // orders its goroutines the same way, but steps aside when the program
 // is replayed (AVCHECK_REPLAY): splitcounter's lost update replays, and
-// its test fails, which the replay note quotes. Without -replay nothing is replayed and the finding
-// has no replay note.
+// its test fails, which the replay note quotes, and so does checkset's.
+// Without -replay nothing is replayed and the finding has no replay note.
 func TestRunReplayNotForced(t *testing.T) {
 	t.Parallel()
 	r := avcheckRun(t, context.Background(), "-replay", "./testdata/record/pipeorder")
@@ -89,6 +90,24 @@ func TestRunReplayNotForced(t *testing.T) {
 		want := fmt.Sprintf("g%d read c.n = 0, g%d then wrote c.n = 1, and g%d wrote c.n = 1 over it: g%d's update is lost; the test failed: counter_test.go:15: count 1, want 2", first, other, first, other)
 		if got := r.doc.Findings[0].Replay; got != want {
 			t.Errorf("replay: %q\nwant %q", got, want)
+		}
+	}
+
+	// checkset's witness has a write made once a call returned, on the
+	// test's line claimed[g] = r.Claim(g + 1): no breakpoint stops the
+	// goroutine there, so the replay does not hold it at that write.
+	r = avcheckRun(t, context.Background(), "-replay", "./testdata/corpus/checkset")
+	wantFindings(t, r, "replayed R-W-W r.owner checkset.go:24:rd checkset.go:30:wr checkset.go:30:wr")
+	if len(r.doc.Findings) == 1 {
+		a := r.doc.Findings[0].Accesses
+		first, other := a[0].Goroutine, a[1].Goroutine
+		got := r.doc.Findings[0].Replay
+		var want []string
+		for _, ids := range [][2]int{{1, 2}, {2, 1}} {
+			want = append(want, fmt.Sprintf("g%d read r.owner = 0, g%d then wrote r.owner = %d, and g%d wrote r.owner = %d over it: g%d's update is lost", first, other, ids[0], first, ids[1], other))
+		}
+		if !slices.Contains(want, got) {
+			t.Errorf("replay: %q\nwant one of %q", got, want)
 		}
 	}
 

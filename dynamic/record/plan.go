@@ -145,6 +145,17 @@ func (p *Plan) ExprsAt(s trace.Site) []string {
 	return out
 }
 
+// AfterCall says whether the plan's write at site s is made once a call
+// or receive of its assignment returned (AccessProbe.AfterCall).
+func (p *Plan) AfterCall(s trace.Site) bool {
+	for _, a := range p.Accesses[Line{s.File, s.Line}] {
+		if a.Col == s.Col && a.AfterCall {
+			return true
+		}
+	}
+	return false
+}
+
 // Lines returns every line the recorder sets a breakpoint at, sorted: the
 // lines of accesses and go statements. A region needs no line of its own:
 // it begins at the first stop inside it.

@@ -26,10 +26,12 @@
 // # The schedule
 //
 // FromTrace turns a finding's witness into steps: the witness's events
-// except region boundaries, a goroutine's end, and the events at a defer
+// except region boundaries, a goroutine's end, the events at a defer
 // statement's line (the deferred call runs at the return, where no
-// breakpoint of that line stops it), each with the goroutine's arrival at
-// its line that the recorded events count. Consecutive steps of one
+// breakpoint of that line stops it) and the writes made once their
+// assignment's call returned (v = f(), which the goroutine makes back
+// from the call, in the middle of the line), each with the goroutine's
+// arrival at its line that the recorded events count. Consecutive steps of one
 // goroutine at one arrival are one turn: the goroutine goes past the line
 // at once. A turn ends when its goroutine has left the line: it stops at
 // another of the witness's lines, it is parked elsewhere, or it has

@@ -160,7 +160,7 @@ func TestFromRecording(t *testing.T) {
 	if found == nil {
 		t.Fatalf("no proven R-W-W on c.n among %d findings", len(res.Findings))
 	}
-	w, err := FromTrace(tr, *found, plan.ExprsAt)
+	w, err := FromTrace(tr, *found, plan)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,7 +228,7 @@ func TestCorpus(t *testing.T) {
 				if f.Level < predict.LevelProven {
 					continue
 				}
-				w, err := FromTrace(tr, f, plan.ExprsAt)
+				w, err := FromTrace(tr, f, plan)
 				if err != nil {
 					t.Fatal(err)
 				}

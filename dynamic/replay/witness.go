@@ -77,6 +77,15 @@ func enforced(k trace.Kind) bool {
 	return true
 }
 
+// Sites is what the probe plan knows of the sites of a trace
+// (record.Plan implements it): the source expressions of the accesses at
+// a site, and whether a write there is made once a call or receive of
+// its assignment returned.
+type Sites interface {
+	ExprsAt(trace.Site) []string
+	AfterCall(trace.Site) bool
+}
+
 // FromTrace returns the witness of finding f of trace t: the steps of
 // f.Witness that a replay can hold a goroutine at, with each goroutine
 // named by its creation and each step's visit counted from the
@@ -86,12 +95,18 @@ func enforced(k trace.Kind) bool {
 //
 // An access step's expression, which the replay evaluates to check that
 // it reaches the witness's variable, is the name of its object: the
-// expression of the object's first access in the run. exprsAt, if not
+// expression of the object's first access in the run. sites, if not
 // nil, gives the source expressions of the accesses at a site (the probe
-// plan's, record.Plan.ExprsAt); where the object was first reached
-// through another expression (one goroutine's b.accts[to] is another's
-// b.accts[from]), the step takes its own site's (siteExpr).
-func FromTrace(t *trace.Trace, f predict.Finding, exprsAt func(trace.Site) []string) (*Witness, error) {
+// plan's); where the object was first reached through another
+// expression (one goroutine's b.accts[to] is another's b.accts[from]),
+// the step takes its own site's (siteExpr).
+//
+// A write that its assignment's call or receive precedes (claimed[g] =
+// r.Claim(g+1), as sites tells) is made when the goroutine is back from
+// the call, in the middle of the line, where no breakpoint of the line
+// stops it: like a deferred call's events, it is not held, and it is no
+// new arrival at its line.
+func FromTrace(t *trace.Trace, f predict.Finding, sites Sites) (*Witness, error) {
 	if len(f.Witness) == 0 {
 		return nil, fmt.Errorf("the finding has no witness")
 	}
@@ -148,6 +163,9 @@ func FromTrace(t *trace.Trace, f predict.Finding, exprsAt func(trace.Site) []str
 			return 0
 		}
 		s := t.Site(e.Site)
+		if e.Kind == trace.KindWrite && sites != nil && sites.AfterCall(s) {
+			return 0
+		}
 		k := lineKey{s.File, s.Line}
 		if visits[e.G] == nil {
 			visits[e.G] = make(map[lineKey]int)
@@ -213,6 +231,10 @@ func FromTrace(t *trace.Trace, f predict.Finding, exprsAt func(trace.Site) []str
 		st := Step{G: gi, File: s.File, Line: s.Line, Visit: visit, Kind: e.Kind, Seq: e.Seq}
 		if e.Kind.IsAccess() {
 			st.Obj = e.Obj
+			var exprsAt func(trace.Site) []string
+			if sites != nil {
+				exprsAt = sites.ExprsAt
+			}
 			st.Expr = siteExpr(t.Object(e.Obj).Name, t.Site(e.Site), exprsAt)
 		}
 		w.Steps = append(w.Steps, st)

@@ -1,8 +1,11 @@
 package replay
 
 import (
+	"fmt"
+	"slices"
 	"testing"
 
+	"github.com/avcheck/avcheck/dynamic/predict"
 	"github.com/avcheck/avcheck/dynamic/trace"
 )
 
@@ -41,5 +44,61 @@ func TestSiteExpr(t *testing.T) {
 	two := func(trace.Site) []string { return []string{"m[a]", "m[b]"} }
 	if got := siteExpr("m[c]", trace.Site{}, two); got != "" {
 		t.Errorf("two candidates: %q, want none", got)
+	}
+}
+
+// afterCallSites marks the write at column 22 of line 16 as made after
+// its assignment's call returned.
+type afterCallSites struct{}
+
+func (afterCallSites) ExprsAt(trace.Site) []string { return nil }
+func (afterCallSites) AfterCall(s trace.Site) bool { return s.Line == 16 && s.Col == 22 }
+
+// TestFromTraceAfterCall: a write made once its assignment's call
+// returned (claimed[g] = r.Claim(g+1)) is not held, since no breakpoint
+// of its line stops the goroutine back from the call, and it is no new
+// arrival at its line: the line's next run is its second arrival.
+func TestFromTraceAfterCall(t *testing.T) {
+	tr := &trace.Trace{
+		Sites: []trace.Site{{},
+			{File: "t_test.go", Line: 12, Col: 2},  // the go statement
+			{File: "t_test.go", Line: 16, Col: 30}, // the call's read of r
+			{File: "c.go", Line: 24, Col: 9},       // inside the call
+			{File: "t_test.go", Line: 16, Col: 22}, // claimed[g] =
+		},
+		Objects: map[trace.ObjID]trace.Object{
+			0x10: {Kind: trace.ObjVar, Name: "r"},
+			0x20: {Kind: trace.ObjVar, Name: "r.owner"},
+			0x30: {Kind: trace.ObjVar, Name: "claimed[g]"},
+		},
+		Events: []trace.Event{
+			{Seq: 1, G: 1, Kind: trace.KindFork, Arg: 2, Site: 1},
+			{Seq: 2, G: 2, Kind: trace.KindRead, Obj: 0x10, Site: 2},
+			{Seq: 3, G: 2, Kind: trace.KindRead, Obj: 0x20, Site: 3},
+			{Seq: 4, G: 2, Kind: trace.KindWrite, Obj: 0x30, Site: 4},
+			{Seq: 5, G: 2, Kind: trace.KindRead, Obj: 0x10, Site: 2},
+		},
+	}
+	f := predict.Finding{Witness: []uint64{2, 3, 4, 5}, WitnessFrom: 2}
+	steps := func(sites Sites) []string {
+		w, err := FromTrace(tr, f, sites)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, s := range w.Steps {
+			out = append(out, fmt.Sprintf("%s visit %d", s, s.Visit))
+		}
+		return out
+	}
+	want := []string{"t_test.go:16 rd r visit 1", "c.go:24 rd r.owner visit 1", "t_test.go:16 rd r visit 2"}
+	if got := steps(afterCallSites{}); !slices.Equal(got, want) {
+		t.Errorf("steps %q\nwant %q", got, want)
+	}
+	// Without the plan, the write is a step of its own, held on a second
+	// arrival at the line that no breakpoint would stop.
+	want = []string{"t_test.go:16 rd r visit 1", "c.go:24 rd r.owner visit 1", "t_test.go:16 wr claimed[g] visit 2", "t_test.go:16 rd r visit 2"}
+	if got := steps(nil); !slices.Equal(got, want) {
+		t.Errorf("steps without the plan %q\nwant %q", got, want)
 	}
 }
