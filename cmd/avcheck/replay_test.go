@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -63,7 +64,8 @@ func TestRunReplay(t *testing.T) {
 // through a pipe, which no trace records. The corpus's turn scheduler
 // orders its goroutines the same way, but steps aside when the program
 // is replayed (AVCHECK_REPLAY): splitcounter's lost update replays, and
-// its test fails, which the replay note quotes, and so does checkset's.
+// its test fails, which the replay note quotes, and so do checkset's and
+// lazyinit's.
 // Without -replay nothing is replayed and the finding has no replay note.
 func TestRunReplayNotForced(t *testing.T) {
 	t.Parallel()
@@ -108,6 +110,19 @@ func TestRunReplayNotForced(t *testing.T) {
 		}
 		if !slices.Contains(want, got) {
 			t.Errorf("replay: %q\nwant one of %q", got, want)
+		}
+	}
+
+	// lazyinit's lost update is of a pointer: the replay shows the
+	// addresses the two goroutines stored.
+	r = avcheckRun(t, context.Background(), "-replay", "./testdata/corpus/lazyinit")
+	wantFindings(t, r, "replayed R-W-W r.table registry.go:22:rd registry.go:27:wr registry.go:27:wr")
+	if len(r.doc.Findings) == 1 {
+		a := r.doc.Findings[0].Accesses
+		first, other := a[0].Goroutine, a[1].Goroutine
+		want := fmt.Sprintf(`^g%d read r\.table = nil, g%d then wrote r\.table = 0x[0-9a-f]+, and g%d wrote r\.table = 0x[0-9a-f]+ over it: g%d's update is lost$`, first, other, first, other)
+		if got := r.doc.Findings[0].Replay; !regexp.MustCompile(want).MatchString(got) {
+			t.Errorf("replay: %q\nwant %q", got, want)
 		}
 	}
 

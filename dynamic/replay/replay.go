@@ -925,14 +925,18 @@ func (rp *replayer) releaseAll() {
 	}
 }
 
-// cellOf returns where an integer or boolean variable lives.
+// cellOf returns where an integer, boolean or pointer variable lives: a
+// pointer, channel, map or function value is one word, the address it
+// holds, which tells a lazily made value from nil and one made value
+// from another.
 func cellOf(v *proc.Variable) (cell, bool) {
 	if v.RealType == nil {
 		return cell{}, false
 	}
 	switch v.Kind {
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr, reflect.Bool:
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr, reflect.Bool,
+		reflect.Pointer, reflect.UnsafePointer, reflect.Chan, reflect.Map, reflect.Func:
 		return cell{addr: v.Addr, size: v.RealType.Size(), kind: v.Kind}, true
 	}
 	return cell{}, false
@@ -954,6 +958,11 @@ func (rp *replayer) read(c cell) (string, bool) {
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
 		shift := 64 - 8*uint(c.size)
 		return constant.MakeInt64(int64(u<<shift) >> shift).String(), true
+	case reflect.Pointer, reflect.UnsafePointer, reflect.Chan, reflect.Map, reflect.Func:
+		if u == 0 {
+			return "nil", true
+		}
+		return fmt.Sprintf("%#x", u), true
 	}
 	return constant.MakeUint64(u).String(), true
 }
