@@ -3,6 +3,7 @@ package regions
 import (
 	"go/constant"
 	"go/token"
+	"go/types"
 
 	"golang.org/x/tools/go/ssa"
 )
@@ -66,6 +67,13 @@ func (fa *funcAnalysis) flowFrom(seeds []ssa.Value, values bool) *flow {
 		if root == nil {
 			return
 		}
+		if obj := madeObject(addr); obj != nil {
+			// Stored into a field or element of an object the function
+			// made (n := &node{next: top}): the object now holds the
+			// data, and storing the pointer to it elsewhere (s.top = n)
+			// writes that data there.
+			add(obj)
+		}
 		loadsFrom(root, 0, func(load *ssa.UnOp) {
 			if Reaches(store, load) {
 				add(load)
@@ -114,6 +122,31 @@ func (fa *funcAnalysis) flowFrom(seeds []ssa.Value, values bool) *flow {
 		}
 	}
 	return fl
+}
+
+// madeObject returns the Alloc of the object whose field or element
+// addr is, reached through fields and array elements only: a part of the
+// object itself, not of what it points to.
+func madeObject(addr ssa.Value) *ssa.Alloc {
+	for i := 0; i < maxPathDepth; i++ {
+		switch x := addr.(type) {
+		case *ssa.FieldAddr:
+			addr = x.X
+		case *ssa.IndexAddr:
+			if _, ok := x.X.Type().Underlying().(*types.Pointer); !ok {
+				return nil // a slice's element: another object
+			}
+			addr = x.X
+		case *ssa.Alloc:
+			if i == 0 {
+				return nil // the variable itself, not a part of it
+			}
+			return x
+		default:
+			return nil
+		}
+	}
+	return nil
 }
 
 // localRoot returns the Alloc at the root of a local address.

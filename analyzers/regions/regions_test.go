@@ -144,4 +144,16 @@ func Assert
   176 read c.n via c.Get() [c.mu#1]
   177 write c.n via c.Set(0) [c.mu#2]
   region proximity 176-177 (none): c.n@176 c.n@177
+func Push
+  198 read s.top [s.mu#1]
+  202 write s.top [s.mu#2]
+  region lock 197-199 (critical-section): s.top@198
+  region proximity 198-202 (write-back 198-202): s.top@198 s.top@202
+  region lock 201-203 (critical-section): s.top@202
+func Replace
+  210 read s.top [s.mu#1]
+  215 write s.top [s.mu#2]
+  region lock 209-211 (critical-section): s.top@210
+  region proximity 209-216 (none): s.top@210 s.top@215
+  region lock 214-216 (critical-section): s.top@215
 `

@@ -178,3 +178,40 @@ func Assert(c *Counter) { // want Assert:`summary\(read c.n \[lock c.mu\]; write
 		panic("not one")
 	}
 }
+
+// Stack is a linked stack behind a mutex.
+type Stack struct {
+	mu  sync.Mutex
+	top *node
+}
+
+type node struct {
+	v    int
+	next *node
+}
+
+// Push reads the top in one critical section and, in another, stores a
+// new node that holds it: the value read is written back, inside the
+// node that the write publishes.
+func (s *Stack) Push(v int) { // want Push:`summary\(read s.top \[lock s.mu\]; write s.top \[lock s.mu\] <-params\[1\]; takes s.mu\)`
+	s.mu.Lock()
+	top := s.top
+	s.mu.Unlock()
+	n := &node{v: v, next: top}
+	s.mu.Lock()
+	s.top = n
+	s.mu.Unlock()
+}
+
+// Replace only logs the node it reads, and stores a node made of v
+// alone: nothing read reaches the write.
+func (s *Stack) Replace(v int, log func(...any)) { // want Replace:`summary\(read s.top \[lock s.mu\]; write s.top \[lock s.mu\] <-params\[1\]; takes s.mu; calls param2\)`
+	s.mu.Lock()
+	old := s.top
+	s.mu.Unlock()
+	log(old)
+	n := &node{v: v}
+	s.mu.Lock()
+	s.top = n
+	s.mu.Unlock()
+}
