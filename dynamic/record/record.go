@@ -707,7 +707,7 @@ func (r *recorder) flushAfter(gs *gstate, frames []proc.Stackframe, at int, call
 	}
 	keep := gs.after[:0]
 	for _, a := range gs.after {
-		if frames == nil || a.depth > depth || a.depth == depth && !(call && a.line == line) {
+		if frames == nil || a.depth > depth || a.depth == depth && !(call && a.line == line) || movedOn(frames, a) {
 			r.emit(gs, a.e)
 		} else {
 			keep = append(keep, a)
@@ -715,6 +715,19 @@ func (r *recorder) flushAfter(gs *gstate, frames []proc.Stackframe, at int, call
 	}
 	clear(gs.after[len(keep):])
 	gs.after = keep
+}
+
+// movedOn says whether the frame of write a, still on the stack below
+// the stop, has gone past the write's line: the stop is in a call made
+// from a later line, or in a call deferred by the frame, which its
+// return runs once the write is made (defer wg.Done(); v = f()).
+func movedOn(frames []proc.Stackframe, a afterWrite) bool {
+	for j := range frames {
+		if frameID(frames, j) == a.depth {
+			return Line{frames[j].Call.File, frames[j].Call.Line} != a.line
+		}
+	}
+	return false
 }
 
 // maxDepth bounds the stack unwound at a stop.
