@@ -46,9 +46,10 @@
 // the goroutines the witness does not name, and each named goroutine
 // after its last step. The replay checks that each access reaches the
 // same variable as the witness's other steps on its object (by address
-// within the replay), reads the integers, booleans and pointers (the
-// address they hold) the steps read (before the line runs) and wrote
-// (once it has), and reports how the program ended.
+// within the replay), reads the integers, booleans, pointers (the
+// address they hold), slices (their header) and strings the steps read
+// (before the line runs) and wrote (once it has), and reports how the
+// program ended.
 //
 // What cannot be forced, reported as the Result's Reason and never as an
 // error: two steps of one goroutine at one arrival at a line with another

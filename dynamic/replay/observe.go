@@ -80,7 +80,7 @@ func triplet(t *trace.Trace, f predict.Finding, seen map[uint64]Value) Observati
 	a, b, c := f.Accesses[0], f.Accesses[1], f.Accesses[2]
 	for _, x := range []predict.Access{a, b, c} {
 		if _, ok := seen[x.Seq]; !ok {
-			return Observation{Text: fmt.Sprintf("the witness ran to its last access, but the replay could not read the value of %s at %s (only integers, booleans and pointers are read)", name(t, x), where(t, x))}
+			return Observation{Text: fmt.Sprintf("the witness ran to its last access, but the replay could not read the value of %s at %s (only integers, booleans, pointers, slices and strings are read)", name(t, x), where(t, x))}
 		}
 	}
 	va, vb, vc := seen[a.Seq].Value, seen[b.Seq].Value, seen[c.Seq].Value

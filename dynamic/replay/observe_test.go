@@ -62,7 +62,7 @@ func TestObserve(t *testing.T) {
 		{"W-W-W", finding(predict.KindAtomicity, "W-W-W"), result("W-W-W", "1", "2", "3"), false, false,
 			"the witness ran to its last access, but the values of c.n cannot show a W-W-W: the last write is g1's in a serial order too"},
 		{"value not read", finding(predict.KindAtomicity, "R-W-W"), result("R-W-W", "0", "1"), false, false,
-			"the witness ran to its last access, but the replay could not read the value of c.n at c.go:16 (only integers, booleans and pointers are read)"},
+			"the witness ran to its last access, but the replay could not read the value of c.n at c.go:16 (only integers, booleans, pointers, slices and strings are read)"},
 		{"race", finding(predict.KindRace, "W-R"), result("W-R", "1", "1"), false, false,
 			"the witness ran to its last access, but the values of c.n cannot show a race W-R: they are those of some serial order"},
 		{"race, test failed", finding(predict.KindRace, "W-R"), func() Result {

@@ -11,6 +11,7 @@ import (
 	"reflect"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -925,10 +926,11 @@ func (rp *replayer) releaseAll() {
 	}
 }
 
-// cellOf returns where an integer, boolean or pointer variable lives: a
-// pointer, channel, map or function value is one word, the address it
-// holds, which tells a lazily made value from nil and one made value
-// from another.
+// cellOf returns where an integer, boolean, pointer, slice or string
+// variable lives. A pointer, channel, map or function value is one word,
+// the address it holds, which tells a lazily made value from nil and one
+// made value from another; a slice is its header (where its array is,
+// its length and capacity), a string its bytes.
 func cellOf(v *proc.Variable) (cell, bool) {
 	if v.RealType == nil {
 		return cell{}, false
@@ -936,14 +938,49 @@ func cellOf(v *proc.Variable) (cell, bool) {
 	switch v.Kind {
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
 		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr, reflect.Bool,
-		reflect.Pointer, reflect.UnsafePointer, reflect.Chan, reflect.Map, reflect.Func:
+		reflect.Pointer, reflect.UnsafePointer, reflect.Chan, reflect.Map, reflect.Func,
+		reflect.Slice, reflect.String:
 		return cell{addr: v.Addr, size: v.RealType.Size(), kind: v.Kind}, true
 	}
 	return cell{}, false
 }
 
+// maxString bounds the bytes of a string value a replay shows.
+const maxString = 64
+
+// readHeader returns the value of the slice or string header in c: a
+// slice's length, capacity and array, or a string's first bytes, quoted.
+func (rp *replayer) readHeader(c cell) (string, bool) {
+	words := make([]byte, c.size)
+	if _, err := rp.tgt.Memory().ReadMemory(words, c.addr); err != nil || c.size < 16 {
+		return "", false
+	}
+	data := binary.LittleEndian.Uint64(words[0:8])
+	n := binary.LittleEndian.Uint64(words[8:16])
+	if c.kind == reflect.Slice {
+		if data == 0 {
+			return "nil", true
+		}
+		return fmt.Sprintf("a slice of length %d, capacity %d at %#x", n, binary.LittleEndian.Uint64(words[16:24]), data), true
+	}
+	shown := min(n, maxString)
+	buf := make([]byte, shown)
+	if shown > 0 {
+		if _, err := rp.tgt.Memory().ReadMemory(buf, data); err != nil {
+			return "", false
+		}
+	}
+	if shown < n {
+		return strconv.Quote(string(buf)) + fmt.Sprintf("... (%d bytes)", n), true
+	}
+	return strconv.Quote(string(buf)), true
+}
+
 // read returns the value in c now.
 func (rp *replayer) read(c cell) (string, bool) {
+	if c.kind == reflect.Slice || c.kind == reflect.String {
+		return rp.readHeader(c)
+	}
 	if c.size <= 0 || c.size > 8 {
 		return "", false
 	}
