@@ -439,6 +439,24 @@ func TestInstrumentedDeferredAtomic(t *testing.T) {
 	}
 }
 
+// A test that starts copies of its own binary (testdata/record/reexec)
+// is recorded alone: the copies do not inherit the recording, which they
+// would reopen and truncate under the test's mapping. The trace holds
+// the test's own 4 acquires of the counter's lock, not the copies' 400.
+func TestInstrumentedReexec(t *testing.T) {
+	in, bin, root := prepareInstrumented(t, "reexec", false)
+	tr := recordInstrumentedOK(t, in, Options{Binary: bin, Dir: filepath.Join(root, "testdata/record/reexec")})
+	acquires := 0
+	for _, e := range tr.Events {
+		if e.Kind == trace.KindAcquire && tr.Object(e.Obj).Name == "c.mu" {
+			acquires++
+		}
+	}
+	if acquires != 4 {
+		t.Errorf("%d acquires of c.mu recorded, want 4", acquires)
+	}
+}
+
 // A channel or Once that the runtime places where a collected one was is
 // a new object for the instrumenting recorder too: the make of a channel
 // is recorded, the context package's making of a Done channel too, and a

@@ -22,7 +22,9 @@
 // chunks by sequence number into a trace.
 //
 // Recording is on when the environment variable AVCHECK_RECORD names the
-// file to write; otherwise every probe returns at once.
+// file to write; otherwise every probe returns at once. The variable is
+// removed from the environment when recording starts, so that a copy of
+// the program that it starts does not record into the same file.
 //
 // A goroutine is identified by the runtime's goroutine id, read from the
 // goroutine's g at an offset found at start-up (goid.go); the go
@@ -190,6 +192,11 @@ func init() {
 		return
 	}
 	if name := os.Getenv(EnvFile); name != "" {
+		// The recording is this process's: a program that starts
+		// copies of itself (a test of a server, of a command) would
+		// have them reopen the file, truncated under this process's
+		// mapping.
+		os.Unsetenv(EnvFile)
 		if err := start(name); err != nil {
 			os.Stderr.WriteString("avcheck: recording disabled: " + err.Error() + "\n")
 		}
