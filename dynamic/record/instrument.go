@@ -7,7 +7,6 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
-	"go/version"
 	"io/fs"
 	"maps"
 	"os"
@@ -187,9 +186,6 @@ func Instrument(plan *Plan, dir string) (*Instrumented, error) {
 		}
 		if p.Module.Main && p.Module.GoMod != "" {
 			goMod = p.Module.GoMod
-			if v := p.Module.GoVersion; v != "" && version.Compare("go"+v, "go"+rtGoVersion) < 0 {
-				return nil, fmt.Errorf("%s: go %s: the instrumenting recorder needs go %s or later in go.mod (use -recorder=delve)", goMod, v, rtGoVersion)
-			}
 		}
 		for i, f := range p.Syntax {
 			if i >= len(p.CompiledGoFiles) {
@@ -239,7 +235,10 @@ func Instrument(plan *Plan, dir string) (*Instrumented, error) {
 	if err != nil {
 		return nil, err
 	}
-	mod = fmt.Appendf(slices.Clip(mod), "\nrequire %s v0.0.0\n\nreplace %s => %s\n", rtModule, rtModule, rtDir)
+	// The rewritten calls of the runtime are calls of generic functions:
+	// a module older than rtGoVersion is built as one of that version,
+	// as other modules' copies are (raiseGo).
+	mod = fmt.Appendf(slices.Clip(raiseGo(mod)), "\nrequire %s v0.0.0\n\nreplace %s => %s\n", rtModule, rtModule, rtDir)
 	if in.ownOverlay, err = writeOverlayFile(dir, "own", goMod, mod, replace); err != nil {
 		return nil, err
 	}
