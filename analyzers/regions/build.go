@@ -480,15 +480,29 @@ func (fa *funcAnalysis) collectCallee(call *ssa.Call) {
 // critical section tests and sets a flag that decides it (if w.done {
 // return }; w.ctx = nil; w.done = true): one such write ever passes,
 // whatever a stale check before the section saw.
+//
+// A write made through a call (a helper that pops a queue the caller has
+// locked) is Rechecked the same way when a read of the state in the
+// caller's critical section decides the call: the caller's Summary then
+// says that its act re-validates under its own lock, so a check made in
+// an earlier critical section of its caller is harmlessly stale.
 func (fa *funcAnalysis) markRechecked() {
 	f := fa.info
 	for _, w := range f.Accesses {
-		if w.Kind != Write || len(w.Held) == 0 || w.Via != "" {
+		if w.Kind != Write || len(w.Held) == 0 {
 			continue
 		}
 		key := w.Path.Key()
 		for _, r := range f.Accesses {
 			if r.Kind != Read || !SameCS(r, w) {
+				continue
+			}
+			if w.Via != "" {
+				// The callee's own reads come with its Summary.
+				if r.Instr != w.Instr && r.Path.Key() == key {
+					_, control := f.Feeds(r, w)
+					w.Rechecked = w.Rechecked || control
+				}
 				continue
 			}
 			if r.Path.Key() != key {
