@@ -79,7 +79,12 @@
 // function cannot name (the cache's, held by a caller that took the item
 // from the cache's map) counts by its type and field (any Cache's mu),
 // and only for a field of another type: a node's field read with the
-// next node's lock held is still reported.
+// next node's lock held is still reported. A boolean parameter that
+// callers pass as a constant is followed: a lock its function takes and
+// gives back only when it is true (if lock { c.mu.Lock() }; c.get(k);
+// if lock { c.mu.Unlock() }) is held at the calls between for the
+// callers that pass true, and a call made only when it is true (if touch
+// { item.touch() }) is not made for the callers that pass false.
 //
 // A test file's accesses without a lock are neither counted nor
 // reported: a test looks at state where it knows it is quiet (after

@@ -44,6 +44,7 @@ type funcAnalysis struct {
 	// again on the way out.
 	deferredAcquireKeys map[string]bool
 	unheldReleases      []Path
+	condLocks           []condLock
 	callCS              map[callLock]int
 	callResults         map[*ssa.Call][][]*Access // per result, the mapped reads that flow into it
 	decidersOf          map[*ssa.BasicBlock][]*ssa.If
@@ -120,6 +121,7 @@ func (fa *funcAnalysis) release() {
 	fa.deferredKeys = nil
 	fa.deferredAcquireKeys = nil
 	fa.unheldReleases = nil
+	fa.condLocks = nil
 	fa.callCS = nil
 }
 
@@ -380,7 +382,7 @@ func (fa *funcAnalysis) collectCall(call *ssa.Call) {
 		if o := callee.Origin(); o != nil {
 			callee = o
 		}
-		rc := Call{Instr: call, Callee: callee, Held: fa.held(call), Args: args, Bindings: bindings}
+		rc := Call{Instr: call, Callee: callee, Held: fa.held(call), CondHeld: fa.condHeld(call), OnlyIf: fa.onlyIf(call), Args: args, Bindings: bindings}
 		if _, sum := fa.calleeSummary(c); sum != nil {
 			rc.Callbacks = sum.Callbacks
 			for _, i := range sum.Callbacks {

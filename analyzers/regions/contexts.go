@@ -1,6 +1,8 @@
 package regions
 
 import (
+	"fmt"
+	"go/constant"
 	"go/token"
 	"go/types"
 	"slices"
@@ -24,6 +26,10 @@ type Context struct {
 	// cache whose map a caller took the item from), by LockClass, each
 	// with whether it is held for writing.
 	Other map[string]bool
+	// Consts are the boolean parameters that the calls of this Context
+	// pass a constant to, by index, with its value: a lock that the
+	// function takes only when one is true (condlock.go) is held or not.
+	Consts map[int]bool
 }
 
 // maxContexts bounds the Contexts kept for one function; past it they
@@ -50,6 +56,9 @@ func EntryContexts(res *Result, inTest func(token.Pos) bool) map[*ssa.Function][
 					from = []Context{{}}
 				}
 				for _, e := range from {
+					if !runs(c, e) {
+						continue
+					}
 					ctx := contextAt(c, e, fn)
 					byKey[ctx.key()] = ctx
 				}
@@ -81,7 +90,7 @@ func EntryContexts(res *Result, inTest func(token.Pos) bool) map[*ssa.Function][
 // contextAt returns the Context that a call gives its callee when its
 // caller was entered with e.
 func contextAt(c caller, e Context, callee *ssa.Function) Context {
-	ctx := Context{Other: map[string]bool{}}
+	ctx := Context{Other: map[string]bool{}, Consts: constArgs(c, e)}
 	for k, w := range e.Other {
 		ctx.Other[k] = w
 	}
@@ -105,7 +114,43 @@ func contextAt(c caller, e Context, callee *ssa.Function) Context {
 	for _, h := range e.Held {
 		add(h)
 	}
+	for _, ch := range c.call.CondHeld {
+		if e.Consts[ch.Param] {
+			add(ch.Held)
+		}
+	}
 	return ctx
+}
+
+// constArgs returns the boolean constants a call passes, by the callee's
+// parameter index: a constant argument, or a parameter of the caller
+// that e knows.
+func constArgs(c caller, e Context) map[int]bool {
+	if c.call.Instr == nil {
+		return nil
+	}
+	var out map[int]bool
+	set := func(i int, v bool) {
+		if out == nil {
+			out = map[int]bool{}
+		}
+		out[i] = v
+	}
+	for i, a := range c.call.Instr.Call.Args {
+		switch a := a.(type) {
+		case *ssa.Const:
+			if a.Value != nil && a.Value.Kind() == constant.Bool {
+				set(i, constant.BoolVal(a.Value))
+			}
+		case *ssa.Parameter:
+			for j, p := range c.from.Fn.Params {
+				if v, ok := e.Consts[j]; ok && p == a {
+					set(i, v)
+				}
+			}
+		}
+	}
+	return out
 }
 
 func (c Context) key() string {
@@ -115,6 +160,9 @@ func (c Context) key() string {
 	}
 	for k, w := range c.Other {
 		parts = append(parts, k+mode(!w))
+	}
+	for i, v := range c.Consts {
+		parts = append(parts, fmt.Sprintf("%d=%v", i, v))
 	}
 	sort.Strings(parts)
 	return strings.Join(parts, ";")
@@ -151,6 +199,7 @@ func meet(cs []Context) Context {
 		}
 	}
 	out.Other = other
+	out.Consts = nil
 	return out
 }
 
@@ -246,4 +295,15 @@ func derefAll(t types.Type) types.Type {
 		}
 		t = types.Unalias(p.Elem())
 	}
+}
+
+// runs reports whether a call can run when its caller is entered with e:
+// not when it needs a boolean parameter that e passes the other value of.
+func runs(c caller, e Context) bool {
+	for _, pc := range c.call.OnlyIf {
+		if v, ok := e.Consts[pc.Param]; ok && v != pc.Value {
+			return false
+		}
+	}
+	return true
 }
