@@ -68,7 +68,25 @@
 // the functions that only such a goroutine calls (a connection's read
 // loop writes a field under the lock for other goroutines and reads it
 // itself without). One go statement is taken to start one goroutine per
-// object it is given. A test file's accesses without a lock are neither
-// counted nor reported: a test looks at state where it knows it is quiet
-// (after Close, after wg.Wait).
+// object it is given.
+//
+// The locks a function runs with are worked out for each of its calls
+// apart too (regions.EntryContexts): a read is not reported when every
+// call holds the guard or a lock that every write of the field holds. An
+// item's helper (isExpiredUnsafe) that the item's methods call with the
+// item's lock held, and the cache's methods with the cache's lock held,
+// reads fields that every write changes with both held. A lock that the
+// function cannot name (the cache's, held by a caller that took the item
+// from the cache's map) counts by its type and field (any Cache's mu),
+// and only for a field of another type: a node's field read with the
+// next node's lock held is still reported. A boolean parameter that
+// callers pass as a constant is followed: a lock its function takes and
+// gives back only when it is true (if lock { c.mu.Lock() }; c.get(k);
+// if lock { c.mu.Unlock() }) is held at the calls between for the
+// callers that pass true, and a call made only when it is true (if touch
+// { item.touch() }) is not made for the callers that pass false.
+//
+// A test file's accesses without a lock are neither counted nor
+// reported: a test looks at state where it knows it is quiet (after
+// Close, after wg.Wait).
 package guardedby

@@ -6,6 +6,7 @@ import (
 	"go/token"
 	"go/types"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 
@@ -87,6 +88,10 @@ type access struct {
 	// from goroutine to goroutine, and the channel orders the accesses.
 	handedOff bool
 	fn        *ssa.Function // a's function
+	// contexts are the locks held at a, as guards does, and by
+	// regions.LockClass, in each way its function is entered
+	// (regions.EntryContexts).
+	contexts []map[string]bool
 }
 
 func run(pass *analysis.Pass, cfg *Config) (any, error) {
@@ -102,6 +107,7 @@ func run(pass *analysis.Pass, cfg *Config) (any, error) {
 	}
 	index := map[varPos]int{}
 	entry := regions.EntryLocks(res, func(pos token.Pos) bool { return inTestFile(pass, pos) })
+	contexts := regions.EntryContexts(res, func(pos token.Pos) bool { return inTestFile(pass, pos) })
 	signalled := handoffs(res)
 	owner := regions.Owners(res)
 	for _, f := range res.Funcs {
@@ -114,7 +120,8 @@ func run(pass *analysis.Pass, cfg *Config) (any, error) {
 			if a.Var == nil || a.Via != "" || a.Atomic != "" || a.Sync || annotation.IsMutex(a.Var.Type()) {
 				continue
 			}
-			acc := access{a: a, guards: regions.GuardsOf(a, held), handedOff: handedOff(signalled[a.Var], recv), fn: f.Fn}
+			acc := access{a: a, guards: regions.GuardsOf(a, held), handedOff: handedOff(signalled[a.Var], recv), fn: f.Fn,
+				contexts: contextGuards(a, f.Fn, contexts[f.Fn])}
 			if len(acc.guards) == 0 && inTest(pass, a) {
 				continue // see inTest
 			}
@@ -261,7 +268,7 @@ func report(pass *analysis.Pass, ann *annotation.Set, accs []access, g Guard, ow
 	atWrites := heldAtEveryWrite(accs)
 	for _, a := range accs {
 		forWrite, held := a.guards[g.Lock]
-		if !held && (a.handedOff || inTest(pass, a.a) || a.a.Kind == regions.Read && holdsAny(a.guards, atWrites) || ownRead(a, accs, owner)) {
+		if !held && (a.handedOff || inTest(pass, a.a) || a.a.Kind == regions.Read && guardedIn(a.contexts, g.Lock, atWrites) || ownRead(a, accs, owner)) {
 			continue
 		}
 		var related []diag.Related
@@ -280,30 +287,52 @@ func report(pass *analysis.Pass, ann *annotation.Set, accs []access, g Guard, ow
 }
 
 // heldAtEveryWrite returns the locks held for writing at every write of
-// a field. A field written under two locks (mu and wmu) can be read with
-// either: each excludes every writer.
+// a field, in every way its function is entered. A field written under
+// two locks (mu and wmu) can be read with either: each excludes every
+// writer. The other lock may be another object's, known by its class
+// (regions.LockClass): an item's fields that the cache writes with its
+// own lock held as well as the item's.
 func heldAtEveryWrite(accs []access) map[string]bool {
 	var out map[string]bool
 	for _, a := range accs {
 		if a.a.Kind != regions.Write {
 			continue
 		}
-		if out == nil {
-			out = map[string]bool{}
-			for l, forWrite := range a.guards {
-				if forWrite {
-					out[l] = true
+		for _, guards := range a.contexts {
+			if out == nil {
+				out = map[string]bool{}
+				for l, forWrite := range guards {
+					if forWrite {
+						out[l] = true
+					}
 				}
+				continue
 			}
-			continue
-		}
-		for l := range out {
-			if !a.guards[l] {
-				delete(out, l)
+			for l := range out {
+				if !guards[l] {
+					delete(out, l)
+				}
 			}
 		}
 	}
 	return out
+}
+
+// guardedIn reports whether each of a read's contexts holds the guard,
+// or a lock that every write of the field holds: a helper of readers
+// that some callers call with the object's own lock held and others with
+// their lock that the writers also take (an isExpiredUnsafe that the
+// item's IsExpired and the cache's sweep both call).
+func guardedIn(contexts []map[string]bool, guard string, atWrites map[string]bool) bool {
+	for _, guards := range contexts {
+		if _, ok := guards[guard]; ok {
+			continue
+		}
+		if !holdsAny(guards, atWrites) {
+			return false
+		}
+	}
+	return true
 }
 
 func holdsAny(guards, locks map[string]bool) bool {
@@ -313,6 +342,43 @@ func holdsAny(guards, locks map[string]bool) bool {
 		}
 	}
 	return false
+}
+
+// contextGuards returns the locks held at a in each of its function's
+// contexts (one with none if it has no contexts): the guards that
+// regions.GuardsOf finds, and the other locks by their class. A lock of
+// the class of a's own struct is left to GuardsOf, which knows whether
+// it is of the same value: a node's field read with the next node's
+// lock held is not guarded.
+func contextGuards(a *regions.Access, fn *ssa.Function, contexts []regions.Context) []map[string]bool {
+	if len(contexts) == 0 {
+		contexts = []regions.Context{{}}
+	}
+	target := a.Path
+	for len(target.Fields) > 0 && target.Fields[len(target.Fields)-1] == "[]" {
+		target.Fields = target.Fields[:len(target.Fields)-1]
+	}
+	own, _ := regions.OwnerClass(fn, target)
+	other := func(k string) bool {
+		i := strings.LastIndex(k, ".")
+		return own == "" || i < 0 || k[:i] != own
+	}
+	out := make([]map[string]bool, len(contexts))
+	for i, c := range contexts {
+		guards := regions.GuardsOf(a, c.Held)
+		for _, h := range slices.Concat(a.Held, c.Held) {
+			if k, ok := regions.LockClass(fn, h.Lock); ok && other(k) {
+				guards[k] = guards[k] || !h.Read
+			}
+		}
+		for k, w := range c.Other {
+			if other(k) {
+				guards[k] = guards[k] || w
+			}
+		}
+		out[i] = guards
+	}
+	return out
 }
 
 // inTest reports whether a is in a test file. A test looks at its

@@ -44,6 +44,7 @@ type funcAnalysis struct {
 	// again on the way out.
 	deferredAcquireKeys map[string]bool
 	unheldReleases      []Path
+	condLocks           []condLock
 	callCS              map[callLock]int
 	callResults         map[*ssa.Call][][]*Access // per result, the mapped reads that flow into it
 	decidersOf          map[*ssa.BasicBlock][]*ssa.If
@@ -120,6 +121,7 @@ func (fa *funcAnalysis) release() {
 	fa.deferredKeys = nil
 	fa.deferredAcquireKeys = nil
 	fa.unheldReleases = nil
+	fa.condLocks = nil
 	fa.callCS = nil
 }
 
@@ -380,7 +382,7 @@ func (fa *funcAnalysis) collectCall(call *ssa.Call) {
 		if o := callee.Origin(); o != nil {
 			callee = o
 		}
-		rc := Call{Instr: call, Callee: callee, Held: fa.held(call), Args: args, Bindings: bindings}
+		rc := Call{Instr: call, Callee: callee, Held: fa.held(call), CondHeld: fa.condHeld(call), OnlyIf: fa.onlyIf(call), Args: args, Bindings: bindings}
 		if _, sum := fa.calleeSummary(c); sum != nil {
 			rc.Callbacks = sum.Callbacks
 			for _, i := range sum.Callbacks {
@@ -480,15 +482,29 @@ func (fa *funcAnalysis) collectCallee(call *ssa.Call) {
 // critical section tests and sets a flag that decides it (if w.done {
 // return }; w.ctx = nil; w.done = true): one such write ever passes,
 // whatever a stale check before the section saw.
+//
+// A write made through a call (a helper that pops a queue the caller has
+// locked) is Rechecked the same way when a read of the state in the
+// caller's critical section decides the call: the caller's Summary then
+// says that its act re-validates under its own lock, so a check made in
+// an earlier critical section of its caller is harmlessly stale.
 func (fa *funcAnalysis) markRechecked() {
 	f := fa.info
 	for _, w := range f.Accesses {
-		if w.Kind != Write || len(w.Held) == 0 || w.Via != "" {
+		if w.Kind != Write || len(w.Held) == 0 {
 			continue
 		}
 		key := w.Path.Key()
 		for _, r := range f.Accesses {
 			if r.Kind != Read || !SameCS(r, w) {
+				continue
+			}
+			if w.Via != "" {
+				// The callee's own reads come with its Summary.
+				if r.Instr != w.Instr && r.Path.Key() == key {
+					_, control := f.Feeds(r, w)
+					w.Rechecked = w.Rechecked || control
+				}
 				continue
 			}
 			if r.Path.Key() != key {

@@ -28,6 +28,46 @@ type caller struct {
 // The entries' CS is zero: the callee's accesses share no critical
 // section id with its own.
 func EntryLocks(res *Result, inTest func(token.Pos) bool) map[*ssa.Function][]Held {
+	callers, taken := callGraph(res, inTest)
+	entry := map[*ssa.Function][]Held{}
+	for range 4 {
+		changed := false
+		for _, f := range res.Funcs {
+			fn := f.Fn
+			if !entered(fn, callers, taken) {
+				continue
+			}
+			var common []Held
+			for i, c := range callers[fn] {
+				held := atCall(c, entry[c.from.Fn], fn)
+				if i == 0 {
+					common = held
+				} else {
+					common = intersect(common, held)
+				}
+			}
+			if !sameHeld(entry[fn], common) {
+				entry[fn] = common
+				changed = true
+			}
+		}
+		if !changed {
+			break
+		}
+	}
+	return entry
+}
+
+// entered reports whether the package sees every call of fn, and there
+// is at least one: its callers' locks are the ones it runs with.
+func entered(fn *ssa.Function, callers map[*ssa.Function][]caller, taken map[*ssa.Function]bool) bool {
+	return !(fn.Parent() == nil && token.IsExported(fn.Name()) || taken[fn] || len(callers[fn]) == 0)
+}
+
+// callGraph returns the in-package call sites of each function (calls in
+// test files left out) and the functions used as values, whose callers
+// are unknown.
+func callGraph(res *Result, inTest func(token.Pos) bool) (map[*ssa.Function][]caller, map[*ssa.Function]bool) {
 	callers := map[*ssa.Function][]caller{}
 	taken := map[*ssa.Function]bool{}
 	calls := map[*ssa.Call]Call{}
@@ -56,33 +96,7 @@ func EntryLocks(res *Result, inTest func(token.Pos) bool) map[*ssa.Function][]He
 		callers[fn] = append(callers[fn], cs...)
 		taken[fn] = false
 	}
-	entry := map[*ssa.Function][]Held{}
-	for range 4 {
-		changed := false
-		for _, f := range res.Funcs {
-			fn := f.Fn
-			if fn.Parent() == nil && token.IsExported(fn.Name()) || taken[fn] || len(callers[fn]) == 0 {
-				continue
-			}
-			var common []Held
-			for i, c := range callers[fn] {
-				held := atCall(c, entry[c.from.Fn], fn)
-				if i == 0 {
-					common = held
-				} else {
-					common = intersect(common, held)
-				}
-			}
-			if !sameHeld(entry[fn], common) {
-				entry[fn] = common
-				changed = true
-			}
-		}
-		if !changed {
-			break
-		}
-	}
-	return entry
+	return callers, taken
 }
 
 // markTaken records the package's functions that an instruction uses as

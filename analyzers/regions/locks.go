@@ -125,6 +125,7 @@ func (fa *funcAnalysis) computeLocks() {
 	if len(blocks) == 0 {
 		return
 	}
+	fa.findCondLocks()
 	in := make([]lockState, len(blocks))
 	seen := make([]bool, len(blocks))
 	queued := make([]bool, len(blocks))
@@ -225,6 +226,7 @@ func (fa *funcAnalysis) transfer(instr ssa.Instruction, st lockState, record boo
 				case !record:
 				case found:
 					fa.releaseAt[h.CS] = append(fa.releaseAt[h.CS], instr.Pos())
+				case fa.condReleased(instr.Block(), p):
 				case p.Root.Kind == RootParam || p.Root.Kind == RootGlobal:
 					fa.unheldReleases = append(fa.unheldReleases, p)
 				}

@@ -253,6 +253,12 @@ type Call struct {
 	Instr  *ssa.Call
 	Callee *ssa.Function
 	Held   []Held
+	// CondHeld are the locks held at the call when a boolean parameter
+	// of the caller is true (condlock.go).
+	CondHeld []CondHeld
+	// OnlyIf are the values of the caller's boolean parameters that the
+	// call needs to run (condlock.go).
+	OnlyIf []ParamCond
 	// Args are the paths of the arguments, and Bindings those of the
 	// variables a called closure captures, where they have one.
 	Args     []*Path

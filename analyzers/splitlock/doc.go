@@ -28,14 +28,17 @@
 // q.PopFront()).
 //
 // A write whose own critical section re-reads the state and decides on
-// it (double-checked locking) is not reported, nor is a read and write
-// that both run while nothing can interleave them yet: in an init
-// function, in a function given TestMain's *testing.M before it calls
-// m.Run, or in a test or benchmark of a _test.go file before it calls
-// t.Parallel (go test runs it alone), and before that function starts a
-// goroutine that can reach the state: one whose function, as far as its
-// accesses and those of its static callees show, never touches the
-// package-level variable (regions.Startup). Nor is a check that a
+// it (double-checked locking) is not reported, also when a call in that
+// section makes the write (if q.isEmpty() { return }; q.pop()), or when
+// the write is in a call that takes the lock and checks again itself (a
+// sweep that a timer, set from a stale look at the queue, starts). Nor
+// is a read and write that both run while nothing can interleave them
+// yet: in an init function, in a function given TestMain's *testing.M
+// before it calls m.Run, or in a test or benchmark of a _test.go file
+// before it calls t.Parallel (go test runs it alone), and before that
+// function starts a goroutine that can reach the state: one whose
+// function, as far as its accesses and those of its static callees
+// show, never touches the package-level variable (regions.Startup). Nor is a check that a
 // counter is above zero (or a bound) followed by a decrement that only
 // the goroutine making the check makes, while every other goroutine only
 // increments the counter (a read loop draining what senders add; the
