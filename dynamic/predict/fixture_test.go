@@ -49,6 +49,8 @@ func fixtureLine(t *trace.Trace, f *Finding) string {
 		b.WriteString(" dropped-by-avfilter")
 	case strings.Contains(f.Dropped, "no evidence that it is meant to be atomic"), strings.Contains(f.Dropped, "breaks nothing that evidence shows"):
 		b.WriteString(" no-intent")
+	case strings.Contains(f.Dropped, "which the violation does not access"):
+		b.WriteString(" outside-evidence")
 	default:
 		b.WriteString(" no-witness")
 	}

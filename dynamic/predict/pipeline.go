@@ -273,7 +273,11 @@ func decideCandidate(t *trace.Trace, m *syncMeta, pb *prefixState, av *avIndex, 
 		// the later stages would show (the rule of intent,
 		// analyzers/regions/intent.go).
 		f.Intent = ix.intentOf(t.Events[reps[0][0]].Region)
-		if why := f.Intent.rules(t.Events[reps[0][0]].Kind); why != "" {
+		why := f.Intent.rules(t.Events[reps[0][0]].Kind)
+		if why == "" {
+			why = ix.outsideEvidence(t, f.Intent, reps[0])
+		}
+		if why != "" {
 			f.Dropped = why
 			setAccesses(t, &f, reps[0])
 			return f, opts.All
