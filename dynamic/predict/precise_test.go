@@ -296,11 +296,18 @@ func randomValueTrace(rng *rand.Rand) *trace.Trace {
 			}
 		case trace.KindWrite:
 			mem[o.obj] = rng.IntN(3)
+			flags := 0
 			if rng.IntN(5) != 0 {
 				line += fmt.Sprintf(" v=%d", mem[o.obj])
+				if rng.IntN(3) == 0 {
+					flags |= 64 // the value is a constant of the program
+				}
 			}
 			if rng.IntN(3) == 0 {
-				line += " flags=8" // the address depends on values read
+				flags |= 8 // the address depends on values read
+			}
+			if flags != 0 {
+				line += fmt.Sprintf(" flags=%d", flags)
 			}
 		}
 		if rng.IntN(3) == 0 {
@@ -421,9 +428,10 @@ func (o *oracle) known(r, w int) (int64, bool) {
 // r may read write w, when a write whose address varies and whose
 // goroutine read before it has run (clobbered) or not. Such a write may
 // have written anywhere, and a write whose goroutine read before it may
-// have written anything: those reads may have seen other values.
+// have written anything: those reads may have seen other values, unless
+// it writes a constant.
 func (o *oracle) mayRelaxed(r, w int, clobbered bool) bool {
-	if w == o.src[r] || clobbered || w >= 0 && o.tookIn[w] {
+	if w == o.src[r] || clobbered || w >= 0 && o.tookIn[w] && !o.constant(w) {
 		return true
 	}
 	e := o.t.Events[r]
@@ -435,6 +443,12 @@ func (o *oracle) mayRelaxed(r, w int, clobbered bool) bool {
 		return true
 	}
 	return wv == int64(e.Value) // a value, or a length
+}
+
+// constant reports whether write w stores a constant of the program
+// (trace.ValueConst): its value whatever its goroutine read before it.
+func (o *oracle) constant(w int) bool {
+	return o.t.Events[w].Flags&trace.ValueConst != 0
 }
 
 // sk returns S and K of read r reading w, which wrote its recorded value
@@ -560,7 +574,7 @@ func (o *oracle) feasible() map[[4]int]bool {
 				if o.relaxed {
 					kOK[i] = o.mayRelaxed(i, w, clobbered)
 				} else {
-					s, k := o.sk(i, w, w < 0 || valid[w], clobbered)
+					s, k := o.sk(i, w, w < 0 || valid[w] || o.constant(w), clobbered)
 					kOK[i] = k
 					exact[g] = exact[g] && s
 					course[g] = course[g] && k

@@ -20,7 +20,10 @@ import (
 // every read of its goroutine before it in the window did: V(e) is the
 // conjunction of S over those reads (the events before the window run as
 // recorded). A write's known value (trace.Event.Value, or what the reads
-// that read it in the run recorded) is only its value under V.
+// that read it in the run recorded) is only its value under V, except
+// for a write of a constant of the program (trace.ValueConst), which
+// stores its value in every interleaving it happens in, whatever its
+// goroutine read before it: it needs no V.
 //
 // A read that carries a range (trace.HasRange: the recorder checked that
 // every value in it takes the read's branches as recorded, and that the
@@ -306,9 +309,10 @@ func (ps *preciseStage) valueAt(c *valueCtx, x trace.ObjID, w int, isLen bool) (
 // value r recorded or one of its range, or a write whose value is not
 // known (or whose value r cannot be compared with). A write's recorded
 // value is known only if its goroutine took in no value in the window
-// before it (see mayDiffer). For a read that recorded a length
-// (trace.ValueIsLen), a write of another length wrote another value; one
-// of the same length may have written the same.
+// before it (see mayDiffer), or if it is a constant of the program
+// (writesConst), which no value taken in changes. For a read that
+// recorded a length (trace.ValueIsLen), a write of another length wrote
+// another value; one of the same length may have written the same.
 func (ps *preciseStage) relaxedAccept(c *valueCtx, r int) func(int) bool {
 	e := &c.evs[r]
 	isLen := e.Flags&trace.ValueIsLen != 0
@@ -319,7 +323,7 @@ func (ps *preciseStage) relaxedAccept(c *valueCtx, r int) func(int) bool {
 		if w == c.lastSeen[r] {
 			return true
 		}
-		if w >= 0 && differ[w] {
+		if w >= 0 && differ[w] && !writesConst(&c.evs[w]) {
 			return true
 		}
 		v, known := ps.valueAt(c, e.Obj, w, isLen)
@@ -333,6 +337,15 @@ func (ps *preciseStage) relaxedAccept(c *valueCtx, r int) func(int) bool {
 		}
 		return true
 	}
+}
+
+// writesConst reports whether e is a write of a constant of the program
+// (trace.ValueConst): it stores its recorded value in every interleaving
+// in which it happens, so that value is known whatever its goroutine read
+// before it. Only the value: where it writes is still the question of
+// trace.AddrVaries.
+func writesConst(e *trace.Event) bool {
+	return e.Kind == trace.KindWrite && e.Flags&(trace.ValueConst|trace.HasValue) == trace.ValueConst|trace.HasValue
 }
 
 // mayDiffer returns, per window position, whether the event's goroutine
@@ -416,7 +429,7 @@ func (ps *preciseStage) readsOneOf(enc *encoding, c *valueCtx, vv *valueVars, r 
 			continue
 		}
 		var and []solve.Lit
-		if valid {
+		if valid && !writesConst(&c.evs[w]) {
 			and = append(and, vv.V[w])
 		}
 		if !c.before(w, r) {

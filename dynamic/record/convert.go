@@ -476,6 +476,11 @@ func (c *converter) step(r avrt.Event) {
 			e.Value, e.Flags = r.Arg, trace.HasValue|trace.ValueIsLen
 		case avrt.KindWrite, avrt.KindMapWrite:
 			e.Kind, e.Flags = trace.KindWrite, s.Flags
+			if s.Flags&trace.ValueConst != 0 {
+				// A constant, known from the plan: the runtime records
+				// no value (consts.go).
+				e.Value, e.Flags = s.Value, e.Flags|trace.HasValue
+			}
 		}
 		c.emit(gs, e)
 		if r.Kind == avrt.KindMapWrite && s.Map != "" {

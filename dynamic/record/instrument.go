@@ -84,6 +84,9 @@ type rawSite struct {
 	Name  string        // the expression an access reaches, or a lock's name
 	Obj   trace.ObjKind // the kind of the object a sync operation touches
 	Flags trace.Flags
+	// Value is the constant a write stores, where Flags has
+	// trace.ValueConst (AccessProbe.Const).
+	Value uint64
 	Map   string // the map of an element access, which names its contents
 	// Guard is the plan's guard of a plain read (AccessProbe.Guard),
 	// from which the converter computes the range of the value read.
@@ -920,6 +923,8 @@ func (w *fileRewriter) accessProbe(line int, p AccessProbe) (ast.Stmt, ast.Expr,
 	}
 	if !p.Write {
 		w.in.sites[site].Guard = p.Guard
+	} else if p.Const != nil && w.in.sites[site].Flags&trace.ValueConst != 0 {
+		w.in.sites[site].Value = *p.Const
 	}
 	if p.Contents {
 		if !w.pure(found) {
@@ -1039,11 +1044,17 @@ func (w *fileRewriter) guarded(n ast.Node, st ast.Stmt, call string) string {
 	return call
 }
 
+// flagsOf returns the flags of a probe's site; a constant write's value
+// goes with them (rawSite.Value).
 func flagsOf(p AccessProbe) trace.Flags {
+	var f trace.Flags
 	if p.Write && p.AddrVaries {
-		return trace.AddrVaries
+		f |= trace.AddrVaries
 	}
-	return 0
+	if p.Write && p.Const != nil {
+		f |= trace.ValueConst
+	}
+	return f
 }
 
 // syncMethods maps the sync package's methods to the runtime's wrappers

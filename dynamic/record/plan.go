@@ -44,6 +44,11 @@ type AccessProbe struct {
 	// at an index that is not a constant: an index read from memory
 	// would move it elsewhere (trace.AddrVaries; guards.go).
 	AddrVaries bool
+	// Const, on a plain write, is the value it stores when that is a
+	// constant of the program (true, nil, 0, a named constant) of an
+	// integer, boolean or pointer type, encoded as a read of it records
+	// its value (trace.ValueConst; consts.go); nil otherwise.
+	Const *uint64
 	// Map and Key are the map and the key of an access to a map element
 	// (m[k], delete(m, k)), recorded as a variable of its own (maps.go);
 	// "" otherwise.
@@ -291,6 +296,7 @@ func MakePlan(opts PlanOptions) (*Plan, error) {
 	plan.markAfterCalls(roots)
 	plan.addKeeps(roots)
 	plan.addGuards(analysed)
+	plan.addConsts(analysed)
 	plan.addCalls(analysed)
 	return plan, nil
 }

@@ -1124,6 +1124,9 @@ func (r *recorder) accesses(gs *gstate, th proc.Thread, g *proc.G, frames []proc
 			if p.AddrVaries {
 				e.Flags |= trace.AddrVaries
 			}
+			if p.Const != nil {
+				e.Value, e.Flags = *p.Const, e.Flags|trace.HasValue|trace.ValueConst
+			}
 		} else if val, ok := scalar(v); ok {
 			e.Value, e.Flags = val, trace.HasValue
 		} else if addr, size, ok := pointer(v); ok {

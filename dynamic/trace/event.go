@@ -170,6 +170,12 @@ const (
 	// [Value, Value+Arg) is taken to go through it, so that the read's
 	// value decides which variable that access touches.
 	ValueIsAddr
+	// ValueConst, on a write with a value, says the value is a constant
+	// of the program (true, nil, 0, a named constant), not computed from
+	// anything its goroutine read: the write stores it in every
+	// interleaving in which it happens, whatever its goroutine's earlier
+	// reads saw.
+	ValueConst
 )
 
 // Range is a closed interval of values read as signed integers, with

@@ -206,6 +206,48 @@ g1 rd 0x10 v=7 range=7..7
 	}
 }
 
+// TestTextConstWrite checks that a write of a constant survives the text
+// and native formats, written as flags=64 beside its v=, and that the
+// validator accepts the flag on a write with a value only.
+func TestTextConstWrite(t *testing.T) {
+	in := `avtrace 1
+g1 wr 0x10 v=1 flags=64
+g1 wr 0x18 v=0 flags=72
+g1 wr 0x10 v=1
+`
+	tr, err := readText(t, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []Flags{HasValue | ValueConst, HasValue | ValueConst | AddrVaries, HasValue} {
+		if got := tr.Events[i].Flags; got != want {
+			t.Errorf("event %d: flags %#x, want %#x", i, got, want)
+		}
+	}
+	if got := writeText(t, tr); got != in {
+		t.Errorf("written back:\n%s\nwant:\n%s", got, in)
+	}
+	back, err := ReadAll(NewBinaryReader(bytes.NewReader(encodeBinary(t, tr)), "t.avt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := writeText(t, back); got != in {
+		t.Errorf("native round trip:\n%s\nwant:\n%s", got, in)
+	}
+	if err := Validate(tr); err != nil {
+		t.Errorf("validate: %v", err)
+	}
+	for _, e := range []Event{
+		{Kind: KindWrite, G: 1, Flags: ValueConst},
+		{Kind: KindRead, G: 1, Value: 1, Flags: HasValue | ValueConst},
+		{Kind: KindAtomicStore, G: 1, Value: 1, Flags: HasValue | ValueConst},
+	} {
+		if err := Validate(&Trace{Events: []Event{e}}); err == nil || !strings.Contains(err.Error(), "a constant value needs a write with a value") {
+			t.Errorf("validate %v: %v", e, err)
+		}
+	}
+}
+
 // TestTextIntent checks that a region's intent survives the text and
 // native formats, written as intent=, that a trace without it reads as
 // intent.Unstated, and that the validator rejects an unknown kind.

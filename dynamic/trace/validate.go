@@ -187,6 +187,9 @@ func (v *Validator) Step(e Event) error {
 	if e.Flags&ValueIsAddr != 0 && (e.Kind != KindRead || e.Flags&(HasValue|HasRange|ValueIsLen) != HasValue) {
 		return v.fail(e, "an address needs a read with a value and no range or length, not %s", e.Kind)
 	}
+	if e.Flags&ValueConst != 0 && (e.Kind != KindWrite || e.Flags&HasValue == 0) {
+		return v.fail(e, "a constant value needs a write with a value, not %s", e.Kind)
+	}
 	if e.Flags&Outside != 0 && (!e.Kind.IsAccess() || e.Region != 0) {
 		return v.fail(e, "an access outside every region must be a read or write with no region, not %s", e.Kind)
 	}
