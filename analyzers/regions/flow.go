@@ -116,12 +116,39 @@ func (fa *funcAnalysis) flowFrom(seeds []ssa.Value, values bool) *flow {
 				if !values || in.Op != token.MUL {
 					add(in)
 				}
+			case *ssa.Call:
+				if !values || !onlyPointee(v, in) {
+					add(in)
+				}
 			case ssa.Value:
 				add(in)
 			}
 		}
 	}
 	return fl
+}
+
+// onlyPointee says whether call's result can carry what pointer v
+// points to but not v's own value: v is a pointer and every result is
+// of a basic type (g.age(now), a number computed from g's fields). A
+// result that may hold a pointer may hold v itself.
+func onlyPointee(v ssa.Value, call *ssa.Call) bool {
+	if _, ok := v.Type().Underlying().(*types.Pointer); !ok {
+		return false
+	}
+	basic := func(t types.Type) bool {
+		b, ok := t.Underlying().(*types.Basic)
+		return ok && b.Kind() != types.UnsafePointer && b.Kind() != types.Uintptr
+	}
+	if tup, ok := call.Type().(*types.Tuple); ok {
+		for i := range tup.Len() {
+			if !basic(tup.At(i).Type()) {
+				return false
+			}
+		}
+		return true
+	}
+	return basic(call.Type())
 }
 
 // madeObject returns the Alloc of the object whose field or element

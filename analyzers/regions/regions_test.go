@@ -156,4 +156,10 @@ func Replace
   region lock 209-211 (critical-section): s.top@210
   region proximity 209-216 (none): s.top@210 s.top@215
   region lock 214-216 (critical-section): s.top@215
+func elapsed
+  226 read g.start
+func Tick
+  233 read g.start via g.elapsed() [g.mu#1]
+  233 write g.age [g.mu#1]
+  region lock 232-234 (critical-section): g.age@233 g.start@233
 `

@@ -30,7 +30,7 @@ func (c *Counter) Set(v int) { // want Set:`summary\(write c.n \[lock c.mu\] <-p
 }
 
 // Double: two calls, each its own critical section; a proximity region.
-func Double(c *Counter) { // want Double:`summary\(read c.n \[lock c.mu\]; write c.n \[lock c.mu\] <-params\[0\]; takes c.mu\)`
+func Double(c *Counter) { // want Double:`summary\(read c.n \[lock c.mu\]; write c.n \[lock c.mu\]; takes c.mu\)`
 	v := c.Get()
 	c.Set(v * 2)
 }
@@ -214,4 +214,22 @@ func (s *Stack) Replace(v int, log func(...any)) { // want Replace:`summary\(rea
 	s.mu.Lock()
 	s.top = n
 	s.mu.Unlock()
+}
+
+// Gauge keeps how long it has run.
+type Gauge struct {
+	mu    sync.Mutex
+	start int
+	age   int
+}
+
+func (g *Gauge) elapsed() int { return 42 - g.start } // want elapsed:`summary\(read g.start ->result0\)`
+
+// Tick stores a number computed from the gauge's fields: passing the
+// gauge's pointer to elapsed gives a result made of what it points to,
+// not of the pointer, so no parameter's value is written.
+func (g *Gauge) Tick() { // want Tick:`summary\(read g.start \[lock g.mu\]; write g.age \[lock g.mu\]; takes g.mu\)`
+	g.mu.Lock()
+	g.age = g.elapsed()
+	g.mu.Unlock()
 }
