@@ -228,6 +228,14 @@ func FromTrace(t *trace.Trace, f predict.Finding, sites Sites) (*Witness, error)
 			// breakpoint of its line stops it: the step is not held.
 			continue
 		}
+		if e.Obj != 0 && t.Object(e.Obj).Name == "the tests m.Run waits for" {
+			// A top-level test's return, and TestMain going on after
+			// m.Run, which the recorders place at the test's first line
+			// and at the line of the call (or in the testing package):
+			// no breakpoint stops a goroutine there then, so the step
+			// is not held.
+			continue
+		}
 		st := Step{G: gi, File: s.File, Line: s.Line, Visit: visit, Kind: e.Kind, Seq: e.Seq}
 		if e.Kind.IsAccess() {
 			st.Obj = e.Obj
