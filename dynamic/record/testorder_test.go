@@ -23,7 +23,7 @@ func testOrderEvents(t *testing.T, tr *trace.Trace) (runs, barriers [][]string, 
 		if e.Kind == trace.KindFork {
 			parent[trace.GoID(e.Arg)] = e.G
 		}
-		if !strings.HasPrefix(e.Kind.String(), "wg") || !isTestOrderObj(e.Obj) {
+		if !strings.HasPrefix(e.Kind.String(), "wg") || !isTestOrderObj(e.Obj) || e.Obj == testsEndObj {
 			continue
 		}
 		if e.Obj == testsObj {
