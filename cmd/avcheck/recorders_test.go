@@ -124,7 +124,8 @@ func TestRunInstrumentBuildError(t *testing.T) {
 // parallel tests, or two parallel subtests, that split an update of
 // another counter still give their finding. Package initialisation
 // happens before the tests, and the examples run after them
-// (testdata/record/initorder).
+// (testdata/record/initorder); so does what TestMain does before m.Run,
+// and TestMain goes on after them (testdata/record/testmain).
 func TestRunTestOrder(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -134,6 +135,9 @@ func TestRunTestOrder(t *testing.T) {
 		{"seqtests", []string{"proven R-W-W shared seq_test.go:33:rd seq_test.go:36:wr seq_test.go:36:wr"}},
 		{"subtests", []string{"proven R-W-W shared sub_test.go:44:rd sub_test.go:47:wr sub_test.go:47:wr"}},
 		{"initorder", nil},
+		// TestMain's write before m.Run and read after it race with no
+		// test; its parallel tests still race with each other.
+		{"testmain", []string{"proven R-W-W shared main_test.go:51:rd main_test.go:54:wr main_test.go:54:wr"}},
 	} {
 		for _, recorder := range []string{"delve", "instrument"} {
 			t.Run(tc.pkg+"/"+recorder, func(t *testing.T) {

@@ -161,6 +161,9 @@ type convG struct {
 	// pastInit, on the main goroutine, says it recorded an event outside
 	// package initialisation (mainG).
 	pastInit bool
+	// runsTests says the goroutine is in TestMain's call of m.Run
+	// (avrt.RunTests).
+	runsTests bool
 }
 
 // sentMsg is a channel's message.
@@ -191,17 +194,22 @@ type converter struct {
 	children map[uint64]uint64 // token → the goroutine that started with it
 	started  map[uint64]bool   // goroutines that a recorded fork created
 	rootUp   bool
-	inst     map[int]uint64
-	chans    map[trace.ObjID]*convChan
-	holder   map[trace.ObjID]trace.GoID // a lock's writer
-	readers  map[trace.ObjID]int
-	wg       map[trace.ObjID]int64
-	signaled map[trace.ObjID]bool
-	onceRan  map[trace.ObjID]bool
-	onceIDs  map[uint64]trace.ObjID // a reused Once's address → its id
-	onceGen  map[uint64]uint64
-	derived  map[derivedObj]trace.ObjID
-	out      convOutcome
+	// testsFrom is the goroutine in TestMain's call of m.Run, until an
+	// example runs on it: it forks the goroutines first seen (runTests).
+	testsFrom *convG
+	// runningTests counts the goroutines in a call of m.Run.
+	runningTests int
+	inst         map[int]uint64
+	chans        map[trace.ObjID]*convChan
+	holder       map[trace.ObjID]trace.GoID // a lock's writer
+	readers      map[trace.ObjID]int
+	wg           map[trace.ObjID]int64
+	signaled     map[trace.ObjID]bool
+	onceRan      map[trace.ObjID]bool
+	onceIDs      map[uint64]trace.ObjID // a reused Once's address → its id
+	onceGen      map[uint64]uint64
+	derived      map[derivedObj]trace.ObjID
+	out          convOutcome
 
 	// The receives of each channel in the order of their probes, for
 	// sendDone to step a receive early; the raw event being stepped; the
@@ -383,6 +391,12 @@ func (c *converter) g(id uint64) *convG {
 			c.emit(m, trace.Event{Kind: trace.KindFork, Arg: id})
 			return gs
 		}
+		if r := c.testsFrom; r != nil && !r.ended {
+			// A goroutine that m.Run started, a test's, happens after
+			// what TestMain did before it called m.Run (runTests).
+			c.emit(r, trace.Event{Kind: trace.KindFork, Arg: id})
+			return gs
+		}
 		if !c.rootUp {
 			c.rootUp = true
 			c.gs[uint64(rootG)] = &convG{id: rootG}
@@ -523,6 +537,8 @@ func (c *converter) step(r avrt.Event) {
 		// A new channel: its id is new if its address is not (chanIDs).
 	case avrt.KindTestBegin, avrt.KindTestEnd:
 		c.testOrder(gs, r.Kind, e, s)
+	case avrt.KindRunTests, avrt.KindRanTests:
+		c.runTests(gs, r.Kind, e, s)
 	case avrt.KindTestFork:
 		c.testFork(gs, e, s, r.Arg)
 	case avrt.KindTestJoin, avrt.KindTestParallel, avrt.KindTestResume, avrt.KindTestReturn:
@@ -734,6 +750,13 @@ const testsObj trace.ObjID = 1<<63 | 0x7e57
 func (c *converter) testOrder(gs *convG, k avrt.Kind, e trace.Event, s rawSite) {
 	if k == avrt.KindTestEnd {
 		c.testBarrier(gs, e.Site, s)
+		c.testReturned(gs, e, s)
+	}
+	if k == avrt.KindTestBegin && gs == c.testsFrom {
+		// An example, which the testing package runs on the goroutine
+		// that called m.Run: the goroutines first seen now may be tests'
+		// that outlived them, which do not happen after the example.
+		c.testsFrom = nil
 	}
 	c.object(testsObj, trace.ObjWaitGroup, s, "tests, one after another")
 	e.Obj = testsObj
@@ -753,6 +776,53 @@ func (c *converter) testOrder(gs *convG, k avrt.Kind, e trace.Event, s rawSite) 
 	default:
 		c.drop()
 	}
+}
+
+// testsEndObj is the WaitGroup that stands for m.Run's waiting for the
+// tests it runs, for TestMain to go on after them.
+const testsEndObj trace.ObjID = 1<<63 | 0x7e59
+
+// runTests records TestMain's call of m.Run (avrt.RunTests) and its
+// return. While the call runs, the goroutines first seen, which no
+// recorded go statement started (the tests', which the testing package
+// starts), are forked from the goroutine that called it (g), at its
+// call, as the Delve recorder sees T.Run do on the main goroutine: so
+// they happen after what TestMain did before the call, such as setting
+// a package variable the tests read. Each top-level test's return is
+// an Add and a Done of testsEndObj (testReturned), and the call's
+// return a wait for it: so TestMain goes on after the tests, parallel
+// ones included, and may read what they wrote.
+func (c *converter) runTests(gs *convG, k avrt.Kind, e trace.Event, s rawSite) {
+	switch {
+	case k == avrt.KindRunTests && !gs.runsTests:
+		gs.runsTests = true
+		c.runningTests++
+		c.testsFrom = gs
+	case k == avrt.KindRanTests && gs.runsTests:
+		gs.runsTests = false
+		c.runningTests--
+		if c.testsFrom == gs {
+			c.testsFrom = nil
+		}
+		if _, ok := c.t.Objects[testsEndObj]; ok && c.wg[testsEndObj] == 0 {
+			e.Kind, e.Obj = trace.KindWGWait, testsEndObj
+			c.emit(gs, e)
+		}
+	}
+}
+
+// testReturned records, while a TestMain's call of m.Run runs, that a
+// top-level test returned: an Add and a Done of testsEndObj, which the
+// call's return waits for (runTests).
+func (c *converter) testReturned(gs *convG, e trace.Event, s rawSite) {
+	if c.runningTests == 0 || gs.runsTests {
+		return // no TestMain, or an example on TestMain's goroutine
+	}
+	c.object(testsEndObj, trace.ObjWaitGroup, s, "the tests m.Run waits for")
+	e.Obj, e.Kind, e.Arg = testsEndObj, trace.KindWGAdd, 1
+	c.emit(gs, e)
+	e.Kind, e.Arg = trace.KindWGDone, 0
+	c.emit(gs, e)
 }
 
 // testFork records that a test starts a subtest with t.Run (avrt.Sub),

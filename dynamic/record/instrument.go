@@ -1694,9 +1694,18 @@ func (w *fileRewriter) deferredOrGo(c *ast.CallExpr) bool {
 // package runs a test's subtests (avrt.Sub and Ran around t.Run) and
 // its parallel tests (avrt.TestParallel and TestResume around
 // t.Parallel), which the converter records as the Delve recorder does
-// (testorder.go).
+// (testorder.go), and those of TestMain's call of m.Run, which the
+// tests happen after and TestMain goes on after (avrt.RunTests).
 func (w *fileRewriter) testingCall(c *ast.CallExpr, fn *types.Func) {
 	switch fn.FullName() {
+	case "(*testing.M).Run":
+		sel, ok := ast.Unparen(c.Fun).(*ast.SelectorExpr)
+		if !ok || len(c.Args) != 0 || w.deferredOrGo(c) {
+			return
+		}
+		site := w.siteAt(c, false, "", trace.ObjWaitGroup)
+		w.replace(c.Pos(), sel.X.Pos(), rtName+".RunTests(")
+		w.replace(sel.X.End(), c.End(), fmt.Sprintf(", %s)", w.siteID(site)))
 	case "(*testing.T).Run":
 		if len(c.Args) != 2 || w.deferredOrGo(c) {
 			return

@@ -24,12 +24,20 @@ import (
 //     its function and cleanups have returned): an Add and a Done of the
 //     test's barrier object;
 //   - a parallel test going on past its parent's barrier (hookTestResume,
-//     in Parallel): a wait for the parent's barrier object.
+//     in Parallel): a wait for the parent's barrier object;
+//   - a top-level parallel test's end (hookTestSignal, once it signalled
+//     in Parallel): an Add and a Done of testsEndObj, which the tests'
+//     root, on the goroutine that called m.Run, waits for at its own
+//     signal (hookTestSignal), once it waited for its parallel tests.
 //
 // So a test happens after what its parent did before T.Run, its parent
 // goes on after it (up to its t.Parallel call), and tests that run one
 // after another are ordered; parallel tests stay unordered among
-// themselves, as they run. The instrumenting recorder records the same
+// themselves, as they run. The top-level tests are run by T.Run on the
+// goroutine that called m.Run, so they happen after what TestMain did
+// before the call, and TestMain goes on after all of them, parallel
+// ones included, and may read what they wrote. (A parallel subtest's
+// end is not yet ordered before its parent's return.) The instrumenting recorder records the same
 // order from probes placed in the tests' source (instrument.go).
 
 // testOrderHooks are the testing package's lines the Delve recorder
@@ -53,7 +61,7 @@ const (
 // isTestOrderObj reports whether obj is one of the objects that stand
 // for the tests' order.
 func isTestOrderObj(obj trace.ObjID) bool {
-	return obj == testsObj || obj>>32 == testRunObjs>>32 || obj>>32 == testBarrierObjs>>32
+	return obj == testsObj || obj == testsEndObj || obj>>32 == testRunObjs>>32 || obj>>32 == testBarrierObjs>>32
 }
 
 // testState is what the recorder knows of a goroutine that runs a test.
@@ -104,7 +112,20 @@ func (r *recorder) testHook(g *proc.G, frames []proc.Stackframe, hook hookKind) 
 			r.emitIn(gs, trace.Event{Kind: trace.KindWGWait, Obj: obj, Site: site}, false)
 		}
 	case hookTestSignal:
-		if gs.test.run == 0 || gs.test.signalled {
+		if gs.test.run == 0 {
+			// The tests' root, which waited for its parallel tests.
+			if _, ok := r.t.Objects[testsEndObj]; ok {
+				r.emitIn(gs, trace.Event{Kind: trace.KindWGWait, Obj: testsEndObj, Site: site}, false)
+			}
+			return
+		}
+		if gs.test.signalled {
+			if p := r.gs[gs.test.parent]; p != nil && p.test.run == 0 {
+				// A top-level parallel test's end, which the root waits for.
+				r.t.Objects[testsEndObj] = trace.Object{Kind: trace.ObjWaitGroup, Name: "the tests m.Run waits for"}
+				r.emitIn(gs, trace.Event{Kind: trace.KindWGAdd, Arg: 1, Obj: testsEndObj, Site: site}, false)
+				r.emitIn(gs, trace.Event{Kind: trace.KindWGDone, Obj: testsEndObj, Site: site}, false)
+			}
 			return
 		}
 		if len(frames) > 0 && frames[0].Call.Fn != nil && frames[0].Call.Fn.Name != "testing.(*T).Parallel" {

@@ -23,7 +23,7 @@ func testOrderEvents(t *testing.T, tr *trace.Trace) (runs, barriers [][]string, 
 		if e.Kind == trace.KindFork {
 			parent[trace.GoID(e.Arg)] = e.G
 		}
-		if !strings.HasPrefix(e.Kind.String(), "wg") || !isTestOrderObj(e.Obj) {
+		if !strings.HasPrefix(e.Kind.String(), "wg") || !isTestOrderObj(e.Obj) || e.Obj == testsEndObj {
 			continue
 		}
 		if e.Obj == testsObj {
@@ -130,4 +130,68 @@ func TestIsInitFunc(t *testing.T) {
 			t.Errorf("isInitFunc(%q) = %v, want %v", name, got, want)
 		}
 	}
+}
+
+// What TestMain does before it calls m.Run happens before every test,
+// and what the tests do before m.Run returns (testdata/record/testmain):
+// with either recorder, the only finding is the parallel tests' lost
+// update of shared, not TestMain's write of cfg, which the tests read,
+// nor its read of runs after m.Run, which they write. The tests are
+// forked from TestMain's goroutine (the instrumenting recorder does it
+// while m.Run runs; the Delve recorder sees T.Run do it), and m.Run's
+// return waits for the tests' ends (the instrumenting recorder's three,
+// the Delve recorder's parallel two: it orders the other one by its
+// run).
+func TestRecordTestMain(t *testing.T) {
+	want := []string{"filtered R-W-W shared main_test.go:51:rd main_test.go:54:wr main_test.go:54:wr"}
+	check := func(t *testing.T, tr *trace.Trace, ends int) {
+		t.Helper()
+		if err := trace.Validate(tr); err != nil {
+			t.Fatal(err)
+		}
+		forker := map[trace.GoID]trace.GoID{}
+		var waiter trace.GoID
+		var got []string
+		for _, e := range tr.Events {
+			if e.Kind == trace.KindFork {
+				forker[trace.GoID(e.Arg)] = e.G
+			}
+			if e.Obj != testsEndObj {
+				continue
+			}
+			who := "test"
+			if e.Kind == trace.KindWGWait {
+				who, waiter = "TestMain", e.G
+			}
+			got = append(got, e.Kind.String()+" "+who)
+		}
+		var wantEnds []string
+		for range ends {
+			wantEnds = append(wantEnds, "wgadd test", "wgdone test")
+		}
+		wantEnds = append(wantEnds, "wgwait TestMain")
+		if !slices.Equal(got, wantEnds) {
+			t.Errorf("events of the tests' ends %q, want %q", got, wantEnds)
+		}
+		for _, e := range tr.Events {
+			if e.Obj == testsEndObj && e.Kind == trace.KindWGDone && forker[e.G] != waiter {
+				t.Errorf("%v: the test's goroutine is forked by g%d, want TestMain's g%d", e, forker[e.G], waiter)
+			}
+		}
+		if got := findings(tr); !slices.Equal(got, want) {
+			t.Errorf("findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+	}
+	t.Run("delve", func(t *testing.T) {
+		plan, bin := prepare(t, "testmain", false)
+		tr, oc := record(t, context.Background(), plan, Options{Binary: bin})
+		if !oc.Complete || oc.Status != 0 || oc.Invalid != "" {
+			t.Fatalf("outcome %+v", oc)
+		}
+		check(t, tr, 2)
+	})
+	t.Run("instrument", func(t *testing.T) {
+		in, bin, root := prepareInstrumented(t, "testmain", false)
+		check(t, recordInstrumentedOK(t, in, Options{Binary: bin, Dir: root}), 3)
+	})
 }

@@ -212,6 +212,14 @@ func FromTrace(t *trace.Trace, f predict.Finding, sites Sites) (*Witness, error)
 		if visit == 0 {
 			continue
 		}
+		if e.Obj != 0 && t.Object(e.Obj).Name == "the tests m.Run waits for" {
+			// A top-level test's return, and TestMain going on after
+			// m.Run, which the recorders place at the test's first line
+			// and at the line of the call (or in the testing package):
+			// no breakpoint stops a goroutine there then, so the step
+			// is not held.
+			continue
+		}
 		gi, ok := gIndex[e.G]
 		if !ok {
 			name, known := names[e.G]

@@ -102,3 +102,45 @@ func TestFromTraceAfterCall(t *testing.T) {
 		t.Errorf("steps without the plan %q\nwant %q", got, want)
 	}
 }
+
+// TestFromTraceTestsEnd: a top-level test's end and TestMain's going
+// on after m.Run, the events of the object the recorders name "the
+// tests m.Run waits for", are not held: they are at a test's first line
+// and at the line of the call, where no breakpoint stops a goroutine
+// then (holding TestMain at its call would keep the tests from
+// starting).
+func TestFromTraceTestsEnd(t *testing.T) {
+	tr := &trace.Trace{
+		Sites: []trace.Site{{},
+			{File: "main_test.go", Line: 12}, // TestMain's m.Run
+			{File: "main_test.go", Line: 20}, // the test's first line
+			{File: "main_test.go", Line: 22, Col: 2},
+			{File: "main_test.go", Line: 13, Col: 5},
+		},
+		Objects: map[trace.ObjID]trace.Object{
+			0x10: {Kind: trace.ObjVar, Name: "runs"},
+			0x20: {Kind: trace.ObjWaitGroup, Name: "the tests m.Run waits for"},
+		},
+		Events: []trace.Event{
+			{Seq: 1, G: 1, Kind: trace.KindFork, Arg: 2, Site: 1},
+			{Seq: 2, G: 2, Kind: trace.KindWrite, Obj: 0x10, Site: 3},
+			{Seq: 3, G: 2, Kind: trace.KindWGAdd, Arg: 1, Obj: 0x20, Site: 2},
+			{Seq: 4, G: 2, Kind: trace.KindWGDone, Obj: 0x20, Site: 2},
+			{Seq: 5, G: 1, Kind: trace.KindWGWait, Obj: 0x20, Site: 1},
+			{Seq: 6, G: 1, Kind: trace.KindRead, Obj: 0x10, Site: 4},
+		},
+	}
+	// TestMain's goroutine, the program's own, is matched by no
+	// creation: a step of it would be an error.
+	w, err := FromTrace(tr, predict.Finding{Witness: []uint64{2, 3, 4, 5}, WitnessFrom: 2}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range w.Steps {
+		got = append(got, s.String())
+	}
+	if want := []string{"main_test.go:22 wr runs"}; !slices.Equal(got, want) {
+		t.Errorf("steps %q\nwant %q", got, want)
+	}
+}

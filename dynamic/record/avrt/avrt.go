@@ -91,6 +91,8 @@ const (
 	KindReadAddr           // Obj read; Arg is the address it holds (a pointer)
 	KindReadLen            // Obj read; Arg is the length of what it holds (a slice or string)
 	KindMakeChan           // make of channel Obj returned; Arg is its capacity
+	KindRunTests           // TestMain calls m.Run, which starts the tests
+	KindRanTests           // that m.Run returned: the tests have returned
 )
 
 // Event is one raw event, as it lies in the file (little-endian, on the
@@ -392,6 +394,22 @@ func TestEnd(site uint32) {
 	if enabled {
 		emit(KindTestEnd, 0, 0, site)
 	}
+}
+
+// RunTests calls m.Run for a TestMain, whose rewritten call of m.Run
+// comes here, and records the call and its return: the tests that m.Run
+// starts happen after what TestMain did before, and TestMain goes on
+// after them, an order made by the testing package, which is not
+// recorded. Its type parameter keeps this package free of the testing
+// package.
+func RunTests[M interface{ Run() int }](m M, site uint32) int {
+	if !enabled {
+		return m.Run()
+	}
+	emit(KindRunTests, 0, 0, site)
+	code := m.Run()
+	emit(KindRanTests, 0, 0, site)
+	return code
 }
 
 // Sub wraps the function of a subtest that a test starts with t.Run:
