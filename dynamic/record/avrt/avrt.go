@@ -89,6 +89,7 @@ const (
 	KindReadAddr           // Obj read; Arg is the address it holds (a pointer)
 	KindReadLen            // Obj read; Arg is the length of what it holds (a slice or string)
 	KindMakeChan           // make of channel Obj returned; Arg is its capacity
+	KindMade               // an allocation returned the object at Obj; Arg is its size in bytes
 )
 
 // Event is one raw event, as it lies in the file (little-endian, on the
