@@ -120,6 +120,11 @@ func BenchmarkInstrumented(b *testing.B) { benchInstrumented(b, "loop", "100000"
 // program: two goroutines pass a ball back and forth over channels.
 func BenchmarkInstrumentedChannels(b *testing.B) { benchInstrumented(b, "pingpong", "100000") }
 
+// BenchmarkInstrumentedAllocs is BenchmarkInstrumented on a program that
+// makes a small object in each iteration: an allocation's event and its
+// conversion (avrt.Made, varIDs).
+func BenchmarkInstrumentedAllocs(b *testing.B) { benchInstrumented(b, "allocs", "300000") }
+
 func benchInstrumented(b *testing.B, name, arg string) {
 	in, bin, root := prepareInstrumented(b, name, true)
 	plain := filepath.Join(b.TempDir(), name)
