@@ -776,3 +776,22 @@ func TestPredictStops(t *testing.T) {
 		t.Errorf("not stopped: stopped %v, %d of %d decided, %d findings, progress %v; want 1 of 1, progress [1 1]", res.Stopped, res.Decided, res.Candidates, len(res.Findings), calls)
 	}
 }
+
+// A read of a pointer decides which variable a later access goes through
+// when the access's address is inside what the pointer points to, also
+// when the recorder gave the variable a new generation (an object made
+// where the garbage collector freed another, addr | gen<<48): the
+// pointer holds the address alone.
+func TestAddressUsersGeneration(t *testing.T) {
+	const p = 0xc000010000
+	evs := []trace.Event{
+		{Kind: trace.KindRead, G: 1, Obj: 0xc000020000, Value: p, Arg: 16, Flags: trace.HasValue | trace.ValueIsAddr},
+		{Kind: trace.KindWrite, G: 1, Obj: p + 8 | 3<<48},
+		{Kind: trace.KindRead, G: 1, Obj: 0xc000020000, Value: 0, Arg: 16, Flags: trace.HasValue | trace.ValueIsAddr},
+		{Kind: trace.KindWrite, G: 1, Obj: 1<<63 | 8},
+	}
+	users := addressUsers(evs, []int{1, 3}, func(int) bool { return true })
+	if want := []int{1, -1, -1, -1}; !slices.Equal(users, want) {
+		t.Errorf("addressUsers = %v, want %v", users, want)
+	}
+}

@@ -120,7 +120,7 @@ func addressUsers(evs []trace.Event, targets []int, in func(int) bool) []int {
 			}
 		}
 		if isTarget[i] || users[i] >= 0 {
-			uses[e.G] = append(uses[e.G], use{pos: i, addr: uint64(e.Obj)})
+			uses[e.G] = append(uses[e.G], use{pos: i, addr: e.Obj.Addr()})
 		}
 	}
 	return users

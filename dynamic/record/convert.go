@@ -293,9 +293,11 @@ func (in *Instrumented) convert(name string) (*trace.Trace, convOutcome, error) 
 	// a trace of many still grows the array.
 	t.Events = make([]trace.Event, 0, raw+raw/64)
 	ids = newChanIDs()
+	vars := newVarIDs()
 	if err := readRaw(f, func(e avrt.Event) bool {
 		e = in.local(e)
 		e.Obj = ids.of(e)
+		e.Obj = vars.of(e)
 		if c.hoisted[e.Seq] {
 			delete(c.hoisted, e.Seq)
 			return true
@@ -533,8 +535,9 @@ func (c *converter) step(r avrt.Event) {
 		c.channel(gs, r.Kind, e, s, r.Arg)
 	case avrt.KindSent:
 		c.channel(gs, avrt.KindSend, e, s, r.Arg)
-	case avrt.KindMakeChan:
-		// A new channel: its id is new if its address is not (chanIDs).
+	case avrt.KindMakeChan, avrt.KindMade:
+		// A new channel, or a new object: its id, or its variables', is
+		// new if its address is not (chanIDs, varIDs).
 	case avrt.KindTestBegin, avrt.KindTestEnd:
 		c.testOrder(gs, r.Kind, e, s)
 	case avrt.KindRunTests, avrt.KindRanTests:

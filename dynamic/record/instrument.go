@@ -360,12 +360,13 @@ type edit struct {
 
 // The priorities of insertions at one offset.
 const (
-	prioBegin  = iota // a region's begin, before the accesses of its first statement
-	prioProbe         // an access or sync probe before a statement
-	prioFinish        // a region's end, before a return
-	prioCode          // the rewriting of the code itself
-	prioClose         // the end of the block around an else-if
-	prioAfter         // after a statement, once its last expression is closed
+	prioBegin   = iota // a region's begin, before the accesses of its first statement
+	prioProbe          // an access or sync probe before a statement
+	prioFinish         // a region's end, before a return
+	prioWrapEnd        // the end of an expression's wrapping, inside the code's other rewriting
+	prioCode           // the rewriting of the code itself
+	prioClose          // the end of the block around an else-if
+	prioAfter          // after a statement, once its last expression is closed
 )
 
 type fileRewriter struct {
@@ -1097,6 +1098,9 @@ func (w *fileRewriter) code() {
 			if n.Op == token.ARROW {
 				w.recv(n)
 			}
+			if _, ok := ast.Unparen(n.X).(*ast.CompositeLit); ok && n.Op == token.AND {
+				w.made(n, "Made")
+			}
 		case *ast.RangeStmt:
 			if _, ok := w.info.TypeOf(n.X).Underlying().(*types.Chan); ok && w.pure(n.X) && n.Body != nil {
 				site := w.siteAt(n, false, "", trace.ObjChan)
@@ -1110,14 +1114,32 @@ func (w *fileRewriter) code() {
 	})
 }
 
+// made wraps an allocation, &T{...} or new(T) (wrapper Made) or the
+// make of a slice (MadeSlice), in the call that records the memory it
+// returns: the garbage collector may have freed an earlier object there,
+// whose variables the new one's are not. Its closing comes before any
+// other rewriting's that ends where it ends, which encloses it.
+func (w *fileRewriter) made(x ast.Expr, wrapper string) {
+	site := w.siteAt(x, false, "", 0)
+	w.replace(x.Pos(), x.Pos(), rtName+"."+wrapper+"(")
+	w.edits = append(w.edits, edit{off: w.off(x.End()), end: w.off(x.End()), prio: prioWrapEnd,
+		text: fmt.Sprintf(", %s)", w.siteID(site)) + w.lineDirective(x.End())})
+}
+
 func (w *fileRewriter) call(c *ast.CallExpr) {
 	if id, ok := ast.Unparen(c.Fun).(*ast.Ident); ok {
 		if b, ok := w.info.Uses[id].(*types.Builtin); ok && b.Name() == "make" && len(c.Args) > 0 {
-			if _, ok := w.info.TypeOf(c).Underlying().(*types.Chan); ok {
+			switch w.info.TypeOf(c).Underlying().(type) {
+			case *types.Chan:
 				site := w.siteAt(c, false, "", trace.ObjChan)
 				w.replace(c.Pos(), c.Pos(), rtName+".MadeChan(")
 				w.replace(c.End(), c.End(), fmt.Sprintf(", %s)", w.siteID(site)))
+			case *types.Slice:
+				w.made(c, "MadeSlice")
 			}
+		}
+		if b, ok := w.info.Uses[id].(*types.Builtin); ok && b.Name() == "new" && len(c.Args) == 1 {
+			w.made(c, "Made")
 		}
 		if b, ok := w.info.Uses[id].(*types.Builtin); ok && b.Name() == "close" && len(c.Args) == 1 {
 			if ch, ok := w.info.TypeOf(c.Args[0]).Underlying().(*types.Chan); ok && ch.Dir() != types.RecvOnly {

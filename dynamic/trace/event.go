@@ -13,8 +13,20 @@ type GoID uint32
 
 // ObjID identifies the object an event touches: a variable's address, a
 // mutex, a channel, a WaitGroup, a Cond, a Once, or an atomic's address.
-// For a Fork it is unused; the child goroutine is in Arg.
+// For a Fork it is unused; the child goroutine is in Arg. The recorders
+// give an object made at the address of one the garbage collector freed
+// the address with a generation above it, addr | gen<<48 (gen < 1<<15),
+// and objects of their own ids with bit 63 set.
 type ObjID uint64
+
+// Addr returns the address of an object identified by its address,
+// without its generation; an id with bit 63 set, no address, as it is.
+func (id ObjID) Addr() uint64 {
+	if id>>63 != 0 {
+		return uint64(id)
+	}
+	return uint64(id) & (1<<48 - 1)
+}
 
 // SiteID indexes Trace.Sites. Zero means "no site known".
 type SiteID uint32

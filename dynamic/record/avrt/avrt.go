@@ -93,6 +93,7 @@ const (
 	KindMakeChan           // make of channel Obj returned; Arg is its capacity
 	KindRunTests           // TestMain calls m.Run, which starts the tests
 	KindRanTests           // that m.Run returned: the tests have returned
+	KindMade               // an allocation returned the object at Obj; Arg is its size in bytes
 )
 
 // Event is one raw event, as it lies in the file (little-endian, on the

@@ -1,0 +1,77 @@
+// Command allocreuse runs two workers that share nothing: each makes its
+// own objects, round after round, uses each from two goroutines, drops it
+// and collects garbage. The second starts once the first is done, with
+// nothing ordering the two (as nothing orders two parallel tests), so the
+// allocator gives its objects the memory of the first's: the recorder
+// must see them as new objects, not as the first worker's, whose
+// accesses would race with its own.
+package main
+
+import (
+	"os"
+	"runtime"
+	"strconv"
+	"time"
+)
+
+// box is a small stack, not safe for concurrent use.
+type box struct {
+	n     int
+	items []int
+}
+
+func (b *box) push(v int) bool {
+	if b.n == len(b.items) {
+		return false
+	}
+	b.items[b.n] = v
+	b.n++
+	return true
+}
+
+type tally struct{ sum int }
+
+func (t *tally) add(v int) { t.sum = t.sum + v }
+
+// round makes a box, its items and a tally, and uses them from a
+// goroutine, then, once it is done, from its own.
+func round(i int) int {
+	b := &box{items: make([]int, 2)}
+	t := new(tally)
+	done := make(chan struct{})
+	go func() {
+		b.push(i)
+		t.add(i)
+		close(done)
+	}()
+	<-done
+	b.push(i)
+	t.add(i)
+	return t.sum
+}
+
+func worker(rounds int, done chan<- int) {
+	sum := 0
+	for i := range rounds {
+		sum += round(i)
+		runtime.GC()
+	}
+	done <- sum
+}
+
+func main() {
+	rounds := 4
+	if len(os.Args) > 1 {
+		if n, err := strconv.Atoi(os.Args[1]); err == nil {
+			rounds = n
+		}
+	}
+	first, second := make(chan int, 1), make(chan int, 1)
+	go worker(rounds, first)
+	time.Sleep(200 * time.Millisecond)
+	runtime.GC()
+	go worker(rounds, second)
+	if <-first != <-second {
+		os.Exit(1)
+	}
+}
