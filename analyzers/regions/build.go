@@ -370,6 +370,7 @@ func (fa *funcAnalysis) collectCall(call *ssa.Call) {
 		args := make([]*Path, len(c.Args))
 		for i, a := range c.Args {
 			if p, ok := fa.pathOf(a); ok {
+				p = fa.escapedAt(p, call)
 				args[i] = &p
 			}
 		}

@@ -260,7 +260,9 @@ type Call struct {
 	// call needs to run (condlock.go).
 	OnlyIf []ParamCond
 	// Args are the paths of the arguments, and Bindings those of the
-	// variables a called closure captures, where they have one.
+	// variables a called closure captures, where they have one. An
+	// argument's Root.Escaped is as of the call: an object the caller
+	// allocated and has not let escape is its own (owned.go).
 	Args     []*Path
 	Bindings []*Path
 	// Callbacks are the argument positions the callee only calls, in this
