@@ -370,7 +370,6 @@ func (fa *funcAnalysis) collectCall(call *ssa.Call) {
 		args := make([]*Path, len(c.Args))
 		for i, a := range c.Args {
 			if p, ok := fa.pathOf(a); ok {
-				p = fa.escapedAt(p, call)
 				args[i] = &p
 			}
 		}
@@ -383,7 +382,8 @@ func (fa *funcAnalysis) collectCall(call *ssa.Call) {
 		if o := callee.Origin(); o != nil {
 			callee = o
 		}
-		rc := Call{Instr: call, Callee: callee, Held: fa.held(call), CondHeld: fa.condHeld(call), OnlyIf: fa.onlyIf(call), Args: args, Bindings: bindings}
+		rc := Call{Instr: call, Callee: callee, Held: fa.held(call), CondHeld: fa.condHeld(call), OnlyIf: fa.onlyIf(call), Args: args, Bindings: bindings,
+			Owned: fa.ownedArgs(c.Args, call)}
 		if _, sum := fa.calleeSummary(c); sum != nil {
 			rc.Callbacks = sum.Callbacks
 			for _, i := range sum.Callbacks {

@@ -260,11 +260,13 @@ type Call struct {
 	// call needs to run (condlock.go).
 	OnlyIf []ParamCond
 	// Args are the paths of the arguments, and Bindings those of the
-	// variables a called closure captures, where they have one. An
-	// argument's Root.Escaped is as of the call: an object the caller
-	// allocated and has not let escape is its own (owned.go).
+	// variables a called closure captures, where they have one.
 	Args     []*Path
 	Bindings []*Path
+	// Owned are the argument positions given an object that the caller
+	// allocated, or got fresh from a constructor, and has not let escape
+	// by the call (owned.go).
+	Owned []int
 	// Callbacks are the argument positions the callee only calls, in this
 	// goroutine before it returns (its Summary's Callbacks), and Closures
 	// the closures passed in those positions.

@@ -1,6 +1,7 @@
 package regions
 
 import (
+	"go/token"
 	"go/types"
 	"slices"
 
@@ -22,21 +23,56 @@ import (
 // slices or maps lead to) needs no lock there.
 
 // ownedArgs returns the parameters of c's callee that c passes an
-// object its caller owns: one the caller allocated, or got fresh from a
-// constructor, and has not let escape by the call, or a parameter that
-// the caller's own way of being entered owns (callerOwned).
+// object its caller owns (Call.Owned), or a parameter that the caller's
+// own way of being entered owns (callerOwned).
 func ownedArgs(c caller, callerOwned []int) []int {
-	var out []int
+	out := slices.Clone(c.call.Owned)
 	for i, a := range c.call.Args {
-		if a == nil || len(a.Fields) > 0 {
+		if a != nil && len(a.Fields) == 0 && a.Root.Kind == RootParam && slices.Contains(callerOwned, a.Root.Index) && !slices.Contains(out, i) {
+			out = append(out, i)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// ownedArgs returns the positions of args that are objects the function
+// allocated (new(T), &T{}, a variable whose address it takes) or got
+// fresh from a constructor, and has not let escape by the call at. A
+// pointer loaded from a local variable counts only when that variable is
+// only ever given this one object.
+func (fa *funcAnalysis) ownedArgs(args []ssa.Value, at ssa.Instruction) []int {
+	var out []int
+	for i, a := range args {
+		if !fa.ownedObject(a) {
 			continue
 		}
-		if a.Root.Kind == RootLocal && !a.Root.Escaped ||
-			a.Root.Kind == RootParam && slices.Contains(callerOwned, a.Root.Index) {
+		if p, ok := fa.pathOf(a); ok && len(p.Fields) == 0 && !fa.escapedAt(p, at).Shared() {
 			out = append(out, i)
 		}
 	}
 	return out
+}
+
+// ownedObject reports whether v is an object of the function's own: an
+// allocation, a constructor's fresh result, or the one value stored in a
+// local variable that is such an object.
+func (fa *funcAnalysis) ownedObject(v ssa.Value) bool {
+	switch x := v.(type) {
+	case *ssa.Alloc:
+		return true
+	case *ssa.UnOp:
+		a, ok := x.X.(*ssa.Alloc)
+		if !ok || x.Op != token.MUL {
+			return false
+		}
+		s := onlyStored(a)
+		return s != nil && fa.ownedObject(s)
+	case *ssa.Call, *ssa.Extract:
+		_, ok := fa.freshCall(v)
+		return ok
+	}
+	return false
 }
 
 // Owns reports whether p, a path of fn, is the state of an object that
