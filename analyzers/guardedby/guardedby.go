@@ -120,8 +120,12 @@ func run(pass *analysis.Pass, cfg *Config) (any, error) {
 			if a.Var == nil || a.Via != "" || a.Atomic != "" || a.Sync || annotation.IsMutex(a.Var.Type()) {
 				continue
 			}
+			cs, shared := sharedContexts(a, f.Fn, contexts[f.Fn])
+			if !shared {
+				continue // made only on objects not yet shared
+			}
 			acc := access{a: a, guards: regions.GuardsOf(a, held), handedOff: handedOff(signalled[a.Var], recv), fn: f.Fn,
-				contexts: contextGuards(a, f.Fn, contexts[f.Fn])}
+				contexts: contextGuards(a, f.Fn, cs)}
 			if len(acc.guards) == 0 && inTest(pass, a) {
 				continue // see inTest
 			}
@@ -342,6 +346,25 @@ func holdsAny(guards, locks map[string]bool) bool {
 		}
 	}
 	return false
+}
+
+// sharedContexts returns the contexts of fn in which a's object can be
+// shared: not those whose callers own it, having allocated it and not
+// yet let it escape (a constructor that sets its object up through a
+// helper of its methods). It reports false when a is made in none: then
+// a is made, as in the allocating function, on an object no other
+// goroutine can reach.
+func sharedContexts(a *regions.Access, fn *ssa.Function, contexts []regions.Context) ([]regions.Context, bool) {
+	if len(contexts) == 0 {
+		return nil, true
+	}
+	var out []regions.Context
+	for _, c := range contexts {
+		if !c.Owns(fn, a.Path) {
+			out = append(out, c)
+		}
+	}
+	return out, len(out) > 0
 }
 
 // contextGuards returns the locks held at a in each of its function's

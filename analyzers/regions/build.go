@@ -382,7 +382,8 @@ func (fa *funcAnalysis) collectCall(call *ssa.Call) {
 		if o := callee.Origin(); o != nil {
 			callee = o
 		}
-		rc := Call{Instr: call, Callee: callee, Held: fa.held(call), CondHeld: fa.condHeld(call), OnlyIf: fa.onlyIf(call), Args: args, Bindings: bindings}
+		rc := Call{Instr: call, Callee: callee, Held: fa.held(call), CondHeld: fa.condHeld(call), OnlyIf: fa.onlyIf(call), Args: args, Bindings: bindings,
+			Owned: fa.ownedArgs(c.Args, call)}
 		if _, sum := fa.calleeSummary(c); sum != nil {
 			rc.Callbacks = sum.Callbacks
 			for _, i := range sum.Callbacks {

@@ -30,6 +30,9 @@ type Context struct {
 	// pass a constant to, by index, with its value: a lock that the
 	// function takes only when one is true (condlock.go) is held or not.
 	Consts map[int]bool
+	// Owned are the parameters that the calls of this Context pass an
+	// object their caller owns (owned.go): its state needs no lock.
+	Owned []int
 }
 
 // maxContexts bounds the Contexts kept for one function; past it they
@@ -90,7 +93,7 @@ func EntryContexts(res *Result, inTest func(token.Pos) bool) map[*ssa.Function][
 // contextAt returns the Context that a call gives its callee when its
 // caller was entered with e.
 func contextAt(c caller, e Context, callee *ssa.Function) Context {
-	ctx := Context{Other: map[string]bool{}, Consts: constArgs(c, e)}
+	ctx := Context{Other: map[string]bool{}, Consts: constArgs(c, e), Owned: ownedArgs(c, e.Owned)}
 	for k, w := range e.Other {
 		ctx.Other[k] = w
 	}
@@ -164,6 +167,9 @@ func (c Context) key() string {
 	for i, v := range c.Consts {
 		parts = append(parts, fmt.Sprintf("%d=%v", i, v))
 	}
+	for _, i := range c.Owned {
+		parts = append(parts, fmt.Sprintf("own%d", i))
+	}
 	sort.Strings(parts)
 	return strings.Join(parts, ";")
 }
@@ -200,6 +206,7 @@ func meet(cs []Context) Context {
 	}
 	out.Other = other
 	out.Consts = nil
+	out.Owned = nil
 	return out
 }
 

@@ -25,11 +25,13 @@ type caller struct {
 // so that a helper called only from such a function inherits its locks.
 // A closure kept in an unexported field of function type is called where
 // the field is called (fieldcall.go).
+// A call on an object its caller owns (owned.go) holds every lock of
+// the object.
 // The entries' CS is zero: the callee's accesses share no critical
 // section id with its own.
 func EntryLocks(res *Result, inTest func(token.Pos) bool) map[*ssa.Function][]Held {
 	callers, taken := callGraph(res, inTest)
-	entry := map[*ssa.Function][]Held{}
+	entry := map[*ssa.Function]entryState{}
 	for range 4 {
 		changed := false
 		for _, f := range res.Funcs {
@@ -37,16 +39,17 @@ func EntryLocks(res *Result, inTest func(token.Pos) bool) map[*ssa.Function][]He
 			if !entered(fn, callers, taken) {
 				continue
 			}
-			var common []Held
+			var common entryState
 			for i, c := range callers[fn] {
-				held := atCall(c, entry[c.from.Fn], fn)
+				from := entry[c.from.Fn]
+				at := entryState{held: atCall(c, from.held, fn), owned: ownedArgs(c, from.owned)}
 				if i == 0 {
-					common = held
+					common = at
 				} else {
-					common = intersect(common, held)
+					common = meetOwned(fn, common, at)
 				}
 			}
-			if !sameHeld(entry[fn], common) {
+			if old := entry[fn]; !sameHeld(old.held, common.held) || !slices.Equal(old.owned, common.owned) {
 				entry[fn] = common
 				changed = true
 			}
@@ -55,7 +58,11 @@ func EntryLocks(res *Result, inTest func(token.Pos) bool) map[*ssa.Function][]He
 			break
 		}
 	}
-	return entry
+	out := make(map[*ssa.Function][]Held, len(entry))
+	for fn, e := range entry {
+		out[fn] = e.held
+	}
+	return out
 }
 
 // entered reports whether the package sees every call of fn, and there

@@ -263,6 +263,10 @@ type Call struct {
 	// variables a called closure captures, where they have one.
 	Args     []*Path
 	Bindings []*Path
+	// Owned are the argument positions given an object that the caller
+	// allocated, or got fresh from a constructor, and has not let escape
+	// by the call (owned.go).
+	Owned []int
 	// Callbacks are the argument positions the callee only calls, in this
 	// goroutine before it returns (its Summary's Callbacks), and Closures
 	// the closures passed in those positions.
