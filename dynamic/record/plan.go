@@ -432,7 +432,16 @@ func (plan *Plan) addFuncs(fset *token.FileSet, res *regions.Result, seenAccess,
 			}
 			if in := r.Intent; in.From != nil && in.To != nil {
 				for i, a := range []*regions.Access{in.From, in.To} {
-					p := fset.Position(a.Pos)
+					pos := a.Pos
+					if a.Via != "" && a.Instr != nil && a.Instr.Pos().IsValid() {
+						// An access made inside a call is placed at the
+						// call's parenthesis, where no access of the line
+						// is: the predictors tell an access of the
+						// evidence itself (its object) from a call's
+						// (patIndex.outsideEvidence).
+						pos = a.Instr.Pos()
+					}
+					p := fset.Position(pos)
 					rp.Evidence[i] = Spot{Line{p.Filename, p.Line}, p.Column}
 				}
 			}
