@@ -20,24 +20,30 @@ func TestAfterCall(t *testing.T) {
 	}
 	for _, recorder := range []string{"delve", "instrument"} {
 		t.Run(recorder, func(t *testing.T) {
-			var tr *trace.Trace
-			if recorder == "delve" {
-				var oc Outcome
-				plan, bin := prepare(t, "aftercall", false)
-				tr, oc = record(t, context.Background(), plan, Options{Binary: bin})
-				if !oc.Complete || oc.Status != 0 || oc.Invalid != "" {
-					t.Fatalf("outcome %+v", oc)
-				}
-				if err := trace.Validate(tr); err != nil {
-					t.Fatal(err)
-				}
-			} else {
-				in, bin, root := prepareInstrumented(t, "aftercall", false)
-				tr = recordInstrumentedOK(t, in, Options{Binary: bin, Dir: filepath.Join(root, "testdata/record/aftercall")})
-			}
+			tr := recordTests(t, recorder, "aftercall")
 			if got := findings(tr); !slices.Equal(got, want) {
 				t.Errorf("findings\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 			}
 		})
 	}
+}
+
+// recordTests records the tests of testdata/record/name with recorder
+// ("delve" or "instrument"), failing the test unless they ran to their
+// end with a valid trace.
+func recordTests(t *testing.T, recorder, name string) *trace.Trace {
+	t.Helper()
+	if recorder == "delve" {
+		plan, bin := prepare(t, name, false)
+		tr, oc := record(t, context.Background(), plan, Options{Binary: bin})
+		if !oc.Complete || oc.Status != 0 || oc.Invalid != "" {
+			t.Fatalf("outcome %+v", oc)
+		}
+		if err := trace.Validate(tr); err != nil {
+			t.Fatal(err)
+		}
+		return tr
+	}
+	in, bin, root := prepareInstrumented(t, name, false)
+	return recordInstrumentedOK(t, in, Options{Binary: bin, Dir: filepath.Join(root, "testdata/record", name)})
 }

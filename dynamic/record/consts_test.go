@@ -1,7 +1,6 @@
 package record
 
 import (
-	"context"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -94,21 +93,7 @@ func TestConstWrite(t *testing.T) {
 	}
 	for _, recorder := range []string{"delve", "instrument"} {
 		t.Run(recorder, func(t *testing.T) {
-			var tr *trace.Trace
-			if recorder == "delve" {
-				var oc Outcome
-				plan, bin := prepare(t, "constwrite", false)
-				tr, oc = record(t, context.Background(), plan, Options{Binary: bin})
-				if !oc.Complete || oc.Status != 0 || oc.Invalid != "" {
-					t.Fatalf("outcome %+v", oc)
-				}
-				if err := trace.Validate(tr); err != nil {
-					t.Fatal(err)
-				}
-			} else {
-				in, bin, root := prepareInstrumented(t, "constwrite", false)
-				tr = recordInstrumentedOK(t, in, Options{Binary: bin, Dir: filepath.Join(root, "testdata/record/constwrite")})
-			}
+			tr := recordTests(t, recorder, "constwrite")
 			var writes []string
 			for _, e := range tr.Events {
 				if e.Kind == trace.KindWrite && strings.HasSuffix(tr.Object(e.Obj).Name, "stopped") {
