@@ -3,17 +3,12 @@ package predict
 import (
 	"cmp"
 	"encoding/binary"
-	"fmt"
-	"maps"
-	"path/filepath"
 	"runtime"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 
 	"github.com/avcheck/avcheck/dynamic/trace"
-	"github.com/avcheck/avcheck/internal/intent"
 )
 
 // This file is the pattern search of PECAN (Huang and Zhang, ISSTA 2011,
@@ -114,112 +109,6 @@ type patIndex struct {
 
 // intentOf returns the intent of region r.
 func (ix *patIndex) intentOf(r trace.RegionID) Intent { return ix.intents[r] }
-
-// outsideEvidence says why a violation whose accesses are the events acc
-// breaks nothing that its region's evidence shows, or "" if it may. The
-// evidence that follows a value (written back, deciding an access, read
-// with another, read back) links the accesses at two sites: the region
-// is meant to be atomic for what they reach. A region that runs calls
-// with critical sections of their own (a fake clock's Advance, which
-// reads the time, runs the due timers one critical section each, and
-// writes the time back) is not meant to be atomic for what those calls
-// reach, unless its evidence says so: a violation none of whose accesses
-// reaches a variable of the name that the evidence's accesses reach
-// stays predicted. Where one of the two sites was reached only through a
-// call (v := c.Get()), the trace has no object at it, and the violation
-// is kept.
-func (ix *patIndex) outsideEvidence(t *trace.Trace, in Intent, acc []uint32) string {
-	switch in.Evidence {
-	case intent.WriteBack, intent.Branch, intent.ReadPair, intent.ReadBack:
-	default:
-		return ""
-	}
-	ix.evOnce.Do(func() { ix.evidenceObjects(t) })
-	from, to := ix.evObjs[posOf(t, in.From)], ix.evObjs[posOf(t, in.To)]
-	if len(from) == 0 || len(to) == 0 {
-		return ""
-	}
-	names := make(map[string]bool)
-	for _, o := range append(slices.Clip(from), to...) {
-		names[t.Object(o).Name] = true
-	}
-	for _, i := range acc {
-		if names[t.Object(t.Events[i].Obj).Name] {
-			return ""
-		}
-	}
-	// The region's own two accesses may be those of the evidence of a
-	// region inside it, which the recorder does not give them to (each
-	// event goes to its outermost region with evidence): withdraw's
-	// write-back of a.bal, called in a goroutine whose region's evidence
-	// is a branch on other variables.
-	if ix.evPairs[[2]sitePos{posOf(t, t.Events[acc[0]].Site), posOf(t, t.Events[acc[len(acc)-1]].Site)}] {
-		return ""
-	}
-	linked := slices.Sorted(maps.Keys(names))
-	return fmt.Sprintf("its region is meant to be atomic for %s (%s, from %s to %s), which the violation does not access", strings.Join(linked, " and "), in.Evidence, siteLine(t, in.From), siteLine(t, in.To))
-}
-
-// sitePos is a site's position: a region's evidence names its sites
-// apart from the accesses' own (trace.Event.Intent), so that a position
-// may have two site ids.
-type sitePos struct {
-	file      string
-	line, col int
-}
-
-func posOf(t *trace.Trace, s trace.SiteID) sitePos {
-	st := t.Site(s)
-	return sitePos{st.File, st.Line, st.Col}
-}
-
-// maxEvObjs bounds the objects kept per evidence position: one position
-// is one expression, whose objects share a name but for a map's keys.
-const maxEvObjs = 4
-
-// evidenceObjects fills evObjs, in one pass over the accesses.
-func (ix *patIndex) evidenceObjects(t *trace.Trace) {
-	ix.evObjs = make(map[sitePos][]trace.ObjID)
-	ix.evPairs = make(map[[2]sitePos]bool)
-	for _, in := range ix.intents {
-		for _, s := range []trace.SiteID{in.From, in.To} {
-			if s != 0 {
-				ix.evObjs[posOf(t, s)] = nil
-			}
-		}
-		if in.From != 0 && in.To != 0 {
-			ix.evPairs[[2]sitePos{posOf(t, in.From), posOf(t, in.To)}] = true
-		}
-	}
-	if len(ix.evObjs) == 0 {
-		return
-	}
-	// is[key] says whether the access key's site is at an evidence
-	// position: 0 not known yet, 1 yes, 2 no.
-	is := make([]uint8, len(ix.keys))
-	for _, a := range ix.acc {
-		if is[a.key] == 0 {
-			is[a.key] = 2
-			if _, ok := ix.evObjs[posOf(t, ix.keys[a.key].site)]; ok {
-				is[a.key] = 1
-			}
-		}
-		if is[a.key] != 1 {
-			continue
-		}
-		p := posOf(t, ix.keys[a.key].site)
-		objs, obj := ix.evObjs[p], ix.vars[a.v]
-		if len(objs) < maxEvObjs && !slices.Contains(objs, obj) {
-			ix.evObjs[p] = append(objs, obj)
-		}
-	}
-}
-
-// siteLine names site s by its file's base name and line.
-func siteLine(t *trace.Trace, s trace.SiteID) string {
-	st := t.Site(s)
-	return fmt.Sprintf("%s:%d", filepath.Base(st.File), st.Line)
-}
 
 // maxHistBits is the most locks a lock state may hold for histBits to
 // describe it; nesting deeper than that is rare, and compat takes the
