@@ -1201,26 +1201,85 @@ func (w *fileRewriter) call(c *ast.CallExpr) {
 	w.replace(c.Rparen, c.Rparen+1, fmt.Sprintf(", %s)", w.siteID(site)))
 }
 
-// contextCall wraps a call that makes a cancelable context, so that its
-// cancel function records the close of the context's Done channel
-// (avrt.Cancelable): a goroutine that waits on <-ctx.Done() is ordered
-// after the canceller's work, as the program orders it. The receive
-// itself is recorded as any other (ctx.Done() is pure).
+// contextCall rewrites a call that makes a cancelable context, or that
+// arranges a call after a context is done, so that the orders the
+// context package makes where no probe is are recorded:
+//   - the cancel function records the close of the context's Done
+//     channel, and of the Done channels of the contexts made from it that
+//     its cancel closes with it (avrt.Derive): a goroutine that waits on
+//     <-ctx.Done() is ordered after the canceller's work, as the program
+//     orders it. The receive itself is recorded as any other (ctx.Done()
+//     is pure);
+//   - a parent of a type of the program's is given to the context package
+//     behind a wrapper whose Err records the receive from its Done
+//     channel that the package's goroutine made before it asks;
+//   - the function given to context.AfterFunc records the receive from
+//     the context's Done channel before it runs, as the package starts it
+//     only once the channel is closed.
+//
+// The function called stays in the rewritten text, passed to avrt's
+// wrapper (avrt.Derive(context.WithCancel, parent, site)), so that the
+// file's import of the context package stays used. A call whose
+// arguments are one call's results keeps the older form, which records
+// the context's own close only (avrt.Cancelable(site)(call)).
 func (w *fileRewriter) contextCall(c *ast.CallExpr, fn *types.Func) {
 	if fn.Type().(*types.Signature).Recv() != nil {
 		return
 	}
-	wrapper := "Cancelable"
+	wrapper, legacy := "", "Cancelable"
 	switch fn.Name() {
-	case "WithCancel", "WithTimeout", "WithDeadline", "WithTimeoutCause", "WithDeadlineCause":
+	case "WithCancel":
+		wrapper = "Derive"
 	case "WithCancelCause":
-		wrapper = "CancelableCause"
+		wrapper, legacy = "DeriveCause", "CancelableCause"
+	case "WithTimeout", "WithDeadline":
+		wrapper = "Derive1"
+	case "WithTimeoutCause", "WithDeadlineCause":
+		wrapper = "Derive2"
+	case "AfterFunc":
+		wrapper, legacy = "AfterFunc", ""
 	default:
 		return
 	}
 	site := w.siteAt(c, false, "", trace.ObjChan)
-	w.replace(c.Pos(), c.Pos(), fmt.Sprintf("%s.%s(%s)(", rtName, wrapper, w.siteID(site)))
-	w.replace(c.End(), c.End(), ")")
+	if fn.Type().(*types.Signature).Params().Len() != len(c.Args) || c.Ellipsis.IsValid() {
+		if legacy != "" {
+			w.replace(c.Pos(), c.Pos(), fmt.Sprintf("%s.%s(%s)(", rtName, legacy, w.siteID(site)))
+			w.replace(c.End(), c.End(), ")")
+		}
+		return
+	}
+	w.replace(c.Pos(), c.Pos(), fmt.Sprintf("%s.%s(", rtName, wrapper))
+	w.replace(c.Fun.End(), c.Lparen+1, ", ")
+	// A trailing comma before the parenthesis stays where it is.
+	last := c.Args[len(c.Args)-1]
+	sep := ", "
+	if trailingComma(w.src[w.off(last.End()):w.off(c.Rparen)]) {
+		sep = ""
+	}
+	w.replace(c.Rparen, c.Rparen+1, fmt.Sprintf("%s%s)", sep, w.siteID(site)))
+}
+
+// trailingComma reports whether the text between a call's last argument
+// and its closing parenthesis holds a comma outside its comments.
+func trailingComma(b []byte) bool {
+	for i := 0; i < len(b); i++ {
+		switch {
+		case b[i] == ',':
+			return true
+		case b[i] == '/' && i+1 < len(b) && b[i+1] == '/':
+			for i < len(b) && b[i] != '\n' {
+				i++
+			}
+		case b[i] == '/' && i+1 < len(b) && b[i+1] == '*':
+			i += 2
+			for i+1 < len(b) && !(b[i] == '*' && b[i+1] == '/') {
+				i++
+			}
+			i++
+		}
+	}
+	return false
 }
 
 // isContextDone reports whether c calls the Done method of a

@@ -3,6 +3,7 @@ package record
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -484,23 +485,51 @@ func TestInstrumentedReuse(t *testing.T) {
 
 // A goroutine that waits on <-ctx.Done() is ordered after the work done
 // before cancel() (testdata/record/ctxcancel): the rewritten
-// context.WithCancel, WithTimeout and WithCancelCause give a cancel function that records
-// the close of the Done channel, and the receive from ctx.Done() is
-// recorded. Without them, each test's two writes of b.V are a race.
+// context.WithCancel, WithTimeout and WithCancelCause give a cancel
+// function that records the close of the Done channel, and of the
+// children's (TestCancelParent); the function context.AfterFunc starts
+// records the receive it follows (TestAfterFunc); a parent of the
+// program's own type is given to the context package behind a wrapper
+// whose Err records the receive of the package's goroutine, and the
+// closes of the children it cancels (TestChildOfManual). The receive
+// from ctx.Done() is recorded as any other. Without them, each test's
+// two writes of b.V are a race.
 func TestInstrumentedContext(t *testing.T) {
 	in, bin, root := prepareInstrumented(t, "ctxcancel", false)
 	tr := recordInstrumentedOK(t, in, Options{Binary: bin, Dir: filepath.Join(root, "testdata/record/ctxcancel")})
-	closes := 0
+	closes, recvs := map[string]int{}, map[string]int{}
 	for _, e := range tr.Events {
-		if e.Kind == trace.KindClose {
-			closes++
-			if s := tr.Site(e.Site); filepath.Base(s.File) != "ctx_test.go" {
-				t.Errorf("%v: the close is at %v, want the context's making in ctx_test.go", e, s)
-			}
+		s := tr.Site(e.Site)
+		at := fmt.Sprintf("%s:%d", filepath.Base(s.File), s.Line)
+		switch e.Kind {
+		case trace.KindClose:
+			closes[at]++
+		case trace.KindRecv:
+			recvs[at]++
 		}
 	}
-	if closes != 3 {
-		t.Errorf("%d closes recorded, want 3 (one per cancel)", closes)
+	// One close per cancel, at the context's making; TestCancelParent's
+	// cancel closes the child too (line 49, made at 50); TestAfterFunc
+	// closes its own channel at 66; Manual.Cancel closes its channel
+	// (ctx.go:53), and the package's goroutine the child's (line 77);
+	// TestCancelForms's two contexts are cancelled (lines 94 and 99).
+	wantCloses := map[string]int{
+		"ctx_test.go:11": 1, "ctx_test.go:21": 1, "ctx_test.go:36": 1,
+		"ctx_test.go:49": 1, "ctx_test.go:50": 1,
+		"ctx_test.go:61": 1, "ctx_test.go:66": 1,
+		"ctx.go:53": 1, "ctx_test.go:77": 1,
+		"ctx_test.go:94": 1, "ctx_test.go:99": 1,
+	}
+	if !maps.Equal(closes, wantCloses) {
+		t.Errorf("closes recorded at %v, want %v", closes, wantCloses)
+	}
+	// The receives the wrappers record: the start of TestAfterFunc's
+	// function, at the call of AfterFunc (line 64), and the package's
+	// goroutine's from Manual's Done channel, at the child's making.
+	for _, at := range []string{"ctx_test.go:64", "ctx_test.go:77"} {
+		if recvs[at] == 0 {
+			t.Errorf("no receive recorded at %s; receives at %v", at, recvs)
+		}
 	}
 	if got := findings(tr); len(got) > 0 {
 		t.Errorf("findings:\n%s", strings.Join(got, "\n"))

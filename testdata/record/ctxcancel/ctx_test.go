@@ -42,3 +42,63 @@ func TestCancelCause(t *testing.T) {
 	<-ctx.Done()
 	b.V = 2
 }
+
+// TestCancelParent waits on a child of the context the worker cancels:
+// the cancel closes the child's Done channel too.
+func TestCancelParent(t *testing.T) {
+	parent, cancel := context.WithCancel(context.Background())
+	child, stop := context.WithCancel(parent)
+	defer stop()
+	b := &Box{}
+	go Work(b, cancel)
+	<-child.Done()
+	b.V = 2
+}
+
+// TestAfterFunc: the function context.AfterFunc starts once the context
+// is done runs after the worker's cancel.
+func TestAfterFunc(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	b := &Box{}
+	done := make(chan struct{})
+	context.AfterFunc(ctx, func() {
+		b.V = 3
+		close(done)
+	})
+	go Work(b, cancel)
+	<-done
+}
+
+// TestChildOfManual: the context package's goroutine reads the parent's
+// Err once its Done channel is closed, and cancels the child, on which
+// the test waits.
+func TestChildOfManual(t *testing.T) {
+	parent := NewManual()
+	child, stop := context.WithCancel(parent)
+	defer stop()
+	b := &Box{}
+	go func() {
+		b.V = 1
+		parent.Cancel(context.Canceled)
+	}()
+	<-child.Done()
+	b.V = 2
+	if child.Err() != context.Canceled {
+		t.Fatal(child.Err())
+	}
+}
+
+// TestCancelForms: arguments written over lines with a trailing comma,
+// and arguments that are one call's results, are rewritten as well.
+func TestCancelForms(t *testing.T) {
+	ctx, cancel := context.WithTimeout(
+		context.Background(),
+		time.Hour, // a comment, with a comma
+	)
+	defer cancel()
+	ctx2, cancel2 := context.WithTimeout(withHour(ctx))
+	cancel2()
+	<-ctx2.Done()
+}
+
+func withHour(ctx context.Context) (context.Context, time.Duration) { return ctx, time.Hour }
