@@ -1,6 +1,7 @@
 package predict
 
 import (
+	"cmp"
 	"encoding/binary"
 	"slices"
 
@@ -580,19 +581,42 @@ func (l *Locks) Covers(a, b HistoryID) bool {
 	hb := l.histories[b].entries
 	for _, p := range l.histories[a].entries {
 		k := slices.IndexFunc(hb, func(q historyEntry) bool { return q.Obj == p.Obj })
-		if k < 0 || p.Mode > hb[k].Mode {
+		if k < 0 || p.Mode > hb[k].Mode || !holdsWithin(p.after, hb[k].after) {
 			return false
-		}
-		for _, x := range p.after {
-			if m, ok := findHold(hb[k].after, x.Obj); !ok || x.Mode > m {
-				return false
-			}
 		}
 	}
 	return true
 }
 
+// holdsWithin reports whether every hold of a is in b, in no stronger
+// mode; both are sorted by object, so one walk through them answers.
+func holdsWithin(a, b []LockHold) bool {
+	if len(a) > len(b) {
+		return false
+	}
+	i := 0
+	for _, x := range a {
+		for i < len(b) && b[i].Obj < x.Obj {
+			i++
+		}
+		if i == len(b) || b[i].Obj != x.Obj || x.Mode > b[i].Mode {
+			return false
+		}
+		i++
+	}
+	return true
+}
+
+// findHold returns the mode of obj's hold in s, sorted by Obj, and
+// whether s holds it. An outer lock held across a long loop has a long
+// acquisition history, which is searched by halves.
 func findHold(s []LockHold, obj trace.ObjID) (LockMode, bool) {
+	if len(s) > 16 {
+		if k, ok := slices.BinarySearchFunc(s, obj, func(h LockHold, o trace.ObjID) int { return cmp.Compare(h.Obj, o) }); ok {
+			return s[k].Mode, true
+		}
+		return 0, false
+	}
 	for _, h := range s {
 		if h.Obj == obj {
 			return h.Mode, true

@@ -114,6 +114,13 @@ type metaG struct {
 	inTx      bool // in a transaction: intervals and txVars are live
 	intervals []interval
 	txVars    []*txVar
+	// checkB lists the txVars that a release inside the transaction
+	// must check again (caseB): those whose variable another goroutine
+	// has accessed, less those that every group of it already serves
+	// (fullAt). A transaction that spans a long loop holds thousands of
+	// variables, most of them its own or served already; each release
+	// checks only the others.
+	checkB []*txVar
 }
 
 // interval is a maximal run of events of a transaction with one lock state
@@ -172,7 +179,30 @@ type txVar struct {
 	// before the transaction's witnesses: caseB has nothing to add.
 	fullAt     int32
 	fullGroups int
-	openIdx    int // position in v.open
+	openIdx    int  // position in v.open
+	inCheckB   bool // in its goroutine's checkB
+}
+
+// wantB puts tv in its goroutine's checkB, unless it is there or no other
+// goroutine has accessed its variable.
+func (m *Meta) wantB(tv *txVar) {
+	if tv.inCheckB || tv.v.only == tv.g {
+		return
+	}
+	tv.inCheckB = true
+	g := &m.gs[tv.g]
+	g.checkB = append(g.checkB, tv)
+}
+
+// servedB reports whether caseB has nothing to add to tv at any later
+// interval: every group is pending or happens before, as of the last
+// window, which no later interval changes.
+func (tv *txVar) servedB(j int) bool {
+	if len(tv.windows) == 0 {
+		return false
+	}
+	last := tv.windows[len(tv.windows)-1].start
+	return last <= j && tv.fullAt == int32(last) && tv.fullGroups == len(tv.v.groups)
 }
 
 // fgroup summarises the accesses f of one goroutine to one variable at one
@@ -234,6 +264,16 @@ func (f *fgroup) use(k int32, epoch uint32, seq uint64) {
 	f.head, f.used = k, true
 }
 
+// pruneSpan is how many kept states prune compares each state with: the
+// most recent ones. Forgetting fewer states than could be forgotten
+// changes no answer, only memory; comparing each state with all the
+// others would cost the square of a group's states, and a group whose
+// accesses run inside a lock held across a long loop has thousands of
+// them that no other covers: each access adds the locks taken since to
+// the outer lock's acquisition history, and a state with a shorter
+// history is older but compatible with more.
+const pruneSpan = 16
+
 // prune forgets the lock states that a more recently used state covers
 // (Locks.Covers). The most recent state is met first by caseB's scan, and
 // it is compatible whenever a state it covers is, so the scan's answer does
@@ -247,7 +287,7 @@ func (f *fgroup) prune(covers func(a, b HistoryID) bool) {
 	for k := f.head; k >= 0; {
 		st := &f.states[k]
 		next := st.next
-		if slices.ContainsFunc(kept, func(a int32) bool { return covers(f.states[a].state, st.state) }) {
+		if slices.ContainsFunc(kept[:min(len(kept), pruneSpan)], func(a int32) bool { return covers(f.states[a].state, st.state) }) {
 			f.states[st.prev].next = next
 			if next >= 0 {
 				f.states[next].prev = st.prev
@@ -497,8 +537,18 @@ func (m *Meta) apply(e *trace.Event, g *metaG, gi int, vc VC, ep Epoch) {
 		return
 	}
 	j := len(g.intervals) - 1
-	for _, tv := range g.txVars {
+	for i := 0; i < len(g.checkB); {
+		tv := g.checkB[i]
 		m.caseB(tv, j)
+		if tv.servedB(j) {
+			tv.inCheckB = false
+			last := len(g.checkB) - 1
+			g.checkB[i] = g.checkB[last]
+			g.checkB[last] = nil
+			g.checkB = g.checkB[:last]
+			continue
+		}
+		i++
 	}
 }
 
@@ -541,6 +591,13 @@ func (m *Meta) access(e *trace.Event, gi int, vc VC, ep Epoch) {
 			v.only = gi
 		case v.only != gi:
 			v.only = -1
+		}
+		// A new group may match the other goroutines' open transactions
+		// on v.
+		for _, tv := range v.open {
+			if tv.g != gi {
+				m.wantB(tv)
+			}
 		}
 		v.groups = append(v.groups, fgroup{g: gi, site: e.Site, op: e.Kind})
 		v.gor = append(v.gor, int32(gi))
@@ -659,10 +716,12 @@ func (m *Meta) access(e *trace.Event, gi int, vc VC, ep Epoch) {
 		// An atomic access starts a new interval (its clock includes
 		// what it acquired); Step checks that interval once it exists.
 		tv.openWindow(window{site: e.Site, op: e.Kind, start: cur + 1, seq: e.Seq})
+		m.wantB(tv)
 		return
 	}
 	tv.openWindow(window{site: e.Site, op: e.Kind, start: cur, seq: e.Seq})
 	m.caseB(tv, cur)
+	m.wantB(tv)
 }
 
 // openWindow appends w, reusing the storage of a window of an earlier
@@ -682,9 +741,20 @@ func dependent(a, b trace.Kind) bool { return a.IsWrite() || b.IsWrite() }
 // txVarOf returns the state of variable v in goroutine g's open
 // transaction, creating it on the first access.
 func (m *Meta) txVarOf(g *metaG, gi int, v *metaVar) *txVar {
-	for _, tv := range g.txVars {
-		if tv.v == v {
-			return tv
+	// Of the two lists that hold it, the shorter: a long transaction
+	// holds many variables, a variable is in the transactions of a few
+	// goroutines at a time.
+	if len(g.txVars) <= len(v.open) {
+		for _, tv := range g.txVars {
+			if tv.v == v {
+				return tv
+			}
+		}
+	} else {
+		for _, tv := range v.open {
+			if tv.g == gi {
+				return tv
+			}
 		}
 	}
 	var tv *txVar
@@ -702,6 +772,7 @@ func (m *Meta) txVarOf(g *metaG, gi int, v *metaVar) *txVar {
 	tv.v, tv.g = v, gi
 	tv.fullAt, tv.fullGroups = -1, 0
 	tv.openIdx = len(v.open)
+	tv.inCheckB = false
 	v.open = append(v.open, tv)
 	g.txVars = append(g.txVars, tv)
 	return tv
@@ -719,6 +790,11 @@ func (m *Meta) closeTx(g *metaG) {
 		m.free = append(m.free, tv)
 	}
 	g.txVars = g.txVars[:0]
+	for _, tv := range g.checkB {
+		tv.inCheckB = false
+	}
+	clear(g.checkB)
+	g.checkB = g.checkB[:0]
 	g.intervals = g.intervals[:0]
 	g.inTx = false
 }
@@ -736,6 +812,7 @@ func (m *Meta) caseA(tv *txVar, grp int32, state HistoryID, seq uint64, vc VC) {
 	if tv.pendingAt(grp) < int32(tv.windows[len(tv.windows)-1].start) {
 		// The group has a new access that caseB has not seen.
 		tv.fullAt = -1
+		m.wantB(tv)
 	}
 }
 
@@ -977,7 +1054,7 @@ func (s *summary) compact() {
 func (s *summary) prune(covers func(a, b HistoryID) bool) {
 	kept := s.states[:0]
 	for _, st := range s.states {
-		if !slices.ContainsFunc(kept, func(a stateSucc) bool { return a.succ >= st.succ && covers(a.state, st.state) }) {
+		if !slices.ContainsFunc(kept[max(0, len(kept)-pruneSpan):], func(a stateSucc) bool { return a.succ >= st.succ && covers(a.state, st.state) }) {
 			kept = append(kept, st)
 		}
 	}
