@@ -27,7 +27,9 @@ var (
 // BenchmarkPredictCommand's trace, and the shapes of long test runs that
 // first showed the prediction not scaling (many variables, no finding;
 // nested locks and unlocked accesses, many findings; thousands of
-// short-lived goroutines, as a worker pool's tests start).
+// short-lived goroutines, as a worker pool's tests start; a region
+// around a long loop that takes many locks inside an outer one, as a
+// cache's tests run).
 var benchShapes = []tracegen.Shape{
 	{Goroutines: 8, Locks: 16, Vars: 64},
 	{Goroutines: 8, Locks: 16, Vars: 1024, Interleaved: true},
@@ -40,6 +42,7 @@ var benchShapes = []tracegen.Shape{
 	{Goroutines: 16, Locks: 1024, Vars: 100_000, Nesting: 4, Unlocked: 0.2, Interleaved: true},
 	{Goroutines: 32, Locks: 256, Vars: 100_000, Nesting: 2, Unlocked: 0.2, Interleaved: true, Violations: true},
 	{Goroutines: 16, Locks: 16, Vars: 64, Lifetime: 32},
+	{Goroutines: 8, Locks: 1024, Vars: 100_000, Nesting: 2, Long: 1024},
 }
 
 // BenchmarkPredictShapes measures "avcheck predict" end to end on the

@@ -34,6 +34,14 @@ import (
 // goroutine in its place, so that main's clock, and that of every
 // goroutine it forks, has a component for each goroutine that ended so
 // far: thousands of goroutines, each knowing of those before it.
+//
+// With Long, a unit is one region around a long loop, the shape of a
+// test whose region spans a loop of calls: it holds lock 0 throughout,
+// and runs Long critical sections of other locks inside it, each over
+// their variables and one of lock 0's. Lock 0's acquisition history
+// grows with each section, so the accesses made under it have ever more
+// lock states, and one unit's transaction holds many variables. Units
+// are serial under lock 0: such a trace has no finding.
 type Shape struct {
 	Seed        uint64
 	Events      int     // about how many events (default 1000)
@@ -46,6 +54,7 @@ type Shape struct {
 	Violations  bool    // units of several critical sections; unlocked accesses to shared variables
 	Sites       int     // code paths the units run (default 16)
 	Lifetime    int     // units a goroutine other than main runs before it ends and main forks another (0: all run to the end)
+	Long        int     // critical sections of a unit held inside lock 0 (0: units as above)
 }
 
 func (s *Shape) defaults() {
@@ -79,6 +88,9 @@ func (s Shape) String() string {
 	name := fmt.Sprintf("g%d-l%d-v%d-n%d-u%g-%s-%s", s.Goroutines, s.Locks, s.Vars, s.Nesting, s.Unlocked*100, sched, av)
 	if s.Lifetime > 0 {
 		name += fmt.Sprintf("-life%d", s.Lifetime)
+	}
+	if s.Long > 0 {
+		name += fmt.Sprintf("-long%d", s.Long)
 	}
 	return name
 }
@@ -331,6 +343,10 @@ func (g *ShapeGenerator) plan(gi int) {
 	varOf := func(l int) trace.ObjID {
 		return shapeVarBase + trace.ObjID(l+s.Locks*g.rng.IntN(perLock))*8
 	}
+	if s.Long > 0 && s.Locks > 1 {
+		g.planLong(add, access, varOf)
+		return
+	}
 	unlocked := func() {
 		if s.Violations {
 			access(varOf(g.rng.IntN(s.Locks)))
@@ -390,5 +406,35 @@ func (g *ShapeGenerator) plan(gi int) {
 			unlocked()
 		}
 	}
+	add(trace.KindRegionEnd, 0, shapeSiteUnit)
+}
+
+// planLong makes a unit of a Long shape: lock 0 held around Long
+// critical sections, each of one to Nesting other locks, nested in
+// increasing order.
+func (g *ShapeGenerator) planLong(add func(trace.Kind, trace.ObjID, int), access func(trace.ObjID), varOf func(int) trace.ObjID) {
+	s := &g.s
+	lock := func(k trace.Kind, l int) {
+		site := shapeSiteLock
+		if k == trace.KindRelease {
+			site = shapeSiteRel
+		}
+		add(k, shapeLockBase+trace.ObjID(l)*8, site)
+	}
+	add(trace.KindRegionBegin, 0, shapeSiteUnit)
+	lock(trace.KindAcquire, 0)
+	for range s.Long {
+		depth := 1 + g.rng.IntN(min(s.Nesting, s.Locks-1))
+		first := 1 + g.rng.IntN(s.Locks-depth)
+		for l := first; l < first+depth; l++ {
+			lock(trace.KindAcquire, l)
+			access(varOf(l))
+		}
+		access(shapeVarBase) // x0, lock 0's first variable: a counter of the loop
+		for l := first + depth - 1; l >= first; l-- {
+			lock(trace.KindRelease, l)
+		}
+	}
+	lock(trace.KindRelease, 0)
 	add(trace.KindRegionEnd, 0, shapeSiteUnit)
 }

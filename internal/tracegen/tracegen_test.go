@@ -167,3 +167,39 @@ func TestShapeLifetime(t *testing.T) {
 		}
 	}
 }
+
+// TestShapeLong checks the units of Shape.Long: a valid trace in which
+// every access and every other lock's acquire is made holding lock 0,
+// and each unit holds lock 0 throughout Long critical sections.
+func TestShapeLong(t *testing.T) {
+	for _, s := range []Shape{
+		{Seed: 1, Events: 20000, Goroutines: 4, Locks: 64, Vars: 1024, Nesting: 2, Long: 100},
+		{Seed: 2, Events: 20000, Goroutines: 8, Locks: 3, Vars: 30, Nesting: 4, Interleaved: true, Long: 7},
+	} {
+		tr := ShapeTrace(s)
+		if err := trace.Validate(tr); err != nil {
+			t.Fatalf("%v: %v", s, err)
+		}
+		lock0 := trace.ObjID(shapeLockBase)
+		holder := trace.GoID(0)
+		sections := 0
+		for _, e := range tr.Events {
+			switch {
+			case e.Kind == trace.KindAcquire && e.Obj == lock0:
+				holder, sections = e.G, 0
+			case e.Kind == trace.KindRelease && e.Obj == lock0:
+				if sections != s.Long {
+					t.Fatalf("%v: %v ends a unit of %d critical sections, want %d", s, e, sections, s.Long)
+				}
+				holder = 0
+			case e.Kind == trace.KindAcquire || e.Kind == trace.KindRead || e.Kind == trace.KindWrite:
+				if e.G != holder {
+					t.Fatalf("%v: %v is made without lock 0", s, e)
+				}
+				if e.Kind != trace.KindAcquire && e.Obj == shapeVarBase {
+					sections++ // each section accesses x0
+				}
+			}
+		}
+	}
+}
