@@ -407,7 +407,7 @@ func TestInstrumentedMaxEvents(t *testing.T) {
 		t.Fatalf("a run within the default bound was cut: %s", oc.Cut)
 	}
 	cut, oc := run(avrt.ChunkEvents)
-	if !strings.Contains(oc.Cut, "the recording stopped at its limit of about 16384 events (-max-events)") {
+	if !strings.Contains(oc.Cut, "the recording stopped at its limit of about 16384 probe events (-max-events), of which the trace keeps ") {
 		t.Errorf("outcome's cut %q, want the limit", oc.Cut)
 	}
 	// The runtime maps no more chunks once it has recorded the limit's
