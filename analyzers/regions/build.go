@@ -20,6 +20,9 @@ type passState struct {
 	ann   *annotation.Set
 	funcs map[*ssa.Function]*Func
 	exprs map[token.Pos]ast.Expr
+	// unevaluated holds the spans of the range expressions that are not
+	// evaluated (unevaluatedRanges).
+	unevaluated [][2]token.Pos
 	// linked maps the package's functions that //go:linkname links
 	// elsewhere to their targets.
 	linked map[string]string
@@ -254,6 +257,9 @@ func (fa *funcAnalysis) collectInstr(instr ssa.Instruction) {
 	case *ssa.UnOp:
 		switch in.Op {
 		case token.MUL:
+			if fa.ps.inUnevaluated(in.Pos()) {
+				return // SSA's load of an array that a range does not evaluate
+			}
 			if p, ok := fa.sharedPath(in.X, in); ok {
 				pos, expr := fa.locate(p, in.Pos(), addrPos(in.X))
 				fa.addAccess(&Access{Path: p, Kind: Read, Sync: isSyncType(in.Type()), Pos: pos, Expr: expr,

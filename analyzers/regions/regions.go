@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"go/ast"
 	"go/token"
+	"go/types"
 	"reflect"
 	"sort"
 
@@ -50,11 +51,12 @@ func New(cfg *Config) *analysis.Analyzer {
 func run(pass *analysis.Pass, cfg *Config) (any, error) {
 	ssaInfo := pass.ResultOf[buildssa.Analyzer].(*buildssa.SSA)
 	ps := &passState{
-		pass:  pass,
-		cfg:   cfg,
-		ann:   pass.ResultOf[annotation.Analyzer].(*annotation.Set),
-		funcs: map[*ssa.Function]*Func{},
-		exprs: exprIndex(pass.Files),
+		pass:        pass,
+		cfg:         cfg,
+		ann:         pass.ResultOf[annotation.Analyzer].(*annotation.Set),
+		funcs:       map[*ssa.Function]*Func{},
+		exprs:       exprIndex(pass.Files),
+		unevaluated: unevaluatedRanges(pass.TypesInfo, pass.Files),
 	}
 	ps.linked = linknames(pass.Files)
 	res := &Result{ByFunc: map[*ssa.Function]*Func{}}
@@ -109,4 +111,78 @@ func exprIndex(files []*ast.File) map[token.Pos]ast.Expr {
 		})
 	}
 	return m
+}
+
+// unevaluatedRanges returns the spans of the range expressions that Go
+// does not evaluate: "if at most one iteration variable is present and
+// len(x) is constant, the range expression is not evaluated" (the
+// language specification, For statements with range clause), which
+// holds for an array, or a pointer to one, reached without a call or a
+// receive. SSA loads the array there all the same (for i := range
+// c.segments reads nothing of c.segments), and those loads are not
+// accesses.
+func unevaluatedRanges(info *types.Info, files []*ast.File) [][2]token.Pos {
+	var spans [][2]token.Pos
+	for _, f := range files {
+		ast.Inspect(f, func(n ast.Node) bool {
+			r, ok := n.(*ast.RangeStmt)
+			if !ok || r.Value != nil && !isBlank(r.Value) || !constLen(info, r.X) {
+				return true
+			}
+			spans = append(spans, [2]token.Pos{r.X.Pos(), r.X.End()})
+			return true
+		})
+	}
+	return spans
+}
+
+func isBlank(e ast.Expr) bool {
+	id, ok := e.(*ast.Ident)
+	return ok && id.Name == "_"
+}
+
+// constLen reports whether len(x) is a constant: x is an array or a
+// pointer to an array, and holds no call other than a conversion or a
+// constant one, and no receive.
+func constLen(info *types.Info, x ast.Expr) bool {
+	t := info.TypeOf(x)
+	if t == nil {
+		return false
+	}
+	if p, ok := t.Underlying().(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	if _, ok := t.Underlying().(*types.Array); !ok {
+		return false
+	}
+	evaluated := false
+	ast.Inspect(x, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.CallExpr:
+			if tv, ok := info.Types[n.Fun]; !ok || !tv.IsType() {
+				if tv, ok := info.Types[n]; !ok || tv.Value == nil {
+					evaluated = true
+				}
+			}
+		case *ast.UnaryExpr:
+			if n.Op == token.ARROW {
+				evaluated = true
+			}
+		case *ast.FuncLit:
+			return false
+		}
+		return !evaluated
+	})
+	return !evaluated
+}
+
+// inUnevaluated reports whether pos is inside a range expression that
+// is not evaluated.
+func (ps *passState) inUnevaluated(pos token.Pos) bool {
+	for _, s := range ps.unevaluated {
+		if s[0] <= pos && pos < s[1] {
+			return true
+		}
+	}
+	return false
 }

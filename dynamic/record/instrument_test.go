@@ -568,3 +568,24 @@ func TestInstrumentedAllocReuse(t *testing.T) {
 		t.Errorf("%d findings, want none:\n%s", len(fs), strings.Join(fs, "\n"))
 	}
 }
+
+// A range with the index only over an array does not evaluate the
+// array (testdata/record/rangearray): no read is recorded at the range
+// statements, and the segments, each written under its own lock, give
+// no finding. Without the rule, the range's read of c.segments races
+// with every segment's write.
+func TestInstrumentedRangeArray(t *testing.T) {
+	in, bin, root := prepareInstrumented(t, "rangearray", false)
+	tr := recordInstrumentedOK(t, in, Options{Binary: bin, Dir: filepath.Join(root, "testdata/record/rangearray")})
+	for _, e := range tr.Events {
+		if e.Kind != trace.KindRead {
+			continue
+		}
+		if s := tr.Site(e.Site); filepath.Base(s.File) == "seg.go" && (s.Line == 28 || s.Line == 37) {
+			t.Errorf("%v: a read recorded at the range of seg.go:%d", e, s.Line)
+		}
+	}
+	if got := findings(tr); len(got) > 0 {
+		t.Errorf("findings:\n%s", strings.Join(got, "\n"))
+	}
+}

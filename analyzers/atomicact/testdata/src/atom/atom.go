@@ -390,3 +390,33 @@ type runner struct{ f flagged }
 func (r *runner) finish() { r.f.done.Store(true) }
 
 func (r *runner) reset() { r.f = flagged{} }
+
+// Segments in an array, their counters added atomically. A range with
+// the index only over an array does not evaluate the array (its len is
+// constant), so it reads none of it; one with the value copies each
+// element, counter and all.
+type segment struct{ hits uint64 } // want hits:`atomic\(atomic.Add at atom.go:\d+\)`
+
+type segmented struct{ segs [4]segment }
+
+func (c *segmented) hit(i int) { atomic.AddUint64(&c.segs[i%4].hits, 1) }
+
+func (c *segmented) total() (n uint64) {
+	for i := range c.segs {
+		n += atomic.LoadUint64(&c.segs[i].hits)
+	}
+	for i, _ := range c.segs {
+		n += atomic.LoadUint64(&c.segs[i].hits)
+	}
+	for range c.segs {
+		n++
+	}
+	return n
+}
+
+func (c *segmented) totalCopies() (n uint64) {
+	for _, s := range c.segs { // want `c.segs is read plainly here, and with it its field hits, which is accessed atomically elsewhere \(atomic.Add at atom.go:\d+\)`
+		n += s.hits
+	}
+	return n
+}
