@@ -41,7 +41,8 @@ func (in Intent) Confirmed() bool { return in.Evidence.Confirms() }
 // synchronisation object (a channel, a mutex) gives no evidence: its
 // value is not data; an atomic access does.
 func (f *Func) Evidence(from, to *Access) intent.Evidence {
-	if from.Instr == to.Instr || from.Sync && from.Atomic == "" || to.Sync && to.Atomic == "" || readsFunc(from) || readsFunc(to) || onFailurePath(to) {
+	if from.Instr == to.Instr || from.Sync && from.Atomic == "" || to.Sync && to.Atomic == "" || readsFunc(from) || readsFunc(to) || onFailurePath(to) ||
+		viaSync(from) || viaSync(to) {
 		return intent.None
 	}
 	if from.Kind == Write {
@@ -82,6 +83,28 @@ func (f *Func) Evidence(from, to *Access) intent.Evidence {
 		return intent.ReadPair
 	}
 	return intent.None
+}
+
+// viaSync reports whether a is made inside a call of the runtime
+// (runtime.GOMAXPROCS) or of a synchronisation type of package sync
+// (wg.Add, mu.Lock): what it touches there is the scheduler's or the
+// synchronisation's own state, not the program's data, so a value read
+// there and given to wg.Add is no evidence that the code between is one
+// step. A sync.Map's methods stay data: a Load then a Store is the
+// check-then-act that LoadOrStore exists for.
+func viaSync(a *Access) bool {
+	if a.Via == "" {
+		return false
+	}
+	if strings.HasPrefix(a.Via, "runtime.") || strings.HasPrefix(a.Via, "(*runtime.") {
+		return true
+	}
+	for _, t := range []string{"WaitGroup", "Mutex", "RWMutex", "Once", "Cond"} {
+		if strings.HasPrefix(a.Via, "(*sync."+t+")") {
+			return true
+		}
+	}
+	return false
 }
 
 // onFailurePath reports whether a is made on a path that reports a

@@ -163,3 +163,29 @@ func Tick
   233 write g.age [g.mu#1]
   region lock 232-234 (critical-section): g.age@233 g.start@233
 `
+
+// TestViaSync checks that what a call of the runtime or of a sync type
+// reads or writes gives no evidence (runtime.GOMAXPROCS's value given to
+// wg.Add: write-back 31-33 without the rule, and the loop's Acquire
+// calls a region), while a sync.Map's Load deciding its Store does. Only the
+// regions' kinds, lines and evidence are compared: the accesses inside
+// the runtime and sync.Map change with the Go release.
+func TestViaSync(t *testing.T) {
+	results := analysistest.Run(t, analysistest.TestData(), regions.Analyzer, "regsync")
+	var regs []string
+	fn := ""
+	for _, l := range strings.Split(dump(results[0].Pass.Fset, results[0].Result.(*regions.Result)), "\n") {
+		l = strings.TrimSpace(l)
+		if name, ok := strings.CutPrefix(l, "func "); ok {
+			fn = name
+		}
+		if r, ok := strings.CutPrefix(l, "region "); ok {
+			r, _, _ = strings.Cut(r, ":")
+			regs = append(regs, fn+": "+r)
+		}
+	}
+	want := "Acquire: lock 15-17 (critical-section)\nRelease: lock 21-23 (critical-section)\nSpread: proximity 31-35 (none)\nGrow: proximity 47-49 (branch 47-49)"
+	if got := strings.Join(regs, "\n"); got != want {
+		t.Errorf("regions:\n%s\nwant:\n%s", got, want)
+	}
+}
