@@ -387,6 +387,9 @@ type fileRewriter struct {
 	// syncOnly rewrites the file's synchronisation only: a package of
 	// another module (deps.go).
 	syncOnly bool
+	// captured holds the function variables that a closure captures or
+	// whose address is taken, once asked (freshVars).
+	captured map[*types.Var]bool
 	// ids lists the probe ids the edits name, in the order they were
 	// first asked for (id), and idOf indexes it.
 	ids  []idKey
@@ -1090,6 +1093,8 @@ func (w *fileRewriter) code() {
 		switch n := n.(type) {
 		case *ast.GoStmt:
 			w.goStmt(n)
+		case *ast.DeclStmt:
+			w.freshVars(n)
 		case *ast.CallExpr:
 			w.call(n)
 		case *ast.SendStmt:
@@ -1112,6 +1117,75 @@ func (w *fileRewriter) code() {
 		}
 		return true
 	})
+}
+
+// freshVars records, after a declaration var x T of a function's
+// variable that a closure captures or whose address is taken, that x is
+// new memory (avrt.Made): a goroutine's stack, as the heap, gives the
+// memory of a variable of a goroutine that ended to the next one, whose
+// variable it is not (parallel tests that each declare one). A
+// declaration with values is left as it is: its first write, probed
+// before the statement, would go to the old variable.
+func (w *fileRewriter) freshVars(d *ast.DeclStmt) {
+	gd, ok := d.Decl.(*ast.GenDecl)
+	if !ok || gd.Tok != token.VAR {
+		return
+	}
+	if st, ok := w.stmtOf(d); !ok || st != ast.Stmt(d) {
+		return
+	}
+	var calls []string
+	for _, spec := range gd.Specs {
+		vs, ok := spec.(*ast.ValueSpec)
+		if !ok || len(vs.Values) > 0 {
+			continue
+		}
+		for _, id := range vs.Names {
+			if v, ok := w.info.Defs[id].(*types.Var); ok && id.Name != "_" && w.isCaptured(v) {
+				site := w.siteAt(id, false, "", 0)
+				calls = append(calls, fmt.Sprintf("%s.Made(&%s, %s)", rtName, id.Name, w.siteID(site)))
+			}
+		}
+	}
+	if len(calls) > 0 {
+		w.after(d, strings.Join(calls, "; "))
+	}
+}
+
+// isCaptured reports whether the function variable v is used in a
+// function literal that does not declare it, or has its address taken.
+func (w *fileRewriter) isCaptured(v *types.Var) bool {
+	if w.captured == nil {
+		w.captured = map[*types.Var]bool{}
+		var lits []*ast.FuncLit
+		ast.Inspect(w.file, func(n ast.Node) bool {
+			if n == nil {
+				return true
+			}
+			switch n := n.(type) {
+			case *ast.FuncLit:
+				lits = append(lits, n)
+			case *ast.UnaryExpr:
+				if id, ok := ast.Unparen(n.X).(*ast.Ident); ok && n.Op == token.AND {
+					if v, ok := w.info.Uses[id].(*types.Var); ok {
+						w.captured[v] = true
+					}
+				}
+			}
+			return true
+		})
+		for _, fl := range lits {
+			ast.Inspect(fl.Body, func(n ast.Node) bool {
+				if id, ok := n.(*ast.Ident); ok {
+					if v, ok := w.info.Uses[id].(*types.Var); ok && !v.IsField() && (v.Pos() < fl.Pos() || v.Pos() >= fl.End()) {
+						w.captured[v] = true
+					}
+				}
+				return true
+			})
+		}
+	}
+	return w.captured[v]
 }
 
 // made wraps an allocation, &T{...} or new(T) (wrapper Made) or the

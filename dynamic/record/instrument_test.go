@@ -589,3 +589,25 @@ func TestInstrumentedRangeArray(t *testing.T) {
 		t.Errorf("findings:\n%s", strings.Join(got, "\n"))
 	}
 }
+
+// A variable declared without a value that a closure captures is new
+// memory at each declaration (testdata/record/stackvars): goroutines
+// that end give their stacks to the next ones, and without the record
+// of the declaration (avrt.Made) the jobs' variables are one, written
+// by each job's goroutine with no order between them: a race.
+func TestInstrumentedStackVars(t *testing.T) {
+	in, bin, root := prepareInstrumented(t, "stackvars", false)
+	tr := recordInstrumentedOK(t, in, Options{Binary: bin, Dir: filepath.Join(root, "testdata/record/stackvars")})
+	written := map[trace.ObjID]bool{}
+	for _, e := range tr.Events {
+		if e.Kind == trace.KindWrite && tr.Object(e.Obj).Name == "caught" {
+			written[e.Obj] = true
+		}
+	}
+	if len(written) != 3 {
+		t.Errorf("%d variables caught written, want 3 (one per job)", len(written))
+	}
+	if got := findings(tr); len(got) > 0 {
+		t.Errorf("findings:\n%s", strings.Join(got, "\n"))
+	}
+}
