@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"go/ast"
+	"go/scanner"
 	"go/token"
 	"go/types"
 	"io/fs"
@@ -1159,9 +1160,6 @@ func (w *fileRewriter) isCaptured(v *types.Var) bool {
 		w.captured = map[*types.Var]bool{}
 		var lits []*ast.FuncLit
 		ast.Inspect(w.file, func(n ast.Node) bool {
-			if n == nil {
-				return true
-			}
 			switch n := n.(type) {
 			case *ast.FuncLit:
 				lits = append(lits, n)
@@ -1337,23 +1335,17 @@ func (w *fileRewriter) contextCall(c *ast.CallExpr, fn *types.Func) {
 // trailingComma reports whether the text between a call's last argument
 // and its closing parenthesis holds a comma outside its comments.
 func trailingComma(b []byte) bool {
-	for i := 0; i < len(b); i++ {
-		switch {
-		case b[i] == ',':
+	var sc scanner.Scanner
+	sc.Init(token.NewFileSet().AddFile("", -1, len(b)), b, nil, 0)
+	for {
+		_, tok, _ := sc.Scan()
+		switch tok {
+		case token.COMMA:
 			return true
-		case b[i] == '/' && i+1 < len(b) && b[i+1] == '/':
-			for i < len(b) && b[i] != '\n' {
-				i++
-			}
-		case b[i] == '/' && i+1 < len(b) && b[i+1] == '*':
-			i += 2
-			for i+1 < len(b) && !(b[i] == '*' && b[i+1] == '/') {
-				i++
-			}
-			i++
+		case token.EOF:
+			return false
 		}
 	}
-	return false
 }
 
 // isContextDone reports whether c calls the Done method of a

@@ -611,3 +611,19 @@ func TestInstrumentedStackVars(t *testing.T) {
 		t.Errorf("findings:\n%s", strings.Join(got, "\n"))
 	}
 }
+
+func TestTrailingComma(t *testing.T) {
+	for text, want := range map[string]bool{
+		"":                              false,
+		"\n":                            false,
+		",\n":                           true,
+		" // a comment, with a comma\n": false,
+		", // a comment\n":              true,
+		" /* a, b */ ":                  false,
+		" /* a, b */ ,\n":               true,
+	} {
+		if got := trailingComma([]byte(text)); got != want {
+			t.Errorf("trailingComma(%q) = %v, want %v", text, got, want)
+		}
+	}
+}
