@@ -1402,7 +1402,8 @@ func (w *fileRewriter) receiver(fun *ast.SelectorExpr, sel *types.Selection) (st
 }
 
 // atomicCall wraps a sync/atomic call: a load or read-modify-write is
-// recorded after it returned, a store before it.
+// recorded after it returned (a CompareAndSwap that did not swap as a
+// load), a store before it.
 func (w *fileRewriter) atomicCall(c *ast.CallExpr, fun *ast.SelectorExpr, fn *types.Func) {
 	if w.deferredOrGo(c) {
 		w.in.Deferred++
@@ -1434,7 +1435,11 @@ func (w *fileRewriter) atomicCall(c *ast.CallExpr, fun *ast.SelectorExpr, fn *ty
 		kind = "Loaded"
 	case strings.HasPrefix(name, "Store"):
 		kind = "AtomicStore"
-	case strings.HasPrefix(name, "Add"), strings.HasPrefix(name, "Swap"), strings.HasPrefix(name, "CompareAndSwap"),
+	case strings.HasPrefix(name, "CompareAndSwap"):
+		// Its result says whether it wrote: a CompareAndSwap that
+		// failed is a load (a retry loop's failed try loses nothing).
+		kind = "Swapped"
+	case strings.HasPrefix(name, "Add"), strings.HasPrefix(name, "Swap"),
 		strings.HasPrefix(name, "And"), strings.HasPrefix(name, "Or"):
 		kind = "Modified"
 	default:

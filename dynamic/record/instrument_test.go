@@ -612,6 +612,38 @@ func TestInstrumentedStackVars(t *testing.T) {
 	}
 }
 
+// A CompareAndSwap that did not swap is recorded as a load
+// (testdata/record/casloop): the test's first try fails, the other
+// goroutine having added between its load and its CompareAndSwap, and
+// retries. Recorded as a read-modify-write, the failed try wrote over
+// the other goroutine's update, and a lost update (R-W-W) was found in
+// the recorded order itself.
+func TestInstrumentedCompareAndSwap(t *testing.T) {
+	in, bin, root := prepareInstrumented(t, "casloop", false)
+	tr := recordInstrumentedOK(t, in, Options{Binary: bin, Dir: filepath.Join(root, "testdata/record/casloop")})
+	got := map[string]int{}
+	for _, e := range tr.Events {
+		if e.Kind.IsAccess() && tr.Object(e.Obj).Name == "c.n" {
+			got[fmt.Sprintf("%s:%d %s", filepath.Base(tr.Site(e.Site).File), tr.Site(e.Site).Line, e.Kind)]++
+		}
+	}
+	// Three tries load (the failed one, its retry, the other
+	// goroutine's), two swap, one fails; Count loads once. Each atomic
+	// operation has its plain access beside it.
+	want := map[string]int{
+		"casloop.go:17 aload": 3, "casloop.go:17 rd": 3,
+		"casloop.go:21 armw": 2, "casloop.go:21 wr": 2,
+		"casloop.go:21 aload": 1, "casloop.go:21 rd": 1,
+		"casloop.go:29 aload": 1, "casloop.go:29 rd": 1,
+	}
+	if !maps.Equal(got, want) {
+		t.Errorf("accesses of c.n %v, want %v", got, want)
+	}
+	if got := findings(tr); len(got) > 0 {
+		t.Errorf("findings:\n%s", strings.Join(got, "\n"))
+	}
+}
+
 func TestTrailingComma(t *testing.T) {
 	for text, want := range map[string]bool{
 		"":                              false,

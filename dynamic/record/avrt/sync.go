@@ -289,6 +289,21 @@ func Modified[T, P any](v T, p *P, site uint32) T {
 	return v
 }
 
+// Swapped records a CompareAndSwap of *p that returned swapped, and
+// returns swapped: one that swapped read and wrote *p in one step; one
+// that did not only read it, and wrote nothing another goroutine could
+// lose or see.
+func Swapped[P any](swapped bool, p *P, site uint32) bool {
+	if enabled {
+		k := KindAtomicLoad
+		if swapped {
+			k = KindAtomicRMW
+		}
+		emit(k, ptr(p), 0, site)
+	}
+	return swapped
+}
+
 var seed = maphash.MakeSeed()
 
 // mapElem names an element of a map by the map and the key: a hash of
