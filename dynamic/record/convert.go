@@ -508,15 +508,9 @@ func (c *converter) step(r avrt.Event) {
 	case avrt.KindAtomicLoad, avrt.KindAtomicStore, avrt.KindAtomicRMW:
 		c.object(obj, trace.ObjVar, s, "")
 		e.Kind = map[avrt.Kind]trace.Kind{avrt.KindAtomicLoad: trace.KindAtomicLoad, avrt.KindAtomicStore: trace.KindAtomicStore, avrt.KindAtomicRMW: trace.KindAtomicRMW}[r.Kind]
-		// The plain access the operation also makes, as the Delve
+		// With the plain access the operation also makes, as the Delve
 		// recorder's emitAtomic records it (shadow.go).
-		if e.Kind == trace.KindAtomicStore {
-			c.atomicAccess(gs, e)
-			c.emit(gs, e)
-		} else {
-			c.emit(gs, e)
-			c.atomicAccess(gs, e)
-		}
+		c.emitAtomic(gs, e)
 	case avrt.KindAcquire, avrt.KindRelease, avrt.KindRAcquire, avrt.KindRRelease:
 		c.lock(gs, r.Kind, e, s)
 	case avrt.KindFork:
@@ -1031,17 +1025,19 @@ func (c *converter) chanAccess(gs *convG, e trace.Event, write bool) {
 	c.emit(gs, a)
 }
 
-// atomicAccess records the plain access of the atomic operation e inside
-// a critical section of the variable's own lock, outside every region
-// (shadow.go).
-func (c *converter) atomicAccess(gs *convG, e trace.Event) {
+// emitAtomic records the atomic operation e and its plain access, which
+// is outside every region, inside a critical section of the variable's
+// own lock (shadow.go).
+func (c *converter) emitAtomic(gs *convG, e trace.Event) {
 	lock := c.derivedID(e.Obj, atomicLockKey, trace.Object{Kind: trace.ObjMutex, Name: "atomic " + c.t.Objects[e.Obj].Name})
-	a := trace.Event{Kind: trace.KindWrite, Obj: e.Obj, Site: e.Site, Flags: trace.Outside}
-	if e.Kind == trace.KindAtomicLoad {
-		a.Kind = trace.KindRead
-	}
 	c.emitIn(gs, trace.Event{Kind: trace.KindAcquire, Obj: lock, Site: e.Site}, false)
-	c.emitIn(gs, a, false)
+	if a, before := atomicShadow(e); before {
+		c.emitIn(gs, a, false)
+		c.emit(gs, e)
+	} else {
+		c.emit(gs, e)
+		c.emitIn(gs, a, false)
+	}
 	c.emitIn(gs, trace.Event{Kind: trace.KindRelease, Obj: lock, Site: e.Site}, false)
 }
 

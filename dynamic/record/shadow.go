@@ -28,18 +28,24 @@ import (
 //     variable that nothing orders with it is a race; two atomic
 //     operations never race with each other. The recorder records, next to
 //     the atomic event (which stays the synchronisation it was), a plain
-//     read or write of the variable inside a critical section of a lock of
-//     the variable's own (named "atomic " and the variable's name), which
-//     only atomic operations take: two atomic accesses hold it both and
-//     cannot be at the same time, while a plain one holds it not: the
-//     lockset half of PECAN's hybrid constraint (shared/seeds/003_...,
-//     section 4.2: two events race when happens-before does not order
-//     them and their lock states allow them to be at the same time). The
-//     lock is a mutex of the trace, whose critical sections the
-//     predictors reorder freely (pattern.go), so it adds no
+//     read or write of the variable, the two inside a critical section of
+//     a lock of the variable's own (named "atomic " and the variable's
+//     name), which only atomic operations take: two atomic accesses hold
+//     it both and cannot be at the same time, while a plain one holds it
+//     not: the lockset half of PECAN's hybrid constraint (shared/seeds/
+//     003_..., section 4.2: two events race when happens-before does not
+//     order them and their lock states allow them to be at the same
+//     time). The lock is a mutex of the trace, whose critical sections
+//     the predictors reorder freely (pattern.go), so it adds no
 //     happens-before edge that the atomic events do not make. A store's
 //     access comes before its event (a release, which publishes it), a
-//     load's and a read-modify-write's after theirs (acquires). These
+//     load's and a read-modify-write's after theirs (acquires). The event
+//     is inside the critical section too, so that the access goes where
+//     its event goes: an order of the atomic operations (the precise
+//     stage keeps theirs as recorded) orders their accesses. Outside it,
+//     a read-modify-write's access could be placed after a later load
+//     that read what it wrote, between that load and the loading
+//     goroutine's CompareAndSwap (a retry loop), as a lost update. These
 //     three events are outside every region: the access counts for races,
 //     and as the interleaved access of a triplet (a plain read and write
 //     of a variable split by an atomic add), but not as one of a region's
@@ -73,27 +79,29 @@ func (r *recorder) chanAccess(gs *gstate, st *chanState, site trace.SiteID, writ
 }
 
 // emitAtomic records an atomic operation's event with the plain access
-// it also makes, inside the variable's own critical section.
+// it also makes, both inside the variable's own critical section.
 func (r *recorder) emitAtomic(gs *gstate, e trace.Event) {
-	if e.Kind == trace.KindAtomicStore {
-		r.atomicAccess(gs, e)
-		r.emit(gs, e)
-		return
-	}
-	r.emit(gs, e)
-	r.atomicAccess(gs, e)
-}
-
-func (r *recorder) atomicAccess(gs *gstate, e trace.Event) {
 	name := r.t.Objects[e.Obj].Name
 	lock := r.derivedID(mapElemKey{m: uint64(e.Obj), key: atomicLockKey}, trace.Object{Kind: trace.ObjMutex, Name: "atomic " + name})
-	acc := trace.Event{Kind: trace.KindWrite, Obj: e.Obj, Site: e.Site, Flags: trace.Outside}
-	if e.Kind == trace.KindAtomicLoad {
-		acc.Kind = trace.KindRead
-	}
 	r.emitIn(gs, trace.Event{Kind: trace.KindAcquire, Obj: lock, Site: e.Site}, false)
-	r.emitIn(gs, acc, false)
+	if a, before := atomicShadow(e); before {
+		r.emitIn(gs, a, false)
+		r.emit(gs, e)
+	} else {
+		r.emit(gs, e)
+		r.emitIn(gs, a, false)
+	}
 	r.emitIn(gs, trace.Event{Kind: trace.KindRelease, Obj: lock, Site: e.Site}, false)
+}
+
+// atomicShadow returns the plain access that atomic operation e makes,
+// and whether it comes before e's event (a store's) or after it.
+func atomicShadow(e trace.Event) (trace.Event, bool) {
+	a := trace.Event{Kind: trace.KindWrite, Obj: e.Obj, Site: e.Site, Flags: trace.Outside}
+	if e.Kind == trace.KindAtomicLoad {
+		a.Kind = trace.KindRead
+	}
+	return a, e.Kind == trace.KindAtomicStore
 }
 
 // A plain access of a struct or array value (s := c.stats, c.stats =
