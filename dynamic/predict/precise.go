@@ -621,6 +621,20 @@ type section struct {
 	g        trace.GoID
 	acq, rel int
 	read     bool
+	handed   bool // released by another goroutine than g
+}
+
+// handedFrom returns the open section of secs (a write lock's, or with
+// read a read lock's) that a release by a goroutine that holds none ends:
+// the lock was handed over. Of a read lock's several readers, which one
+// is not recorded; the earliest is taken.
+func handedFrom(secs []section, read bool) (int, bool) {
+	for i := range secs {
+		if s := &secs[i]; s.rel < 0 && s.acq >= 0 && s.read == read {
+			return i, true
+		}
+	}
+	return 0, false
 }
 
 var errTooLarge = errors.New("the encoding exceeds its size bound")
@@ -863,6 +877,12 @@ func (ps *preciseStage) encode(from, to uint32, targets []uint32, adjacent, rela
 			if st := open[k]; len(st) > 0 {
 				sections[e.Obj][st[len(st)-1]].rel = i
 				open[k] = st[:len(st)-1]
+			} else if h, ok := handedFrom(sections[e.Obj], e.Kind == trace.KindRRelease); ok {
+				// A lock handed over: another goroutine unlocks what its
+				// holder locked, and the holder's section ends there.
+				hk := [2]uint64{uint64(e.Obj), uint64(sections[e.Obj][h].g)}
+				open[hk] = slices.DeleteFunc(open[hk], func(x int) bool { return x == h })
+				sections[e.Obj][h].rel, sections[e.Obj][h].handed = i, true
 			} else {
 				sections[e.Obj] = append(sections[e.Obj], section{g: e.G, acq: -1, rel: i, read: e.Kind == trace.KindRRelease})
 			}
@@ -1023,8 +1043,8 @@ func valueUser(evs []trace.Event, nextOf []int, r int) int {
 // exclude asserts that sections a and b, of one lock, do not overlap in
 // the prefix. It returns false if that is impossible (enc.unsat is set).
 func (ps *preciseStage) exclude(enc *encoding, a, b section, before func(int, int) bool, in func(int) bool, lit func(int, int) solve.Lit, outside func(int) (solve.Lit, bool)) bool {
-	if a.g == b.g || a.read && b.read {
-		return true
+	if a.g == b.g && !a.handed && !b.handed || a.read && b.read {
+		return true // ordered by their goroutine, or shared
 	}
 	if a.acq >= 0 && !in(a.acq) || b.acq >= 0 && !in(b.acq) {
 		return true // a section that starts after the violation

@@ -15,7 +15,7 @@ func ExampleValidate() {
 g1 fork g2
 g1 acq mu @counter.go:12
 g1 rd c.n @counter.go:13 v=0
-g2 rel mu
+g2 acq mu
 `
 	t, err := trace.ReadAll(trace.NewTextReader(strings.NewReader(src), "counter.txt"))
 	if err != nil {
@@ -26,7 +26,7 @@ g2 rel mu
 	fmt.Println(trace.Validate(t))
 	// Output:
 	// 4 events; c.n at counter.go:13:0
-	// event 3 (g2 rel mu): release of mu, which g2 does not hold
+	// event 3 (g2 acq mu): acquire of mu, which g1 holds
 }
 
 // Converting between formats streams the events.

@@ -40,8 +40,8 @@ func (e *ValidationError) Error() string {
 //   - locks: Lock only when no one holds the mutex (Go mutexes are not
 //     reentrant, so that includes the acquirer); RLock only when no
 //     writer holds it, and read-locks are shared; Unlock and RUnlock only
-//     by a goroutine that holds the lock. Releases need not be in reverse
-//     order of acquisition;
+//     of a held lock, by its holder or by another goroutine (see below).
+//     Releases need not be in reverse order of acquisition;
 //   - channels: sends on a channel number their messages 1, 2, 3...;
 //     a receive of message k comes after send k and is the only receive
 //     of it; a receive of 0 (closed) comes after the close; no send after
@@ -52,14 +52,16 @@ func (e *ValidationError) Error() string {
 //   - Cond: a Wait returns only after some Signal or Broadcast;
 //   - regions: begin and finish are properly nested per goroutine.
 //
-// Go lets one goroutine unlock a mutex another locked. Traces that do so
-// are rejected unless AllowForeignUnlock is set, because the lockset
-// reasoning of the predictors assumes the holder releases; the recorder
-// sees such hand-offs rarely, and they are worth a look when it does.
+// Go lets one goroutine unlock a mutex another locked ("A locked Mutex
+// is not associated with a particular goroutine"): a lock handed over, a
+// publisher that locks a handler's mutex and the goroutine that runs the
+// handler unlocking it. Such a release is valid and releases the lock
+// from its holder; the predictors end the holder's critical section
+// there (Locks.release, the precise stage's sections).
 type Validator struct {
-	// AllowForeignUnlock accepts Unlock and RUnlock by a goroutine other
-	// than the holder, as Go does.
-	AllowForeignUnlock bool
+	// HolderUnlocks rejects an Unlock or RUnlock by a goroutine other
+	// than the holder.
+	HolderUnlocks bool
 	// IgnoreSeq skips the check that Seq increases, for schedules made by
 	// reordering a trace's events (a witness), which keep their Seq.
 	IgnoreSeq bool
@@ -242,7 +244,7 @@ func (v *Validator) Step(e Event) error {
 		if !l.locked {
 			return v.fail(e, "release of %s, which is not locked", v.obj(e.Obj))
 		}
-		if l.writer != e.G && !v.AllowForeignUnlock {
+		if l.writer != e.G && v.HolderUnlocks {
 			return v.fail(e, "release of %s, which %s does not hold", v.obj(e.Obj), gname(e.G))
 		}
 		l.locked = false
@@ -260,7 +262,7 @@ func (v *Validator) Step(e Event) error {
 		l := v.lock(e.Obj)
 		holder := e.G
 		if l.readers[holder] == 0 {
-			if !v.AllowForeignUnlock || l.nread == 0 {
+			if v.HolderUnlocks || l.nread == 0 {
 				return v.fail(e, "read-release of %s, which %s does not read-hold", v.obj(e.Obj), gname(e.G))
 			}
 			for r := range l.readers {
