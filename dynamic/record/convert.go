@@ -613,7 +613,7 @@ func (c *converter) lock(gs *convG, k avrt.Kind, e trace.Event, s rawSite) {
 		kind = trace.ObjMutex
 	}
 	c.object(e.Obj, kind, s, "")
-	holder, held := c.holder[e.Obj]
+	_, held := c.holder[e.Obj]
 	switch k {
 	case avrt.KindAcquire:
 		if held || c.readers[e.Obj] > 0 {
@@ -623,7 +623,10 @@ func (c *converter) lock(gs *convG, k avrt.Kind, e trace.Event, s rawSite) {
 		c.holder[e.Obj] = gs.id
 		e.Kind = trace.KindAcquire
 	case avrt.KindRelease:
-		if !held || holder != gs.id {
+		// By its holder, or by another goroutine: Go lets one goroutine
+		// unlock what another locked (a lock handed over), and the
+		// lock is released from its holder.
+		if !held {
 			c.drop()
 			return
 		}
@@ -641,11 +644,22 @@ func (c *converter) lock(gs *convG, k avrt.Kind, e trace.Event, s rawSite) {
 		c.readers[e.Obj]++
 		e.Kind = trace.KindRAcquire
 	case avrt.KindRRelease:
+		from := gs
 		if gs.rholds[e.Obj] == 0 {
-			c.drop()
-			return
+			// Another goroutine's read-lock, handed over: one of its
+			// readers' (which one is not known).
+			from = nil
+			for _, o := range c.gs {
+				if o.rholds[e.Obj] > 0 && (from == nil || o.id < from.id) {
+					from = o
+				}
+			}
+			if from == nil {
+				c.drop()
+				return
+			}
 		}
-		gs.rholds[e.Obj]--
+		from.rholds[e.Obj]--
 		c.readers[e.Obj]--
 		e.Kind = trace.KindRRelease
 	}

@@ -644,6 +644,35 @@ func TestInstrumentedCompareAndSwap(t *testing.T) {
 	}
 }
 
+// A mutex that one goroutine locks and another unlocks, as Go allows
+// (testdata/record/handover: a bus hands each handler's goroutine the
+// lock its next publish waits for), is recorded to the end of the run,
+// and orders the handlers: their appends to one slice, with no lock of
+// their own, give no finding. Recording used to stop at the first such
+// unlock as an impossible event.
+func TestInstrumentedLockHandover(t *testing.T) {
+	in, bin, root := prepareInstrumented(t, "handover", false)
+	tr := recordInstrumentedOK(t, in, Options{Binary: bin, Dir: filepath.Join(root, "testdata/record/handover")})
+	locks, unlocks := 0, 0
+	for _, e := range tr.Events {
+		if tr.Object(e.Obj).Name != "b.mu" {
+			continue
+		}
+		switch e.Kind {
+		case trace.KindAcquire:
+			locks++
+		case trace.KindRelease:
+			unlocks++
+		}
+	}
+	if locks != 3 || unlocks != 3 {
+		t.Errorf("b.mu locked %d times and unlocked %d, want 3 and 3", locks, unlocks)
+	}
+	if got := findings(tr); len(got) > 0 {
+		t.Errorf("findings:\n%s", strings.Join(got, "\n"))
+	}
+}
+
 func TestTrailingComma(t *testing.T) {
 	for text, want := range map[string]bool{
 		"":                              false,
