@@ -604,11 +604,45 @@ func (rp *replayer) tryGrant(th proc.Thread, g *proc.G, gs *rgoroutine) {
 	// shown that hit again: neither is a new arrival. A real one comes
 	// after a stop elsewhere, unless the line loops on itself.
 	gs.pass = gs.held
+	if rp.stepOff(th, gs.held) {
+		gs.pass = 0 // past its trap: it cannot take it again now
+	}
 	gs.grantVisit = gs.visits[t.at]
 	gs.held = 0
 	rp.granted = true
 	rp.next[gs.w]++
 }
+
+// stepOff moves the thread th of a goroutine let go at the breakpoint at
+// addr past the breakpoint's instruction, one instruction at a time, and
+// says whether it did. Left to the next continue, the step over the
+// breakpoint can be cut short by a signal (the runtime's preemption
+// signal, frequent on a loaded machine), and the goroutine then takes
+// the breakpoint's trap again without having run its line: the same
+// trap as a loop's next arrival at the line, which would end the turn
+// before its write and read the value the write had not made yet.
+func (rp *replayer) stepOff(th proc.Thread, addr uint64) bool {
+	if err := rp.tgt.SwitchThread(th.ThreadID()); err != nil {
+		return false
+	}
+	for range maxStepTries {
+		regs, err := th.Registers()
+		if err != nil {
+			return false
+		}
+		if regs.PC() != addr {
+			return true
+		}
+		if err := rp.grp.StepInstruction(false); err != nil {
+			return false
+		}
+	}
+	return false
+}
+
+// maxStepTries bounds the single steps stepOff tries: each that a signal
+// cut short leaves the thread where it was.
+const maxStepTries = 8
 
 // stopAfter sets breakpoints on the lines after line at of the function
 // of frames[0], and at its return, so that the goroutine of the last
