@@ -1,7 +1,6 @@
 package predict
 
 import (
-	"cmp"
 	"encoding/binary"
 	"slices"
 
@@ -150,10 +149,164 @@ type transition struct {
 }
 
 // historyEntry is one held lock and the locks acquired after it while it
-// was held, sorted by Obj, each with the strongest mode it was taken in.
+// was held, each with the strongest mode it was taken in.
 type historyEntry struct {
 	LockHold
-	after []LockHold
+	after AfterSet
+}
+
+// AfterSet is the acquisition history of a held lock: the locks acquired
+// after it while it was held, each in the strongest mode it was taken in.
+//
+// An outer lock held across a long loop gains a lock at each of the
+// loop's critical sections, and each gain is a new lock state. Copied
+// into every state, its history made the states' memory grow with the
+// square of the loop's length (a region around a loop of 1,024 critical
+// sections: about 5 KB per event of the trace). A history is therefore a
+// prefix of a log of holds, in the order they were gained, that the
+// states along the loop share: a state's gain appends to the log its
+// predecessor's history ends, and only a state that gains from a history
+// another state gained from already copies the prefix. The log holds a
+// lock twice when it was taken for reading, then for writing. Two
+// histories of the same set, reached in different orders, are one state:
+// states are interned by a hash of the set, which does not depend on the
+// order (128 bits: two sets with one hash would need some 2^64 sets).
+type AfterSet struct {
+	log    *afterLog
+	n      int32 // the holds of log that are this set's
+	size   int32 // locks in the set
+	h1, h2 uint64
+}
+
+// afterLog is the holds that AfterSets share, in the order they were
+// gained. Once longer than afterIndexAt, an index answers Find.
+type afterLog struct {
+	holds []LockHold
+	first map[trace.ObjID]int32 // a lock's first hold
+	write map[trace.ObjID]int32 // a lock taken for reading first: its hold for writing
+}
+
+// afterIndexAt is the length of a log from which Find uses its index.
+const afterIndexAt = 16
+
+// Holds returns the holds of the set in the order they were gained; a
+// lock taken for reading and then for writing is there twice. The slice
+// is shared; do not modify it.
+func (a AfterSet) Holds() []LockHold {
+	if a.log == nil {
+		return nil
+	}
+	return a.log.holds[:a.n]
+}
+
+// Len returns the number of locks in the set.
+func (a AfterSet) Len() int { return int(a.size) }
+
+// Find returns the strongest mode lock obj was taken in, and whether it
+// is in the set.
+func (a AfterSet) Find(obj trace.ObjID) (LockMode, bool) {
+	if a.n == 0 {
+		return 0, false
+	}
+	lg := a.log
+	if lg.first == nil {
+		var m LockMode
+		found := false
+		for _, h := range lg.holds[:a.n] {
+			if h.Obj == obj {
+				m, found = max(m, h.Mode), true
+			}
+		}
+		return m, found
+	}
+	p, ok := lg.first[obj]
+	if !ok || p >= a.n {
+		return 0, false
+	}
+	if w, ok := lg.write[obj]; ok && w < a.n {
+		return ModeWrite, true
+	}
+	return lg.holds[p].Mode, true
+}
+
+// add returns the set with h added, keeping the stronger mode.
+func (a AfterSet) add(h LockHold) AfterSet {
+	m, found := a.Find(h.Obj)
+	if found && m >= h.Mode {
+		return a
+	}
+	b := a
+	if found {
+		x1, x2 := holdHash(LockHold{h.Obj, m})
+		b.h1, b.h2 = b.h1-x1, b.h2-x2
+	} else {
+		b.size++
+	}
+	x1, x2 := holdHash(h)
+	b.h1, b.h2 = b.h1+x1, b.h2+x2
+	if a.log == nil || int(a.n) != len(a.log.holds) {
+		// A history another state gained from already: its own copy.
+		lg := &afterLog{holds: make([]LockHold, a.n, a.n+1)}
+		if a.log != nil {
+			copy(lg.holds, a.log.holds[:a.n])
+		}
+		if len(lg.holds) >= afterIndexAt {
+			lg.index(0)
+		}
+		b.log = lg
+	}
+	lg := b.log
+	lg.holds = append(lg.holds, h)
+	b.n = int32(len(lg.holds))
+	switch {
+	case lg.first != nil:
+		lg.index(len(lg.holds) - 1)
+	case len(lg.holds) >= afterIndexAt:
+		lg.index(0)
+	}
+	return b
+}
+
+// index adds the holds of the log from position from on to its index.
+func (lg *afterLog) index(from int) {
+	if lg.first == nil {
+		lg.first = make(map[trace.ObjID]int32, len(lg.holds))
+		lg.write = make(map[trace.ObjID]int32)
+	}
+	for k := from; k < len(lg.holds); k++ {
+		h := lg.holds[k]
+		if _, ok := lg.first[h.Obj]; !ok {
+			lg.first[h.Obj] = int32(k)
+		} else if h.Mode == ModeWrite {
+			lg.write[h.Obj] = int32(k)
+		}
+	}
+}
+
+// within reports whether every hold of a is in b, in no stronger mode.
+func (a AfterSet) within(b AfterSet) bool {
+	if a.size > b.size {
+		return false
+	}
+	for _, x := range a.Holds() {
+		if m, ok := b.Find(x.Obj); !ok || x.Mode > m {
+			return false
+		}
+	}
+	return true
+}
+
+// holdHash is the two 64-bit halves of a hold's share of a set's hash
+// (splitmix64 of the lock and mode); a set's hash is their sum.
+func holdHash(h LockHold) (uint64, uint64) {
+	mix := func(z uint64) uint64 {
+		z += 0x9e3779b97f4a7c15
+		z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
+		z = (z ^ z>>27) * 0x94d049bb133111eb
+		return z ^ z>>31
+	}
+	k := uint64(h.Obj)<<2 | uint64(h.Mode)
+	return mix(k), mix(k ^ 0x5851f42d4c957f2d)
 }
 
 // goLocks is one goroutine's lock state.
@@ -328,7 +481,7 @@ func (l *Locks) transition(from HistoryID, obj trace.ObjID, op uint8) HistoryID 
 		entries = make([]historyEntry, 0, len(old)+1)
 		for _, en := range old {
 			// Every held lock's history gains obj.
-			en.after = addHold(slices.Clone(en.after), LockHold{obj, mode})
+			en.after = en.after.add(LockHold{obj, mode})
 			entries = append(entries, en)
 		}
 		entries = append(entries, historyEntry{LockHold: LockHold{obj, mode}})
@@ -360,36 +513,14 @@ type cachedTransition struct {
 	valid bool
 }
 
-// addHold adds h to the sorted set s, keeping the stronger mode.
-func addHold(s []LockHold, h LockHold) []LockHold {
-	k, found := slices.BinarySearchFunc(s, h.Obj, func(a LockHold, o trace.ObjID) int {
-		switch {
-		case a.Obj < o:
-			return -1
-		case a.Obj > o:
-			return 1
-		}
-		return 0
-	})
-	if found {
-		if h.Mode > s[k].Mode {
-			s[k].Mode = h.Mode
-		}
-		return s
-	}
-	return slices.Insert(s, k, h)
-}
-
 func (l *Locks) internHistory(entries []historyEntry) HistoryID {
 	b := l.buf[:0]
 	for _, en := range entries {
 		b = binary.LittleEndian.AppendUint64(b, uint64(en.Obj))
 		b = append(b, byte(en.Mode))
-		b = binary.LittleEndian.AppendUint32(b, uint32(len(en.after)))
-		for _, a := range en.after {
-			b = binary.LittleEndian.AppendUint64(b, uint64(a.Obj))
-			b = append(b, byte(a.Mode))
-		}
+		b = binary.LittleEndian.AppendUint32(b, uint32(en.after.size))
+		b = binary.LittleEndian.AppendUint64(b, en.after.h1)
+		b = binary.LittleEndian.AppendUint64(b, en.after.h2)
 	}
 	l.buf = b
 	if id, ok := l.histKeys[string(b)]; ok {
@@ -473,15 +604,15 @@ func (l *Locks) Locks(id LocksetID) []LockHold { return l.locksets[id] }
 func (l *Locks) HistoryLockset(h HistoryID) LocksetID { return l.histories[h].ls }
 
 // AcquiredAfter returns the acquisition history of lock obj in state h: the
-// locks acquired after obj while it was held, sorted by Obj, and whether
-// obj is held in h at all.
-func (l *Locks) AcquiredAfter(h HistoryID, obj trace.ObjID) ([]LockHold, bool) {
+// locks acquired after obj while it was held, and whether obj is held in h
+// at all.
+func (l *Locks) AcquiredAfter(h HistoryID, obj trace.ObjID) (AfterSet, bool) {
 	for _, en := range l.histories[h].entries {
 		if en.Obj == obj {
 			return en.after, true
 		}
 	}
-	return nil, false
+	return AfterSet{}, false
 }
 
 // Conflict reports whether two locksets exclude each other: some lock is in
@@ -552,11 +683,11 @@ func (l *Locks) compatible(a, b *history) bool {
 	}
 	for _, p := range a.entries {
 		for _, q := range b.entries {
-			qa, ok := findHold(p.after, q.Obj) // the first took q while holding p
+			qa, ok := p.after.Find(q.Obj) // the first took q while holding p
 			if !ok || !conflicts(qa, q.Mode) {
 				continue
 			}
-			pb, ok := findHold(q.after, p.Obj) // the second took p while holding q
+			pb, ok := q.after.Find(p.Obj) // the second took p while holding q
 			if ok && conflicts(pb, p.Mode) {
 				return false
 			}
@@ -581,51 +712,11 @@ func (l *Locks) Covers(a, b HistoryID) bool {
 	hb := l.histories[b].entries
 	for _, p := range l.histories[a].entries {
 		k := slices.IndexFunc(hb, func(q historyEntry) bool { return q.Obj == p.Obj })
-		if k < 0 || p.Mode > hb[k].Mode || !holdsWithin(p.after, hb[k].after) {
+		if k < 0 || p.Mode > hb[k].Mode || !p.after.within(hb[k].after) {
 			return false
 		}
 	}
 	return true
-}
-
-// holdsWithin reports whether every hold of a is in b, in no stronger
-// mode; both are sorted by object, so one walk through them answers.
-func holdsWithin(a, b []LockHold) bool {
-	if len(a) > len(b) {
-		return false
-	}
-	i := 0
-	for _, x := range a {
-		for i < len(b) && b[i].Obj < x.Obj {
-			i++
-		}
-		if i == len(b) || b[i].Obj != x.Obj || x.Mode > b[i].Mode {
-			return false
-		}
-		i++
-	}
-	return true
-}
-
-// findHold returns the mode of obj's hold in s, sorted by Obj, and
-// whether s holds it. An outer lock held across a long loop has a long
-// acquisition history, which is searched by halves.
-func findHold(s []LockHold, obj trace.ObjID) (LockMode, bool) {
-	if len(s) > 16 {
-		if k, ok := slices.BinarySearchFunc(s, obj, func(h LockHold, o trace.ObjID) int { return cmp.Compare(h.Obj, o) }); ok {
-			return s[k].Mode, true
-		}
-		return 0, false
-	}
-	for _, h := range s {
-		if h.Obj == obj {
-			return h.Mode, true
-		}
-		if h.Obj > obj {
-			break
-		}
-	}
-	return 0, false
 }
 
 // States returns the number of lock states interned now: every distinct

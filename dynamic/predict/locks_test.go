@@ -1,6 +1,7 @@
 package predict
 
 import (
+	"cmp"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -78,7 +79,7 @@ func TestAcquisitionHistories(t *testing.T) {
 		t.Error("compatible histories reported incompatible")
 	}
 	after, ok := l.AcquiredAfter(hs[3], tr.Events[0].Obj)
-	if !ok || len(after) != 1 || after[0].Obj != tr.Events[1].Obj {
+	if !ok || after.Len() != 1 || after.Holds()[0].Obj != tr.Events[1].Obj {
 		t.Errorf("history of m at event 3: %v %v", after, ok)
 	}
 	if h, ok := l.Outermost(1); ok {
@@ -142,7 +143,13 @@ func TestRecursiveAndForeignRelease(t *testing.T) {
 func describe(l *Locks, h HistoryID) string {
 	var b strings.Builder
 	for _, en := range l.histories[h].entries {
-		fmt.Fprintf(&b, "%d%s%v ", en.Obj, en.Mode, en.after)
+		after := slices.Clone(en.after.Holds())
+		slices.SortFunc(after, func(a, b LockHold) int { return cmp.Compare(a.Obj, b.Obj) })
+		after = slices.CompactFunc(after, func(a, b LockHold) bool { return a.Obj == b.Obj })
+		for k := range after {
+			after[k].Mode, _ = en.after.Find(after[k].Obj)
+		}
+		fmt.Fprintf(&b, "%d%s%v ", en.Obj, en.Mode, after)
 	}
 	return b.String()
 }

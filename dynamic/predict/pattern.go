@@ -235,7 +235,7 @@ func (ix *patIndex) histMask(h HistoryID) histBits {
 			m.write |= 1 << b
 		}
 		after, _ := l.AcquiredAfter(h, p.Obj)
-		for _, q := range after {
+		for _, q := range after.Holds() {
 			qb, ok := ix.bit(q.Obj)
 			if !ok {
 				return histBits{}
@@ -400,12 +400,12 @@ func (s *patSearch) compatSlow(a, b HistoryID) bool {
 		after, _ := l.AcquiredAfter(a, p.Obj)
 		for _, q := range l.Locks(lb) {
 			// The first took q while holding p, the second p while holding q.
-			qa, ok := findHold(after, q.Obj)
+			qa, ok := after.Find(q.Obj)
 			if !ok || !conflicts(qa, q.Mode) {
 				continue
 			}
 			afterB, _ := l.AcquiredAfter(b, q.Obj)
-			if pb, ok := findHold(afterB, p.Obj); ok && conflicts(pb, p.Mode) {
+			if pb, ok := afterB.Find(p.Obj); ok && conflicts(pb, p.Mode) {
 				c = false
 			}
 		}
