@@ -508,6 +508,15 @@ func (c *converter) step(r avrt.Event) {
 	case avrt.KindAtomicLoad, avrt.KindAtomicStore, avrt.KindAtomicRMW:
 		c.object(obj, trace.ObjVar, s, "")
 		e.Kind = map[avrt.Kind]trace.Kind{avrt.KindAtomicLoad: trace.KindAtomicLoad, avrt.KindAtomicStore: trace.KindAtomicStore, avrt.KindAtomicRMW: trace.KindAtomicRMW}[r.Kind]
+		if r.Kind == avrt.KindAtomicLoad && r.Arg == avrt.FailedCAS {
+			// A CompareAndSwap that did not swap: it read the
+			// variable, but gave the program no value of it, only
+			// that it differed. It synchronises, and counts as
+			// another goroutine's access between a region's, not as
+			// one of a region's own (a spin lock's or a retry loop's
+			// tries are no pair of reads meant to agree).
+			e.Flags |= trace.Outside
+		}
 		// With the plain access the operation also makes, as the Delve
 		// recorder's emitAtomic records it (shadow.go).
 		c.emitAtomic(gs, e)
@@ -1044,15 +1053,9 @@ func (c *converter) chanAccess(gs *convG, e trace.Event, write bool) {
 // own lock (shadow.go).
 func (c *converter) emitAtomic(gs *convG, e trace.Event) {
 	lock := c.derivedID(e.Obj, atomicLockKey, trace.Object{Kind: trace.ObjMutex, Name: "atomic " + c.t.Objects[e.Obj].Name})
-	c.emitIn(gs, trace.Event{Kind: trace.KindAcquire, Obj: lock, Site: e.Site}, false)
-	if a, before := atomicShadow(e); before {
-		c.emitIn(gs, a, false)
-		c.emit(gs, e)
-	} else {
-		c.emit(gs, e)
-		c.emitIn(gs, a, false)
+	for _, x := range atomicEvents(e, lock) {
+		c.emitIn(gs, x.e, x.inRegion)
 	}
-	c.emitIn(gs, trace.Event{Kind: trace.KindRelease, Obj: lock, Site: e.Site}, false)
 }
 
 // emit appends an event of gs with its region, as the Delve recorder's

@@ -83,25 +83,36 @@ func (r *recorder) chanAccess(gs *gstate, st *chanState, site trace.SiteID, writ
 func (r *recorder) emitAtomic(gs *gstate, e trace.Event) {
 	name := r.t.Objects[e.Obj].Name
 	lock := r.derivedID(mapElemKey{m: uint64(e.Obj), key: atomicLockKey}, trace.Object{Kind: trace.ObjMutex, Name: "atomic " + name})
-	r.emitIn(gs, trace.Event{Kind: trace.KindAcquire, Obj: lock, Site: e.Site}, false)
-	if a, before := atomicShadow(e); before {
-		r.emitIn(gs, a, false)
-		r.emit(gs, e)
-	} else {
-		r.emit(gs, e)
-		r.emitIn(gs, a, false)
+	for _, x := range atomicEvents(e, lock) {
+		r.emitIn(gs, x.e, x.inRegion)
 	}
-	r.emitIn(gs, trace.Event{Kind: trace.KindRelease, Obj: lock, Site: e.Site}, false)
 }
 
-// atomicShadow returns the plain access that atomic operation e makes,
-// and whether it comes before e's event (a store's) or after it.
-func atomicShadow(e trace.Event) (trace.Event, bool) {
+// regionEvent is an event to record, and whether it is in the
+// goroutine's open region.
+type regionEvent struct {
+	e        trace.Event
+	inRegion bool
+}
+
+// atomicEvents returns the events that record atomic operation e, in
+// their order: the acquire of the variable's own lock, e and the plain
+// access it makes (the access first for a store), and the release. Only
+// e is in the goroutine's region, unless it is trace.Outside.
+func atomicEvents(e trace.Event, lock trace.ObjID) [4]regionEvent {
 	a := trace.Event{Kind: trace.KindWrite, Obj: e.Obj, Site: e.Site, Flags: trace.Outside}
 	if e.Kind == trace.KindAtomicLoad {
 		a.Kind = trace.KindRead
 	}
-	return a, e.Kind == trace.KindAtomicStore
+	first, second := regionEvent{e, e.Flags&trace.Outside == 0}, regionEvent{a, false}
+	if e.Kind == trace.KindAtomicStore {
+		first, second = second, first
+	}
+	return [4]regionEvent{
+		{trace.Event{Kind: trace.KindAcquire, Obj: lock, Site: e.Site}, false},
+		first, second,
+		{trace.Event{Kind: trace.KindRelease, Obj: lock, Site: e.Site}, false},
+	}
 }
 
 // A plain access of a struct or array value (s := c.stats, c.stats =

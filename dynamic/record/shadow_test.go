@@ -40,9 +40,17 @@ func shadowAccesses(tr *trace.Trace) []string {
 			case trace.KindSend, trace.KindClose:
 				around = evs[max(k-1, 0):k]
 			case trace.KindAtomicStore:
-				around = evs[max(k-3, 0):k]
+				// Its critical section: the acquire and the access
+				// before it, the release after it.
+				if k >= 2 && k+1 < len(evs) {
+					around = []int{evs[k-2], evs[k-1], evs[k+1]}
+				}
 			case trace.KindAtomicLoad, trace.KindAtomicRMW:
-				around = evs[k+1 : min(k+4, len(evs))]
+				// The acquire before it, the access and the release
+				// after it.
+				if k >= 1 && k+2 < len(evs) {
+					around = []int{evs[k-1], evs[k+1], evs[k+2]}
+				}
 			default:
 				continue
 			}
@@ -59,9 +67,9 @@ func shadowAccesses(tr *trace.Trace) []string {
 // shadowCases are programs of testdata/record, with the lines of
 // shadowAccesses that each must give: a send reads its channel's own
 // variable and a close writes it, right before them; an atomic operation
-// reads or writes its variable inside the variable's own critical
-// section, after a load or read-modify-write, before a store. Both
-// recorders must give them.
+// reads or writes its variable, and both are inside the variable's own
+// critical section, the access after a load or read-modify-write, before
+// a store. Both recorders must give them.
 var shadowCases = []struct {
 	name string
 	want []string // each a suffix of a shadowAccesses line

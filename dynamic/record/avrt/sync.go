@@ -295,14 +295,18 @@ func Modified[T, P any](v T, p *P, site uint32) T {
 // lose or see.
 func Swapped[P any](swapped bool, p *P, site uint32) bool {
 	if enabled {
-		k := KindAtomicLoad
 		if swapped {
-			k = KindAtomicRMW
+			emit(KindAtomicRMW, ptr(p), 0, site)
+		} else {
+			emit(KindAtomicLoad, ptr(p), FailedCAS, site)
 		}
-		emit(k, ptr(p), 0, site)
 	}
 	return swapped
 }
+
+// FailedCAS is the Arg of a KindAtomicLoad that a CompareAndSwap that
+// did not swap made.
+const FailedCAS = 1
 
 var seed = maphash.MakeSeed()
 
