@@ -367,6 +367,7 @@ const (
 	prioWrapEnd        // the end of an expression's wrapping, inside the code's other rewriting
 	prioCode           // the rewriting of the code itself
 	prioClose          // the end of the block around an else-if
+	prioMade           // after a statement, the variables it declares being new memory
 	prioAfter          // after a statement, once its last expression is closed
 )
 
@@ -736,7 +737,8 @@ func (w *fileRewriter) apply() []byte {
 // accesses places the plan's access probes of the file.
 func (w *fileRewriter) accesses() {
 	byStmt := make(map[ast.Stmt][]string)
-	again := make(map[ast.Stmt][]string)
+	again := make(map[ast.Stmt][]string)     // a loop's condition, tested again after each iteration
+	againPost := make(map[ast.Stmt][]string) // a loop's post statement, run after each iteration
 	afterStmt := make(map[ast.Stmt][]string) // writes probed after their statement
 	var order []ast.Stmt
 	var lines []Line
@@ -765,31 +767,94 @@ func (w *fileRewriter) accesses() {
 				continue
 			}
 			w.in.Probes++
-			if p.AfterCall && w.writtenAfter(st, e) {
+			if p.AfterCall && w.writtenAfter(st, e) || w.definesCaptured(st, e) {
 				afterStmt[st] = append(afterStmt[st], call)
 				continue
 			}
-			if byStmt[st] == nil {
+			if byStmt[st] == nil && again[st] == nil && againPost[st] == nil {
 				order = append(order, st)
 			}
-			byStmt[st] = append(byStmt[st], call)
-			// A loop's condition and post statement run at every
-			// iteration: probed before the loop and at the start of
-			// each iteration.
-			if f, ok := st.(*ast.ForStmt); ok && f.Body != nil && (inside(e, f.Cond) || inside(e, f.Post)) {
+			// A loop's condition is tested before the first iteration
+			// and after each one, its post statement after each one:
+			// probed before the loop (the condition), and where an
+			// iteration ends (both).
+			f, loop := st.(*ast.ForStmt)
+			if !loop || f.Body == nil || !inside(e, f.Post) {
+				byStmt[st] = append(byStmt[st], call)
+			}
+			switch {
+			case !loop || f.Body == nil:
+			case inside(e, f.Post):
+				againPost[st] = append(againPost[st], call)
+			case inside(e, f.Cond):
 				again[st] = append(again[st], call)
 			}
 		}
 	}
 	for _, st := range order {
-		w.before(st, prioProbe, strings.Join(byStmt[st], "; "))
-		if calls := again[st]; len(calls) > 0 {
-			w.insert(st.(*ast.ForStmt).Body.Lbrace+1, prioProbe, " "+strings.Join(calls, "; ")+";")
+		if calls := byStmt[st]; len(calls) > 0 {
+			w.before(st, prioProbe, strings.Join(calls, "; "))
+		}
+		// The post statement runs first, then the condition.
+		if calls := append(againPost[st], again[st]...); len(calls) > 0 {
+			w.iterationEnds(st.(*ast.ForStmt), strings.Join(calls, "; "))
 		}
 	}
 	for st, calls := range afterStmt {
 		w.after(st, strings.Join(calls, "; "))
 	}
+}
+
+// iterationEnds inserts text where an iteration of loop f ends and its
+// post statement and condition run next: at the end of its body, and
+// before each continue statement that goes on with f. (A loop left by a
+// break, a return or a goto tests its condition no more.)
+func (w *fileRewriter) iterationEnds(f *ast.ForStmt, text string) {
+	label := ""
+	if l, ok := w.parents[f].(*ast.LabeledStmt); ok {
+		label = l.Label.Name
+	}
+	var walk func(n ast.Node, inner bool)
+	walk = func(n ast.Node, inner bool) {
+		ast.Inspect(n, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.FuncLit:
+				return false
+			case *ast.ForStmt:
+				if n.Body != nil {
+					walk(n.Body, true)
+				}
+				return false
+			case *ast.RangeStmt:
+				walk(n.Body, true)
+				return false
+			case *ast.BranchStmt:
+				if n.Tok == token.CONTINUE && (n.Label == nil && !inner || n.Label != nil && n.Label.Name == label) {
+					w.before(n, prioProbe, text)
+				}
+			}
+			return true
+		})
+	}
+	walk(f.Body, false)
+	w.insert(f.Body.Rbrace, prioProbe, " "+text+"; ")
+}
+
+// definesCaptured reports whether e is a variable that the short
+// variable declaration st declares, and that a closure captures or whose
+// address is taken: st's write of it is probed after st, after freshVars
+// records the variable as new memory.
+func (w *fileRewriter) definesCaptured(st ast.Stmt, e ast.Expr) bool {
+	as, ok := st.(*ast.AssignStmt)
+	if !ok || as.Tok != token.DEFINE || !slices.Contains(as.Lhs, e) {
+		return false
+	}
+	id, ok := e.(*ast.Ident)
+	if !ok {
+		return false
+	}
+	v, ok := w.info.Defs[id].(*types.Var)
+	return ok && w.isCaptured(v)
 }
 
 // writtenAfter reports whether the write of e, which the plan marks as
@@ -1094,8 +1159,12 @@ func (w *fileRewriter) code() {
 		switch n := n.(type) {
 		case *ast.GoStmt:
 			w.goStmt(n)
-		case *ast.DeclStmt:
-			w.freshVars(n)
+		case *ast.DeclStmt, *ast.AssignStmt:
+			w.freshVars(n.(ast.Stmt))
+		case *ast.FuncDecl:
+			w.freshParams(n.Body, n.Recv, n.Type.Params, n.Type.Results)
+		case *ast.FuncLit:
+			w.freshParams(n.Body, n.Type.Params, n.Type.Results)
 		case *ast.CallExpr:
 			w.call(n)
 		case *ast.SendStmt:
@@ -1120,14 +1189,46 @@ func (w *fileRewriter) code() {
 	})
 }
 
-// freshVars records, after a declaration var x T of a function's
-// variable that a closure captures or whose address is taken, that x is
-// new memory (avrt.Made): a goroutine's stack, as the heap, gives the
-// memory of a variable of a goroutine that ended to the next one, whose
-// variable it is not (parallel tests that each declare one). A
-// declaration with values is left as it is: its first write, probed
-// before the statement, would go to the old variable.
-func (w *fileRewriter) freshVars(d *ast.DeclStmt) {
+// freshVars records, after a declaration var x T, or x := v, of a
+// function's variable that a closure captures or whose address is taken,
+// that x is new memory (avrt.Made): a goroutine's stack, as the heap,
+// gives the memory of a variable of a goroutine that ended to the next
+// one, whose variable it is not (parallel tests that each declare one,
+// workers that each capture their own). The write of x := v is probed
+// after the statement, after Made (definesCaptured); a declaration var x
+// = v is left as it is: its first write, probed before the statement,
+// would go to the old variable.
+func (w *fileRewriter) freshVars(d ast.Stmt) {
+	if as, ok := d.(*ast.AssignStmt); ok {
+		if as.Tok != token.DEFINE {
+			return
+		}
+		if st, ok := w.stmtOf(as); !ok || st != ast.Stmt(as) {
+			return
+		}
+		var calls []string
+		for _, l := range as.Lhs {
+			id, ok := l.(*ast.Ident)
+			if !ok {
+				continue
+			}
+			if v, ok := w.info.Defs[id].(*types.Var); ok && id.Name != "_" && w.isCaptured(v) {
+				calls = append(calls, fmt.Sprintf("%s.Made(&%s, %s)", rtName, id.Name, w.siteID(w.siteAt(id, false, "", 0))))
+			}
+		}
+		if len(calls) > 0 {
+			w.edits = append(w.edits, edit{off: w.off(as.End()), end: w.off(as.End()), prio: prioMade, text: "; " + strings.Join(calls, "; ") + w.lineDirective(as.End())})
+		}
+		return
+	}
+	ds, ok := d.(*ast.DeclStmt)
+	if !ok {
+		return
+	}
+	w.freshDecl(ds)
+}
+
+func (w *fileRewriter) freshDecl(d *ast.DeclStmt) {
 	gd, ok := d.Decl.(*ast.GenDecl)
 	if !ok || gd.Tok != token.VAR {
 		return
@@ -1153,8 +1254,39 @@ func (w *fileRewriter) freshVars(d *ast.DeclStmt) {
 	}
 }
 
+// freshParams records, at the start of a function's body, that its
+// receiver, parameters and named results that a closure captures or whose address
+// is taken are new memory (avrt.Made), as freshVars does for its
+// variables: a function that returns a value it made through its own
+// methods (func newBuf() (b Buf) { b.Reset(); return }) writes its
+// result on its goroutine's stack, which an ended goroutine's, or the
+// goroutine's own before it grew, may have had at the same address.
+func (w *fileRewriter) freshParams(body *ast.BlockStmt, fields ...*ast.FieldList) {
+	if body == nil {
+		return
+	}
+	var calls []string
+	for _, fl := range fields {
+		if fl == nil {
+			continue
+		}
+		for _, f := range fl.List {
+			for _, id := range f.Names {
+				if v, ok := w.info.Defs[id].(*types.Var); ok && id.Name != "_" && w.isCaptured(v) {
+					calls = append(calls, fmt.Sprintf("%s.Made(&%s, %s)", rtName, id.Name, w.siteID(w.siteAt(id, false, "", 0))))
+				}
+			}
+		}
+	}
+	if len(calls) > 0 {
+		w.insert(body.Lbrace+1, prioBegin, " "+strings.Join(calls, "; ")+";")
+	}
+}
+
 // isCaptured reports whether the function variable v is used in a
-// function literal that does not declare it, or has its address taken.
+// function literal that does not declare it, or has its address taken,
+// explicitly (&v) or by a call of a method with a pointer receiver
+// (v.Reset()).
 func (w *fileRewriter) isCaptured(v *types.Var) bool {
 	if w.captured == nil {
 		w.captured = map[*types.Var]bool{}
@@ -1167,6 +1299,21 @@ func (w *fileRewriter) isCaptured(v *types.Var) bool {
 				if id, ok := ast.Unparen(n.X).(*ast.Ident); ok && n.Op == token.AND {
 					if v, ok := w.info.Uses[id].(*types.Var); ok {
 						w.captured[v] = true
+					}
+				}
+			case *ast.SelectorExpr:
+				sel, ok := w.info.Selections[n]
+				if !ok || sel.Kind() != types.MethodVal {
+					break
+				}
+				if _, ptrRecv := sel.Obj().Type().(*types.Signature).Recv().Type().Underlying().(*types.Pointer); !ptrRecv {
+					break
+				}
+				if id, ok := ast.Unparen(n.X).(*ast.Ident); ok {
+					if v, ok := w.info.Uses[id].(*types.Var); ok {
+						if _, isPtr := v.Type().Underlying().(*types.Pointer); !isPtr {
+							w.captured[v] = true
+						}
 					}
 				}
 			}

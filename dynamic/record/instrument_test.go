@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -57,6 +58,22 @@ func recordInstrumentedOK(tb testing.TB, in *Instrumented, opts Options) *trace.
 		tb.Fatal(err)
 	}
 	return tr
+}
+
+// recordTestdata builds the test of testdata/record/name with the
+// instrumenting recorder and records its run in the package's directory.
+func recordTestdata(t *testing.T, name string) *trace.Trace {
+	t.Helper()
+	in, bin, root := prepareInstrumented(t, name, false)
+	return recordInstrumentedOK(t, in, Options{Binary: bin, Dir: filepath.Join(root, "testdata/record", name)})
+}
+
+// noFindings fails t if prediction finds anything in tr.
+func noFindings(t *testing.T, tr *trace.Trace) {
+	t.Helper()
+	if got := findings(tr); len(got) > 0 {
+		t.Errorf("findings:\n%s", strings.Join(got, "\n"))
+	}
 }
 
 // The instrumented loop program records what the Delve recorder does of
@@ -495,8 +512,7 @@ func TestInstrumentedReuse(t *testing.T) {
 // from ctx.Done() is recorded as any other. Without them, each test's
 // two writes of b.V are a race.
 func TestInstrumentedContext(t *testing.T) {
-	in, bin, root := prepareInstrumented(t, "ctxcancel", false)
-	tr := recordInstrumentedOK(t, in, Options{Binary: bin, Dir: filepath.Join(root, "testdata/record/ctxcancel")})
+	tr := recordTestdata(t, "ctxcancel")
 	closes, recvs := map[string]int{}, map[string]int{}
 	for _, e := range tr.Events {
 		s := tr.Site(e.Site)
@@ -531,9 +547,7 @@ func TestInstrumentedContext(t *testing.T) {
 			t.Errorf("no receive recorded at %s; receives at %v", at, recvs)
 		}
 	}
-	if got := findings(tr); len(got) > 0 {
-		t.Errorf("findings:\n%s", strings.Join(got, "\n"))
-	}
+	noFindings(t, tr)
 }
 
 // Objects that the allocator makes at the addresses of objects the
@@ -542,12 +556,17 @@ func TestInstrumentedContext(t *testing.T) {
 // return (avrt.Made, MadeSlice), and the converter gives the variables
 // in it new ids. Without them, the second worker's boxes are the
 // first's, whose variables it writes (2 of each, not 8), and 28 races
-// and violations are predicted between the workers.
+// and violations are predicted between the workers. The variable b that
+// each round declares and its goroutine captures is new memory too.
 func TestInstrumentedAllocReuse(t *testing.T) {
 	in, bin, root := prepareInstrumented(t, "allocreuse", true)
 	tr := recordInstrumentedOK(t, in, Options{Binary: bin, Args: []string{"4"}, Dir: root})
 	written := map[string]map[trace.ObjID]bool{}
+	captured := map[trace.ObjID]bool{} // the variables b that the rounds' goroutines read
 	for _, e := range tr.Events {
+		if s := tr.Site(e.Site); e.Kind == trace.KindRead && filepath.Base(s.File) == "main.go" && s.Line == 43 && tr.Object(e.Obj).Name == "b" {
+			captured[e.Obj] = true
+		}
 		if e.Kind != trace.KindWrite {
 			continue
 		}
@@ -563,6 +582,12 @@ func TestInstrumentedAllocReuse(t *testing.T) {
 		if got := len(written[name]); got != want {
 			t.Errorf("%d variables %s written, want %d", got, name, want)
 		}
+	}
+	// Each round's b := &box{...}, which its goroutine captures, is new
+	// memory (freshVars), whatever variable of an ended round or of the
+	// other worker had its address.
+	if len(captured) != 8 {
+		t.Errorf("the rounds' goroutines read %d variables b at main.go:43, want 8 (one per round)", len(captured))
 	}
 	if fs := findings(tr); len(fs) != 0 {
 		t.Errorf("%d findings, want none:\n%s", len(fs), strings.Join(fs, "\n"))
@@ -585,9 +610,7 @@ func TestInstrumentedRangeArray(t *testing.T) {
 			t.Errorf("%v: a read recorded at the range of seg.go:%d", e, s.Line)
 		}
 	}
-	if got := findings(tr); len(got) > 0 {
-		t.Errorf("findings:\n%s", strings.Join(got, "\n"))
-	}
+	noFindings(t, tr)
 }
 
 // A variable declared without a value that a closure captures is new
@@ -596,20 +619,21 @@ func TestInstrumentedRangeArray(t *testing.T) {
 // of the declaration (avrt.Made) the jobs' variables are one, written
 // by each job's goroutine with no order between them: a race.
 func TestInstrumentedStackVars(t *testing.T) {
-	in, bin, root := prepareInstrumented(t, "stackvars", false)
-	tr := recordInstrumentedOK(t, in, Options{Binary: bin, Dir: filepath.Join(root, "testdata/record/stackvars")})
-	written := map[trace.ObjID]bool{}
+	tr := recordTestdata(t, "stackvars")
+	written := map[string]map[trace.ObjID]bool{"caught": {}, "b.begin": {}}
 	for _, e := range tr.Events {
-		if e.Kind == trace.KindWrite && tr.Object(e.Obj).Name == "caught" {
-			written[e.Obj] = true
+		if w := written[tr.Object(e.Obj).Name]; e.Kind == trace.KindWrite && w != nil {
+			w[e.Obj] = true
 		}
 	}
-	if len(written) != 3 {
-		t.Errorf("%d variables caught written, want 3 (one per job)", len(written))
+	// One caught per job; one Buf per call of newBuf, its named result
+	// (freshParams).
+	for name, vars := range written {
+		if len(vars) != 3 {
+			t.Errorf("%d variables %s written, want 3", len(vars), name)
+		}
 	}
-	if got := findings(tr); len(got) > 0 {
-		t.Errorf("findings:\n%s", strings.Join(got, "\n"))
-	}
+	noFindings(t, tr)
 }
 
 // A CompareAndSwap that did not swap is recorded as a load
@@ -619,29 +643,31 @@ func TestInstrumentedStackVars(t *testing.T) {
 // the other goroutine's update, and a lost update (R-W-W) was found in
 // the recorded order itself.
 func TestInstrumentedCompareAndSwap(t *testing.T) {
-	in, bin, root := prepareInstrumented(t, "casloop", false)
-	tr := recordInstrumentedOK(t, in, Options{Binary: bin, Dir: filepath.Join(root, "testdata/record/casloop")})
+	tr := recordTestdata(t, "casloop")
 	got := map[string]int{}
 	for _, e := range tr.Events {
 		if e.Kind.IsAccess() && tr.Object(e.Obj).Name == "c.n" {
-			got[fmt.Sprintf("%s:%d %s", filepath.Base(tr.Site(e.Site).File), tr.Site(e.Site).Line, e.Kind)]++
+			k := fmt.Sprintf("%s:%d %s", filepath.Base(tr.Site(e.Site).File), tr.Site(e.Site).Line, e.Kind)
+			if e.Kind == trace.KindAtomicLoad && e.Flags&trace.Outside != 0 {
+				k += " outside"
+			}
+			got[k]++
 		}
 	}
 	// Three tries load (the failed one, its retry, the other
-	// goroutine's), two swap, one fails; Count loads once. Each atomic
+	// goroutine's), two swap, one fails: a load outside the region,
+	// which gave the program no value; Count loads once. Each atomic
 	// operation has its plain access beside it.
 	want := map[string]int{
 		"casloop.go:17 aload": 3, "casloop.go:17 rd": 3,
 		"casloop.go:21 armw": 2, "casloop.go:21 wr": 2,
-		"casloop.go:21 aload": 1, "casloop.go:21 rd": 1,
+		"casloop.go:21 aload outside": 1, "casloop.go:21 rd": 1,
 		"casloop.go:29 aload": 1, "casloop.go:29 rd": 1,
 	}
 	if !maps.Equal(got, want) {
 		t.Errorf("accesses of c.n %v, want %v", got, want)
 	}
-	if got := findings(tr); len(got) > 0 {
-		t.Errorf("findings:\n%s", strings.Join(got, "\n"))
-	}
+	noFindings(t, tr)
 }
 
 // A mutex that one goroutine locks and another unlocks, as Go allows
@@ -651,8 +677,7 @@ func TestInstrumentedCompareAndSwap(t *testing.T) {
 // their own, give no finding. Recording used to stop at the first such
 // unlock as an impossible event.
 func TestInstrumentedLockHandover(t *testing.T) {
-	in, bin, root := prepareInstrumented(t, "handover", false)
-	tr := recordInstrumentedOK(t, in, Options{Binary: bin, Dir: filepath.Join(root, "testdata/record/handover")})
+	tr := recordTestdata(t, "handover")
 	locks, unlocks := 0, 0
 	for _, e := range tr.Events {
 		if tr.Object(e.Obj).Name != "b.mu" {
@@ -668,8 +693,29 @@ func TestInstrumentedLockHandover(t *testing.T) {
 	if locks != 3 || unlocks != 3 {
 		t.Errorf("b.mu locked %d times and unlocked %d, want 3 and 3", locks, unlocks)
 	}
-	if got := findings(tr); len(got) > 0 {
-		t.Errorf("findings:\n%s", strings.Join(got, "\n"))
+	noFindings(t, tr)
+}
+
+// A loop's condition is recorded each time it is tested, the last
+// (false) time included, and its post statement each time it runs
+// (testdata/record/forcond: four iterations, two left by continue).
+// They were recorded before the loop and at the start of each
+// iteration: the first test twice, the last never, and the post
+// statement once before it had run.
+func TestInstrumentedLoopCondition(t *testing.T) {
+	tr := recordTestdata(t, "forcond")
+	var got []string
+	for _, e := range tr.Events {
+		if name := tr.Object(e.Obj).Name; e.Kind.IsAccess() && (name == "l.n" || name == "l.step") {
+			got = append(got, fmt.Sprintf("%s %s %d", e.Kind, name, tr.Site(e.Site).Line))
+		}
+	}
+	want := []string{"rd l.n 14"}
+	for range 4 {
+		want = append(want, "rd l.n 15", "wr l.n 15", "rd l.step 14", "rd l.n 14")
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("accesses:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
 

@@ -26,3 +26,24 @@ func run(job func() error) error {
 
 // Start runs job in a goroutine of its own.
 func Start(job func() error) { go run(job) }
+
+// Buf is a small buffer that Reset empties.
+type Buf struct {
+	begin, end int
+}
+
+// Reset empties the buffer.
+func (b *Buf) Reset() {
+	b.begin = 0
+	b.end = 0
+}
+
+// newBuf returns an empty Buf, made in its result: on its goroutine's
+// stack, where an ended goroutine's Buf may have been.
+func newBuf() (b Buf) {
+	b.Reset()
+	return
+}
+
+// StartBuf makes a Buf in a goroutine of its own.
+func StartBuf() { go func() { _ = newBuf() }() }
