@@ -850,11 +850,7 @@ func (w *fileRewriter) definesCaptured(st ast.Stmt, e ast.Expr) bool {
 		return false
 	}
 	id, ok := e.(*ast.Ident)
-	if !ok {
-		return false
-	}
-	v, ok := w.info.Defs[id].(*types.Var)
-	return ok && w.isCaptured(v)
+	return ok && w.capturedDef(id)
 }
 
 // writtenAfter reports whether the write of e, which the plan marks as
@@ -1159,8 +1155,10 @@ func (w *fileRewriter) code() {
 		switch n := n.(type) {
 		case *ast.GoStmt:
 			w.goStmt(n)
-		case *ast.DeclStmt, *ast.AssignStmt:
-			w.freshVars(n.(ast.Stmt))
+		case *ast.DeclStmt:
+			w.freshVars(n)
+		case *ast.AssignStmt:
+			w.freshDefined(n)
 		case *ast.FuncDecl:
 			w.freshParams(n.Body, n.Recv, n.Type.Params, n.Type.Results)
 		case *ast.FuncLit:
@@ -1189,8 +1187,8 @@ func (w *fileRewriter) code() {
 	})
 }
 
-// freshVars records, after a declaration var x T, or x := v, of a
-// function's variable that a closure captures or whose address is taken,
+// freshVars records, after a declaration var x T (freshDefined: x :=
+// v) of a function's variable that a closure captures or whose address is taken,
 // that x is new memory (avrt.Made): a goroutine's stack, as the heap,
 // gives the memory of a variable of a goroutine that ended to the next
 // one, whose variable it is not (parallel tests that each declare one,
@@ -1198,37 +1196,7 @@ func (w *fileRewriter) code() {
 // after the statement, after Made (definesCaptured); a declaration var x
 // = v is left as it is: its first write, probed before the statement,
 // would go to the old variable.
-func (w *fileRewriter) freshVars(d ast.Stmt) {
-	if as, ok := d.(*ast.AssignStmt); ok {
-		if as.Tok != token.DEFINE {
-			return
-		}
-		if st, ok := w.stmtOf(as); !ok || st != ast.Stmt(as) {
-			return
-		}
-		var calls []string
-		for _, l := range as.Lhs {
-			id, ok := l.(*ast.Ident)
-			if !ok {
-				continue
-			}
-			if v, ok := w.info.Defs[id].(*types.Var); ok && id.Name != "_" && w.isCaptured(v) {
-				calls = append(calls, fmt.Sprintf("%s.Made(&%s, %s)", rtName, id.Name, w.siteID(w.siteAt(id, false, "", 0))))
-			}
-		}
-		if len(calls) > 0 {
-			w.edits = append(w.edits, edit{off: w.off(as.End()), end: w.off(as.End()), prio: prioMade, text: "; " + strings.Join(calls, "; ") + w.lineDirective(as.End())})
-		}
-		return
-	}
-	ds, ok := d.(*ast.DeclStmt)
-	if !ok {
-		return
-	}
-	w.freshDecl(ds)
-}
-
-func (w *fileRewriter) freshDecl(d *ast.DeclStmt) {
+func (w *fileRewriter) freshVars(d *ast.DeclStmt) {
 	gd, ok := d.Decl.(*ast.GenDecl)
 	if !ok || gd.Tok != token.VAR {
 		return
@@ -1243,9 +1211,8 @@ func (w *fileRewriter) freshDecl(d *ast.DeclStmt) {
 			continue
 		}
 		for _, id := range vs.Names {
-			if v, ok := w.info.Defs[id].(*types.Var); ok && id.Name != "_" && w.isCaptured(v) {
-				site := w.siteAt(id, false, "", 0)
-				calls = append(calls, fmt.Sprintf("%s.Made(&%s, %s)", rtName, id.Name, w.siteID(site)))
+			if w.capturedDef(id) {
+				calls = append(calls, w.madeCall(id))
 			}
 		}
 	}
@@ -1254,9 +1221,42 @@ func (w *fileRewriter) freshDecl(d *ast.DeclStmt) {
 	}
 }
 
+// freshDefined is freshVars for x := v: Made after the statement, before
+// the probe of its write (definesCaptured).
+func (w *fileRewriter) freshDefined(as *ast.AssignStmt) {
+	if as.Tok != token.DEFINE {
+		return
+	}
+	if st, ok := w.stmtOf(as); !ok || st != ast.Stmt(as) {
+		return
+	}
+	var calls []string
+	for _, l := range as.Lhs {
+		if id, ok := l.(*ast.Ident); ok && w.capturedDef(id) {
+			calls = append(calls, w.madeCall(id))
+		}
+	}
+	if len(calls) > 0 {
+		w.edits = append(w.edits, edit{off: w.off(as.End()), end: w.off(as.End()), prio: prioMade, text: "; " + strings.Join(calls, "; ") + w.lineDirective(as.End())})
+	}
+}
+
+// capturedDef reports whether id declares a function's variable that a
+// closure captures or whose address is taken (isCaptured).
+func (w *fileRewriter) capturedDef(id *ast.Ident) bool {
+	v, ok := w.info.Defs[id].(*types.Var)
+	return ok && id.Name != "_" && w.isCaptured(v)
+}
+
+// madeCall is the call that records the variable id declares as new
+// memory.
+func (w *fileRewriter) madeCall(id *ast.Ident) string {
+	return fmt.Sprintf("%s.Made(&%s, %s)", rtName, id.Name, w.siteID(w.siteAt(id, false, "", 0)))
+}
+
 // freshParams records, at the start of a function's body, that its
-// receiver, parameters and named results that a closure captures or whose address
-// is taken are new memory (avrt.Made), as freshVars does for its
+// receiver, parameters and named results that a closure captures or
+// whose address is taken are new memory (avrt.Made), as freshVars does for its
 // variables: a function that returns a value it made through its own
 // methods (func newBuf() (b Buf) { b.Reset(); return }) writes its
 // result on its goroutine's stack, which an ended goroutine's, or the
@@ -1272,8 +1272,8 @@ func (w *fileRewriter) freshParams(body *ast.BlockStmt, fields ...*ast.FieldList
 		}
 		for _, f := range fl.List {
 			for _, id := range f.Names {
-				if v, ok := w.info.Defs[id].(*types.Var); ok && id.Name != "_" && w.isCaptured(v) {
-					calls = append(calls, fmt.Sprintf("%s.Made(&%s, %s)", rtName, id.Name, w.siteID(w.siteAt(id, false, "", 0))))
+				if w.capturedDef(id) {
+					calls = append(calls, w.madeCall(id))
 				}
 			}
 		}
