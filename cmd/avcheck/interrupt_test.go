@@ -258,3 +258,99 @@ func TestSaveTraceInterrupted(t *testing.T) {
 		t.Errorf("after a whole write, the directory holds %v, want the trace alone", entries)
 	}
 }
+
+// SIGTERM, which CI systems send at their time limit, ends the whole run
+// of avcheck run or avcheck test, not only the stage under way: the
+// recorded program is killed, nothing more is predicted, and avcheck test
+// begins no other package. Sent to avcheck alone, as a supervisor sends
+// it, not to its process group.
+func TestTerminated(t *testing.T) {
+	bin := buildAvcheck(t, t.TempDir())
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+		// want are the last lines of standard output and error; a run
+		// that predicts nothing prints no report.
+		wantOut, wantErr string
+	}{
+		{"run", []string{"run", "-replay=false", "./testdata/record/forever"},
+			"", "avcheck run: terminated while recording ./testdata/record/forever; nothing was predicted"},
+		{"test", []string{"test", "-p", "1", "./testdata/record/endless", "./testdata/record/counter"},
+			"avcheck test: 0 packages recorded, 0 packages with findings (0 findings), 0 packages whose tests failed, 2 packages not recorded",
+			""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tmp := t.TempDir()
+			args := append([]string{tc.args[0], "-report", filepath.Join(t.TempDir(), "report.json")}, tc.args[1:]...)
+			cmd := exec.Command(bin, args...)
+			cmd.Dir = root
+			cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			pgid := cmd.Process.Pid
+			defer func() { _ = syscall.Kill(-pgid, syscall.SIGKILL) }()
+			exited := make(chan struct{})
+			go func() {
+				_ = cmd.Wait()
+				close(exited)
+			}()
+			deadline := time.Now().Add(2 * time.Minute)
+			for !running(tmp) {
+				select {
+				case <-exited:
+					t.Fatalf("avcheck ended before it recorded:\n%s", stderr.String())
+				case <-time.After(5 * time.Millisecond):
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("the recording did not begin within 2 minutes:\n%s", stderr.String())
+				}
+			}
+			time.Sleep(500 * time.Millisecond) // some events
+			if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case <-exited:
+			case <-time.After(10 * time.Second):
+				t.Fatalf("avcheck still running 10s after SIGTERM:\n%s", stderr.String())
+			}
+			if strings.Contains(stderr.String(), "does not permit ptrace") {
+				t.Skip("ptrace is not permitted here")
+			}
+			last := func(s string) string {
+				lines := strings.Split(strings.TrimSpace(s), "\n")
+				return lines[len(lines)-1]
+			}
+			code := cmd.ProcessState.ExitCode()
+			if code != exitError || last(stdout.String()) != tc.wantOut || last(stderr.String()) != tc.wantErr {
+				t.Errorf("exit %d, last lines %q and %q; want exit %d, %q and %q\nstdout:\n%s\nstderr:\n%s",
+					code, last(stdout.String()), last(stderr.String()), exitError, tc.wantOut, tc.wantErr, stdout.String(), stderr.String())
+			}
+			if tc.name == "test" && !strings.Contains(stdout.String(), "FAIL\tgithub.com/avcheck/avcheck/testdata/record/counter\t[not recorded: interrupted before it began]\n") {
+				t.Errorf("the package not begun is not said to be so:\n%s", stdout.String())
+			}
+			time.Sleep(200 * time.Millisecond) // for the kernel to reap what was killed
+			if left := groupProcesses(pgid); len(left) > 0 {
+				t.Errorf("processes left behind: %s", strings.Join(left, "; "))
+			}
+			if running(tmp) {
+				t.Errorf("the recorded program is still running")
+			}
+			if entries, _ := os.ReadDir(tmp); len(entries) > 0 {
+				var names []string
+				for _, e := range entries {
+					names = append(names, e.Name())
+				}
+				t.Errorf("temporary files left behind in TMPDIR: %s", strings.Join(names, " "))
+			}
+		})
+	}
+}

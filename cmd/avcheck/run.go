@@ -14,6 +14,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -75,6 +76,8 @@ interrupted, it is killed and the events recorded so far are predicted on.
 Ctrl-C stops any stage within a second: while loading or building, it
 ends the run; while recording, the prediction follows, and a second
 Ctrl-C stops it, showing the findings decided so far (exit status 1).
+SIGTERM (a CI job's time limit) ends the whole run at once: the program
+is killed and nothing more is predicted.
 Recording needs ptrace (see docs/run.md), which also lists what is not
 recorded.
 
@@ -84,13 +87,13 @@ not be built or recorded, 2 bad usage.
 Flags:
 `
 
-// runRecord is "avcheck run". An interrupt (Ctrl-C, SIGTERM) stops the
-// stage under way: see interrupts.
+// runRecord is "avcheck run". An interrupt (Ctrl-C) stops the stage under
+// way, SIGTERM the whole run: see interrupts.
 func runRecord(args []string) int {
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigs)
-	return runStages(&interrupts{parent: context.Background(), sigs: sigs}, args, os.Stdout, os.Stderr, nil, nil)
+	return runStages(watchSignals(sigs), args, os.Stdout, os.Stderr, nil, nil)
 }
 
 // runMain is avcheck run with ctx for every stage, for tests: cancelling
@@ -99,34 +102,65 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return runStages(&interrupts{parent: ctx}, args, stdout, stderr, nil, nil)
 }
 
-// interrupts turns signals into the end of avcheck run's stage under way.
-// Each stage (plan and build, record, write the trace, predict) runs with
-// a context of its own, cancelled by the first signal that comes while
-// it runs: an interrupted recording is still predicted on, as a program
-// that ends badly is, and a second interrupt stops the prediction.
+// interrupts turns signals into the end of avcheck run's stages. Each
+// stage (plan and build, record, write the trace, predict, replay) runs
+// with a context of its own. An interrupt (Ctrl-C) ends every stage under
+// way when it comes: an interrupted recording is still predicted on, as a
+// program that ends badly is, and a second interrupt stops the
+// prediction. SIGTERM, which CI systems and supervisors send to end a job,
+// ends every stage under way and every later one: the run stops at once
+// with what was decided so far.
 type interrupts struct {
 	parent context.Context
-	sigs   <-chan os.Signal // nil in tests
+
+	mu       sync.Mutex
+	next     chan struct{} // closed by the next signal; nil in tests
+	signaled bool          // a signal has come
+}
+
+// watchSignals returns the interrupts of a run whose signals come on sigs.
+func watchSignals(sigs <-chan os.Signal) *interrupts {
+	parent, terminate := context.WithCancel(context.Background())
+	in := &interrupts{parent: parent, next: make(chan struct{})}
+	go func() {
+		for s := range sigs {
+			in.mu.Lock()
+			close(in.next)
+			in.next = make(chan struct{})
+			in.signaled = true
+			in.mu.Unlock()
+			if s == syscall.SIGTERM {
+				terminate()
+			}
+		}
+	}()
+	return in
 }
 
 // stage returns the context of a stage, and the function that ends it.
 func (in *interrupts) stage() (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithCancel(in.parent)
-	if in.sigs == nil {
-		return ctx, cancel
+	in.mu.Lock()
+	next := in.next
+	in.mu.Unlock()
+	if next != nil {
+		go func() {
+			select {
+			case <-next:
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
 	}
-	done := make(chan struct{})
-	go func() {
-		select {
-		case <-in.sigs:
-			cancel()
-		case <-done:
-		}
-	}()
-	return ctx, func() {
-		close(done)
-		cancel()
-	}
+	return ctx, cancel
+}
+
+// stopped reports whether a signal has come or the run was cancelled: work
+// not yet started (avcheck test's next packages) does not start.
+func (in *interrupts) stopped() bool {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	return in.signaled || in.parent.Err() != nil
 }
 
 // runConfig holds avcheck run's flags.
@@ -384,6 +418,12 @@ func runStages(in *interrupts, args []string, stdout, stderr io.Writer, ended *r
 	printUnrecorded(errw, plan, t, oc, cfg.verbose, dir)
 	if oc.Invalid != "" {
 		fmt.Fprintf(errw, "avcheck run: the trace stops before an impossible event: %s\n", oc.Invalid)
+	}
+	if in.parent.Err() != nil {
+		// SIGTERM (or, in tests, the run's context): the run ends here.
+		p.Close()
+		fmt.Fprintf(stderr, "avcheck run: terminated while recording %s; nothing was predicted\n", cfg.pkg)
+		return exitError
 	}
 
 	// Keep the trace.

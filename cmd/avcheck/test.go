@@ -45,6 +45,11 @@ The witness of each proven finding is then replayed under the debugger,
 as avcheck run does (-replay, -replay-timeout), up to GOMAXPROCS replays
 at a time across all the packages.
 
+Ctrl-C ends the recording of the packages under way, which are then
+predicted on as avcheck run does, and no other package begins; a second
+Ctrl-C stops the predictions. SIGTERM (a CI job's time limit) ends every
+stage of every package at once, and no other package begins.
+
 A package whose tests failed (its test binary ended with a status other
 than 0, or ran past -timeout) has a FAIL line, with its findings counted:
 a run that failed is recorded all the same, and predicted on.
@@ -68,7 +73,7 @@ func runTest(args []string) int {
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigs)
-	return testStages(&interrupts{parent: context.Background(), sigs: sigs}, args, os.Stdout, os.Stderr)
+	return testStages(watchSignals(sigs), args, os.Stdout, os.Stderr)
 }
 
 // testMain is avcheck test with ctx, for tests.
@@ -230,6 +235,7 @@ type testResult struct {
 	// other than 0, or was killed.
 	testsFailed bool
 	doc         *report.Document // the package's report, nil if none was written
+	notStarted  bool             // interrupted before it began
 }
 
 func testStages(in *interrupts, args []string, stdout, stderr io.Writer) int {
@@ -258,14 +264,25 @@ func testStages(in *interrupts, args []string, stdout, stderr io.Writer) int {
 	sem := make(chan struct{}, cfg.p)
 	// The replays of all the packages share one bound.
 	replaySlots := make(chan struct{}, runtime.GOMAXPROCS(0))
-	for i, p := range pkgs {
+	for i := range pkgs {
 		results[i] = make(chan testResult, 1)
-		go func() {
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			results[i] <- testOne(in, cfg, p, filepath.Join(tmp, strconv.Itoa(i)+".json"), replaySlots)
-		}()
 	}
+	// The packages begin in their order, as go test begins them.
+	go func() {
+		for i, p := range pkgs {
+			sem <- struct{}{}
+			if in.stopped() {
+				// Interrupted: the packages not yet begun are not.
+				<-sem
+				results[i] <- testResult{code: exitError, notStarted: true}
+				continue
+			}
+			go func() {
+				defer func() { <-sem }()
+				results[i] <- testOne(in, cfg, p, filepath.Join(tmp, strconv.Itoa(i)+".json"), replaySlots)
+			}()
+		}
+	}()
 	var tested, withFindings, findings, failed, testsFailed int
 	var docs []*report.Document
 	var dirs []string
@@ -280,6 +297,9 @@ func testStages(in *interrupts, args []string, stdout, stderr io.Writer) int {
 		case r.code == -1:
 			fmt.Fprintf(stdout, "?   \t%s\t[no test files]\n", p.ImportPath)
 			continue
+		case r.notStarted:
+			failed++
+			fmt.Fprintf(stdout, "FAIL\t%s\t[not recorded: interrupted before it began]\n", p.ImportPath)
 		case r.code == exitError || r.code == exitUsage:
 			failed++
 			fmt.Fprintf(stdout, "FAIL\t%s\t%.3fs\t[not recorded]\n", p.ImportPath, r.elapsed.Seconds())
