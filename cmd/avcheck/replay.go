@@ -69,6 +69,7 @@ func replayChild(stdin io.Reader, stdout io.Writer) int {
 	}
 	if ctx.Err() != nil && !res.Enforced {
 		ans.Result.Reason = "the replay was interrupted"
+		ans.Result.TimedOut = false
 	}
 	if err := json.NewEncoder(stdout).Encode(ans); err != nil {
 		return exitError
@@ -107,6 +108,45 @@ type replayStats struct {
 	replayed int             // witnesses replayed to an answer
 	raised   int             // findings raised to replayed
 	times    []time.Duration // of each replay answered, in no order
+	// Why the others were not confirmed.
+	unseen      int // the whole witness ran, and the violation did not show
+	unforced    int // the program did not follow the witness to its end
+	timedOut    int // of unforced: the replay ran past its time limit
+	failed      int // no witness could be made, or the replay gave no answer
+	interrupted int // interrupted before its replay began or ended
+}
+
+// notConfirmed says, in words, why findings were not confirmed: "2
+// not confirmed: 1 ran the whole witness without the violation
+// showing, 1 could not be forced to the witness (at the time limit)".
+func (st *replayStats) notConfirmed() string {
+	n := st.unseen + st.unforced + st.failed + st.interrupted
+	if n == 0 {
+		return "0 not confirmed"
+	}
+	var why []string
+	if st.unseen > 0 {
+		why = append(why, fmt.Sprintf("%d ran the whole witness without the violation showing", st.unseen))
+	}
+	if st.unforced > 0 {
+		s := fmt.Sprintf("%d could not be forced to the witness", st.unforced)
+		switch {
+		case st.timedOut == st.unforced && st.unforced == 1:
+			s += " (at the time limit)"
+		case st.timedOut == st.unforced:
+			s += " (all at the time limit)"
+		case st.timedOut > 0:
+			s += fmt.Sprintf(" (%d at the time limit)", st.timedOut)
+		}
+		why = append(why, s)
+	}
+	if st.failed > 0 {
+		why = append(why, fmt.Sprintf("%d could not be replayed", st.failed))
+	}
+	if st.interrupted > 0 {
+		why = append(why, fmt.Sprintf("%d interrupted", st.interrupted))
+	}
+	return fmt.Sprintf("%d not confirmed: %s (the reason is in each finding)", n, strings.Join(why, ", "))
 }
 
 func (st *replayStats) median() time.Duration {
@@ -139,21 +179,27 @@ func replayFindings(ctx context.Context, t *trace.Trace, fs []predict.Finding, o
 		w, err := replay.FromTrace(t, *f, opts.sites)
 		if err != nil {
 			f.Replay = "not confirmed: " + err.Error()
+			st.failed++
 			continue
 		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			const notStarted = "not confirmed: the replay was interrupted before it started"
+			notStarted := func() {
+				f.Replay = "not confirmed: the replay was interrupted before it started"
+				mu.Lock()
+				st.interrupted++
+				mu.Unlock()
+			}
 			select {
 			case opts.slots <- struct{}{}:
 			case <-ctx.Done():
-				f.Replay = notStarted
+				notStarted()
 				return
 			}
 			defer func() { <-opts.slots }()
 			if ctx.Err() != nil {
-				f.Replay = notStarted
+				notStarted()
 				return
 			}
 			start := time.Now()
@@ -162,22 +208,37 @@ func replayFindings(ctx context.Context, t *trace.Trace, fs []predict.Finding, o
 			if opts.done != nil {
 				opts.done.Add(1)
 			}
+			mu.Lock()
+			defer mu.Unlock()
 			if err != nil {
 				f.Replay = "not confirmed: " + err.Error()
+				if ctx.Err() != nil {
+					st.interrupted++
+				} else {
+					st.failed++
+				}
 				return
 			}
 			o := replay.Observe(t, *f, w, res, opts.recordedFailed)
-			mu.Lock()
-			defer mu.Unlock()
 			st.replayed++
 			st.times = append(st.times, took)
-			if o.Confirmed {
+			switch {
+			case o.Confirmed:
 				f.Level = predict.LevelReplayed
 				f.Replay = o.Text
 				st.raised++
-			} else {
-				f.Replay = "not confirmed: " + o.Text
+				return
+			case ctx.Err() != nil:
+				st.interrupted++
+			case res.Enforced:
+				st.unseen++
+			default:
+				st.unforced++
+				if res.TimedOut {
+					st.timedOut++
+				}
 			}
+			f.Replay = "not confirmed: " + o.Text
 		}()
 	}
 	wg.Wait()
@@ -293,7 +354,7 @@ func (rs *replayStage) run(ctx context.Context, t *trace.Trace, fs []predict.Fin
 	if len(st.times) > 0 {
 		line += fmt.Sprintf(" (each: median %.1fs, longest %.1fs)", st.median().Seconds(), st.longest().Seconds())
 	}
-	line += fmt.Sprintf(": %s raised to replayed, %d not confirmed (the reason is in each finding)", plural(st.raised, "finding"), n-st.raised)
+	line += fmt.Sprintf(": %s raised to replayed, %s", plural(st.raised, "finding"), st.notConfirmed())
 	if ctx.Err() != nil {
 		line = "interrupted while replaying: " + line
 	}

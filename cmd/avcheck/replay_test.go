@@ -111,7 +111,7 @@ func TestRunReplayNotForced(t *testing.T) {
 			t.Errorf("replay: %q\nwant %q", got, want)
 		}
 	}
-	if !strings.Contains(r.stderr, ": 0 findings raised to replayed, 1 not confirmed") {
+	if !strings.Contains(r.stderr, ": 0 findings raised to replayed, 1 not confirmed: 1 could not be forced to the witness (the reason is in each finding)\n") {
 		t.Errorf("stderr does not say what was replayed:\n%s", r.stderr)
 	}
 
@@ -133,5 +133,24 @@ func TestRunReplayNotForced(t *testing.T) {
 	}
 	if strings.Contains(r.stderr, "replayed") {
 		t.Errorf("stderr speaks of a replay without -replay:\n%s", r.stderr)
+	}
+}
+
+// The replay's summary says why the findings not confirmed were not.
+func TestReplayNotConfirmed(t *testing.T) {
+	for _, tc := range []struct {
+		st   replayStats
+		want string
+	}{
+		{replayStats{}, "0 not confirmed"},
+		{replayStats{unseen: 1}, "1 not confirmed: 1 ran the whole witness without the violation showing (the reason is in each finding)"},
+		{replayStats{unforced: 1, timedOut: 1}, "1 not confirmed: 1 could not be forced to the witness (at the time limit) (the reason is in each finding)"},
+		{replayStats{unforced: 2, timedOut: 2}, "2 not confirmed: 2 could not be forced to the witness (all at the time limit) (the reason is in each finding)"},
+		{replayStats{unseen: 1, unforced: 3, timedOut: 1, failed: 1, interrupted: 2},
+			"7 not confirmed: 1 ran the whole witness without the violation showing, 3 could not be forced to the witness (1 at the time limit), 1 could not be replayed, 2 interrupted (the reason is in each finding)"},
+	} {
+		if got := tc.st.notConfirmed(); got != tc.want {
+			t.Errorf("%+v: %q\nwant %q", tc.st, got, tc.want)
+		}
 	}
 }

@@ -51,6 +51,9 @@ type Result struct {
 	Enforced bool
 	// Reason, when not Enforced, says why in one line.
 	Reason string
+	// TimedOut says the replay was stopped, at its time limit or by an
+	// interrupt, before the witness's last step.
+	TimedOut bool
 	// Steps counts the steps that ran in the witness's order.
 	Steps int
 	// Values are the values the witness's accesses of integers and
@@ -243,6 +246,8 @@ type replayer struct {
 	stuck   int
 	looked  time.Time // the last look for a stuck schedule
 	reason  string
+	// timedOut says the replay's time ran out before the last step.
+	timedOut bool
 }
 
 // pendingWrite is a write step whose value is read once its goroutine
@@ -399,6 +404,7 @@ func (rp *replayer) run(ctx context.Context) Result {
 		if ctx.Err() != nil {
 			if rp.cur < len(rp.turns) {
 				rp.reason = "the replay ran past its time limit before " + rp.waitingFor()
+				rp.timedOut = true
 				if where := rp.whereIs(rp.turns[rp.cur].g); where != "" {
 					rp.reason += "; " + where
 				}
@@ -425,6 +431,7 @@ func (rp *replayer) run(ctx context.Context) Result {
 	}
 	res.Enforced = rp.cur >= len(rp.turns) && rp.reason == ""
 	res.Reason = rp.reason
+	res.TimedOut = rp.timedOut
 	if res.Enforced {
 		res.Steps = len(rp.w.Steps)
 	}
