@@ -241,6 +241,7 @@ func (ps *preciseStage) decide(f *Finding, reps [][]uint32) preciseVerdict {
 	race := f.Kind == KindRace
 	infeasible := 0
 	var win [2]uint32
+	why := "" // why the first undecided check was
 	for _, rep := range reps {
 		orders := [][]uint32{rep}
 		if race {
@@ -276,6 +277,9 @@ func (ps *preciseStage) decide(f *Finding, reps [][]uint32) preciseVerdict {
 				win = [2]uint32{res.from, res.to}
 			default:
 				repInfeasible = false
+				if why == "" {
+					why = res.undecided
+				}
 				if res.err != "" && !ps.errs[res.err] {
 					ps.errs[res.err] = true
 					if res.rejected {
@@ -304,6 +308,9 @@ func (ps *preciseStage) decide(f *Finding, reps [][]uint32) preciseVerdict {
 	if ps.outOfTime(time.Now()) {
 		return ps.skip(f) // a check was cut short by the stage's end
 	}
+	if why != "" && f.Note == "" {
+		f.Note = "not decided by the precise stage: " + why
+	}
 	ps.stats.Unknown++
 	return verdictUnknown
 }
@@ -331,6 +338,8 @@ type checkResult struct {
 	witnessFrom uint32
 	err         string // for Unknown: why, if not the budget
 	rejected    bool   // err is the validator's rejection of a model
+	// undecided, for Unknown, says why in words for the finding's note.
+	undecided string
 }
 
 // check decides whether an interleaving of the window around targets runs
@@ -345,7 +354,8 @@ type checkResult struct {
 func (ps *preciseStage) check(targets []uint32, adjacent bool) checkResult {
 	from, to, ok := ps.windowOf(targets)
 	if !ok {
-		return checkResult{status: solve.Unknown, err: fmt.Sprintf("a finding spans more than %d times the window of %d events", maxSpanFactor, ps.window)}
+		return checkResult{status: solve.Unknown, err: fmt.Sprintf("a finding spans more than %d times the window of %d events", maxSpanFactor, ps.window),
+			undecided: fmt.Sprintf("its accesses are more than %d windows of %d events apart (-window)", maxSpanFactor, ps.window)}
 	}
 	// One deadline covers the check's solver calls (the window, its
 	// relaxed form, the whole trace), so that it never runs past the
@@ -367,6 +377,8 @@ func (ps *preciseStage) check(targets []uint32, adjacent bool) checkResult {
 	}
 	if n > wholeFactor*ps.window {
 		res.status = solve.Unknown
+		res.undecided = fmt.Sprintf("no interleaving of events %d-%d shows it with the events before them run as recorded, but the trace (%d events) is too long to check whole",
+			ps.t.Events[from].Seq, ps.t.Events[to-1].Seq, n)
 		return res
 	}
 	return ps.checkWindow(0, uint32(n), targets, adjacent, true)
@@ -390,10 +402,12 @@ func (ps *preciseStage) checkWindow(from, to uint32, targets []uint32, adjacent,
 		}
 		if status == solve.Sat {
 			status = solve.Unknown
+			res.undecided = "no interleaving shows it in which the reads see the values recorded, but one does if values the trace did not record were others"
 		}
 		res.status = status
 		if err != nil {
 			res.status, res.err = solve.Unknown, failure(err)
+			res.undecided = undecided(err)
 		}
 		return res
 	}
@@ -403,10 +417,14 @@ func (ps *preciseStage) checkWindow(from, to uint32, targets []uint32, adjacent,
 		}
 		res.status = solve.Unknown
 		res.err = failure(err)
+		res.undecided = undecided(err)
 		return res
 	}
 	defer enc.close()
 	res.status = status
+	if res.status == solve.Unknown {
+		res.undecided = "its check ran out of time"
+	}
 	if res.status != solve.Sat {
 		return res
 	}
@@ -442,6 +460,14 @@ func (ps *preciseStage) checkWindow(from, to uint32, targets []uint32, adjacent,
 	}
 	res.sched = sched
 	return res
+}
+
+// undecided is what a finding's note says of a check that failed with err.
+func undecided(err error) string {
+	if errors.Is(err, errOutOfTime) {
+		return "its check ran out of time"
+	}
+	return err.Error()
 }
 
 // failure is what a check reports of err: nothing if the time ran out.

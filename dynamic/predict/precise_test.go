@@ -196,16 +196,20 @@ func TestPreciseWindow(t *testing.T) {
 // inside g1's first critical section and ends before g2 releases the lock
 // has no room for g2's section between g1's two: unsatisfiable, but the
 // whole trace shows the finding feasible. A trace longer than the retry
-// bound leaves it undecided.
+// bound leaves it undecided, with a note that says why.
 func TestPreciseWindowUnsatIsNotFinal(t *testing.T) {
 	tr := readFixtureTrace(t, "counter", []byte(counterTrace))
 	for _, tc := range []struct {
 		window int
 		want   Level
-	}{{6, LevelProven}, {2, LevelFiltered}} {
+		note   string
+	}{
+		{6, LevelProven, ""},
+		{2, LevelFiltered, "not decided by the precise stage: no interleaving of events 3-10 shows it with the events before them run as recorded, but the trace (12 events) is too long to check whole"},
+	} {
 		res := Predict(tr, Options{Precise: true, Window: tc.window})
-		if len(res.Findings) != 1 || res.Findings[0].Level != tc.want {
-			t.Errorf("window %d: got %+v, want level %s", tc.window, res.Findings, tc.want)
+		if len(res.Findings) != 1 || res.Findings[0].Level != tc.want || res.Findings[0].Note != tc.note {
+			t.Errorf("window %d: got %+v, want level %s, note %q", tc.window, res.Findings, tc.want, tc.note)
 		}
 	}
 }
