@@ -1,11 +1,15 @@
 package regions
 
 import (
+	"go/build"
 	"go/token"
 	"go/types"
+	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/avcheck/avcheck/internal/intent"
 	"golang.org/x/tools/go/ssa"
@@ -42,7 +46,7 @@ func (in Intent) Confirmed() bool { return in.Evidence.Confirms() }
 // value is not data; an atomic access does.
 func (f *Func) Evidence(from, to *Access) intent.Evidence {
 	if from.Instr == to.Instr || from.Sync && from.Atomic == "" || to.Sync && to.Atomic == "" || readsFunc(from) || readsFunc(to) || onFailurePath(to) ||
-		viaSync(from) || viaSync(to) {
+		viaSync(from) || viaSync(to) || libraryState(from) || libraryState(to) || f.unchanging(from) || f.unchanging(to) {
 		return intent.None
 	}
 	if from.Kind == Write {
@@ -77,12 +81,157 @@ func (f *Func) Evidence(from, to *Access) intent.Evidence {
 		// The act's own section claims a flag: however stale the check,
 		// one act ever passes.
 		return intent.None
+	case control && f.assertsOnly(from, to):
+		return intent.None
 	case control:
 		return intent.Branch
 	case to.Kind == Read && f.usedTogether(from, to):
 		return intent.ReadPair
 	}
 	return intent.None
+}
+
+// libraryState reports whether a is made inside a call of the standard
+// library on one of its package-level variables (time.Now's startNano and
+// Local, math/rand's global source): the library's own configuration and
+// caches, not the program's data, so what is read there says nothing of
+// what the code between is meant to do with the program's state.
+func libraryState(a *Access) bool {
+	if a.Via == "" || a.Path.Root.Kind != RootGlobal {
+		return false
+	}
+	pkg := a.Path.Root.ID
+	if i := strings.LastIndexByte(pkg, '.'); i >= 0 {
+		pkg = pkg[:i]
+	}
+	return isStd(pkg)
+}
+
+// stdPkgs caches isStd's answers.
+var stdPkgs sync.Map // import path -> bool
+
+// isStd reports whether the package of import path pkg is one of the
+// standard library's: its first element has no dot and its directory is
+// in GOROOT (a module whose path has no dot is not).
+func isStd(pkg string) bool {
+	if v, ok := stdPkgs.Load(pkg); ok {
+		return v.(bool)
+	}
+	first, _, _ := strings.Cut(pkg, "/")
+	std := false
+	if !strings.Contains(first, ".") && build.Default.GOROOT != "" {
+		fi, err := os.Stat(filepath.Join(build.Default.GOROOT, "src", filepath.FromSlash(pkg)))
+		std = err == nil && fi.IsDir()
+	}
+	stdPkgs.Store(pkg, std)
+	return std
+}
+
+// unchanging reports whether a reads a variable that a closure captured
+// and that nothing writes once the closure is made: a value set once
+// before the goroutines start (interval := 200 * time.Millisecond), which
+// every read sees the same, so no interleaving can change what is read.
+func (f *Func) unchanging(a *Access) bool {
+	if a.Kind != Read || a.Via != "" || len(a.Path.Fields) > 0 || a.Path.Root.Kind != RootFree || f.Fn == nil {
+		return false
+	}
+	return unchangingFree(f.Fn, a.Path.Root.Index, 0)
+}
+
+// unchangingFree reports whether fn's free variable i is only read, in fn
+// and in the closures it is captured by again, and is, where fn's
+// closures are made, a local stored once before each of them.
+func unchangingFree(fn *ssa.Function, i, depth int) bool {
+	if depth > 4 || i >= len(fn.FreeVars) || fn.Parent() == nil {
+		return false
+	}
+	if !onlyLoaded(fn.FreeVars[i], depth) {
+		return false
+	}
+	made := false
+	for _, b := range fn.Parent().Blocks {
+		for _, in := range b.Instrs {
+			mc, ok := in.(*ssa.MakeClosure)
+			if !ok || mc.Fn != fn {
+				continue
+			}
+			made = true
+			switch v := mc.Bindings[i].(type) {
+			case *ssa.FreeVar:
+				if !unchangingFree(fn.Parent(), slices.Index(fn.Parent().FreeVars, v), depth+1) {
+					return false
+				}
+			case *ssa.Alloc:
+				if !storedOnceBefore(v, mc, depth) {
+					return false
+				}
+			default:
+				return false
+			}
+		}
+	}
+	return made
+}
+
+// onlyLoaded reports whether the address v is only loaded from, or
+// captured by closures that only load from it.
+func onlyLoaded(v ssa.Value, depth int) bool {
+	for _, r := range *v.Referrers() {
+		switch r := r.(type) {
+		case *ssa.UnOp:
+			if r.Op != token.MUL {
+				return false
+			}
+		case *ssa.MakeClosure:
+			for j, b := range r.Bindings {
+				if b == v && !onlyLoaded(r.Fn.(*ssa.Function).FreeVars[j], depth+1) {
+					return false
+				}
+			}
+		case *ssa.DebugRef:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// storedOnceBefore reports whether the local alloc is stored to once, by
+// an instruction that runs before mc in the same block or in a block that
+// dominates mc's, and is otherwise only loaded or captured by closures
+// that only load it.
+func storedOnceBefore(alloc *ssa.Alloc, mc *ssa.MakeClosure, depth int) bool {
+	var store *ssa.Store
+	for _, r := range *alloc.Referrers() {
+		switch r := r.(type) {
+		case *ssa.Store:
+			if store != nil || r.Addr != alloc {
+				return false
+			}
+			store = r
+		case *ssa.UnOp:
+			if r.Op != token.MUL {
+				return false
+			}
+		case *ssa.MakeClosure:
+			for j, b := range r.Bindings {
+				if b == alloc && !onlyLoaded(r.Fn.(*ssa.Function).FreeVars[j], depth+1) {
+					return false
+				}
+			}
+		case *ssa.DebugRef:
+		default:
+			return false
+		}
+	}
+	if store == nil {
+		return false
+	}
+	sb, mb := store.Block(), mc.Block()
+	if sb == mb {
+		return slices.Index(sb.Instrs, ssa.Instruction(store)) < slices.Index(sb.Instrs, ssa.Instruction(mc))
+	}
+	return sb.Dominates(mb)
 }
 
 // viaSync reports whether a is made inside a call of the runtime
@@ -120,7 +269,31 @@ func onFailurePath(a *Access) bool {
 	if a.Instr == nil || a.Instr.Block() == nil {
 		return false
 	}
-	b := a.Instr.Block()
+	return failureBlock(a.Instr.Block())
+}
+
+// assertsOnly reports whether every branch through which the value from
+// read decides whether to runs has a failure path as its other way
+// (failureBlock): if c.status != acquired { panic(...) }; act(). The
+// read asserts the caller's protocol, as a misuse check does; in a run
+// that keeps it, the act always runs, so the check is not acted on, as
+// with onFailurePath and atomicact's load that decides a store only by
+// panicking.
+func (f *Func) assertsOnly(from, to *Access) bool {
+	brs := f.Deciders(from, to)
+	for _, br := range brs {
+		succs := br.Block().Succs
+		if len(succs) != 2 || !failureBlock(succs[0]) && !failureBlock(succs[1]) {
+			return false
+		}
+	}
+	return len(brs) > 0
+}
+
+// failureBlock reports whether block b, or a block it jumps to
+// unconditionally, reports a failure and ends the test or the program
+// (onFailurePath).
+func failureBlock(b *ssa.BasicBlock) bool {
 	for range 8 {
 		for _, in := range b.Instrs {
 			if _, ok := in.(*ssa.Panic); ok || failureCall(in) {
