@@ -1,6 +1,7 @@
 package predict
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"path/filepath"
@@ -118,4 +119,89 @@ func (ix *patIndex) evidenceObjects(t *trace.Trace) {
 func siteLine(t *trace.Trace, s trace.SiteID) string {
 	st := t.Site(s)
 	return fmt.Sprintf("%s:%d", filepath.Base(st.File), st.Line)
+}
+
+// outsideSection says why a violation of a region whose evidence is one
+// critical section (intent.CriticalSection) breaks nothing that section
+// protects, or "" if it may. A variable that every write updates under
+// a lock of its own is guarded by that lock; if the region does not hold
+// it from one of its accesses to the other, the region's own lock is not
+// what keeps the variable whole, and its section says nothing of it
+// (yamux's Write holds its send lock while it reads the stream's state,
+// each time in a critical section of the state lock, which every write
+// of the state holds). A variable that some write updates with no lock
+// held is left to the search: its violation is also a race.
+func (ix *patIndex) outsideSection(t *trace.Trace, in Intent, acc []uint32) string {
+	if in.Evidence != intent.CriticalSection || len(acc) < 3 {
+		return ""
+	}
+	ix.wlOnce.Do(ix.sectionGuards)
+	first, last := ix.accAt(acc[0]), ix.accAt(acc[len(acc)-1])
+	if first == nil || last == nil || first.v != last.v {
+		return ""
+	}
+	guards := ix.writeLocks[first.v]
+	held := func(a *patAccess, lock trace.ObjID) bool {
+		for _, h := range ix.locks.Locks(ix.locks.HistoryLockset(a.hist)) {
+			if h.Obj == lock {
+				return true
+			}
+		}
+		return false
+	}
+	// released reports whether the region's goroutine releases lock
+	// between its two accesses: they are then in two of its sections.
+	g := t.Events[acc[0]].G
+	released := func(lock trace.ObjID) bool {
+		for i := acc[0] + 1; i < acc[len(acc)-1]; i++ {
+			if e := &t.Events[i]; e.G == g && e.Obj == lock && (e.Kind == trace.KindRelease || e.Kind == trace.KindRRelease) {
+				return true
+			}
+		}
+		return false
+	}
+	if len(guards) == 0 {
+		return ""
+	}
+	for _, l := range guards {
+		if held(first, l) && held(last, l) && !released(l) {
+			return ""
+		}
+	}
+	return fmt.Sprintf("its region is one critical section, and no lock it holds from one of its accesses to the other guards %s: every write of it holds %s, which the region releases between them",
+		t.Object(t.Events[acc[0]].Obj).Name, t.Object(guards[0]).Name)
+}
+
+// accAt returns the access of event e, nil if it is none.
+func (ix *patIndex) accAt(e uint32) *patAccess {
+	i, ok := slices.BinarySearchFunc(ix.acc, e, func(a patAccess, e uint32) int { return cmp.Compare(a.ev, e) })
+	if !ok {
+		return nil
+	}
+	return &ix.acc[i]
+}
+
+// sectionGuards fills writeLocks: per variable, the locks every write of
+// it holds for writing.
+func (ix *patIndex) sectionGuards() {
+	ix.writeLocks = make([][]trace.ObjID, len(ix.vars))
+	seen := make([]bool, len(ix.vars))
+	for i := range ix.acc {
+		a := &ix.acc[i]
+		if !a.write {
+			continue
+		}
+		var held []trace.ObjID
+		for _, h := range ix.locks.Locks(ix.locks.HistoryLockset(a.hist)) {
+			if h.Mode == ModeWrite {
+				held = append(held, h.Obj)
+			}
+		}
+		if !seen[a.v] {
+			seen[a.v] = true
+			ix.writeLocks[a.v] = held
+			continue
+		}
+		ix.writeLocks[a.v] = slices.DeleteFunc(ix.writeLocks[a.v], func(l trace.ObjID) bool { return !slices.Contains(held, l) })
+	}
 }

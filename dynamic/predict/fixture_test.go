@@ -51,6 +51,8 @@ func fixtureLine(t *trace.Trace, f *Finding) string {
 		b.WriteString(" no-intent")
 	case strings.Contains(f.Dropped, "which the violation does not access"):
 		b.WriteString(" outside-evidence")
+	case strings.Contains(f.Dropped, "its region is one critical section, and no lock"):
+		b.WriteString(" outside-section")
 	default:
 		b.WriteString(" no-witness")
 	}

@@ -96,6 +96,10 @@ type patIndex struct {
 	// evPairs holds the positions of the two accesses of every region's
 	// value evidence.
 	evPairs map[[2]sitePos]bool
+	// writeLocks holds, per variable, the locks every write of it holds
+	// for writing (sectionGuards); made at the first use, under wlOnce.
+	wlOnce     sync.Once
+	writeLocks [][]trace.ObjID
 	// unitOf maps a region instance to the unit its accesses belong to
 	// as the goroutine that interferes in an atomic-set violation
 	// (indexer.setUnit); nil where every instance is its own unit.

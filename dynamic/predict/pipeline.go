@@ -277,6 +277,9 @@ func decideCandidate(t *trace.Trace, m *syncMeta, pb *prefixState, av *avIndex, 
 		if why == "" {
 			why = ix.outsideEvidence(t, f.Intent, reps[0])
 		}
+		if why == "" && f.Kind == KindAtomicity {
+			why = ix.outsideSection(t, f.Intent, reps[0])
+		}
 		if why != "" {
 			f.Dropped = why
 			setAccesses(t, &f, reps[0])
