@@ -158,8 +158,9 @@ type convG struct {
 	// recorded, and whose end it is to record.
 	inTest bool
 	test   testState // the subtest it runs and those it started (testorder.go)
-	// pastInit, on the main goroutine, says it recorded an event outside
-	// package initialisation (mainG).
+	// pastInit, on the main goroutine, says it recorded an event of a
+	// function that runs once package initialisation is over (mainG,
+	// endsInit).
 	pastInit bool
 	// runsTests says the goroutine is in TestMain's call of m.Run
 	// (avrt.RunTests).
@@ -297,6 +298,7 @@ func (in *Instrumented) convert(name string) (*trace.Trace, convOutcome, error) 
 	if err := readRaw(f, func(e avrt.Event) bool {
 		e = in.local(e)
 		e.Obj = ids.of(e)
+		e = vars.mapped(e)
 		e.Obj = vars.of(e)
 		if c.hoisted[e.Seq] {
 			delete(c.hoisted, e.Seq)
@@ -412,16 +414,21 @@ func (c *converter) g(id uint64) *convG {
 // initialisation, then main (or the testing package's).
 const mainG = 1
 
-// isInitFunc reports whether fn, a site's function (its SSA name), is
-// package initialisation: a package's init, which initialises its
-// variables, an init function (init#1), or a literal in one of them.
-func isInitFunc(fn string) bool {
-	i := strings.LastIndex(fn, ".init")
-	if i < 0 || strings.HasPrefix(fn, "(") {
+// endsInit reports whether fn, a site's function (its SSA name), is one
+// that the main goroutine runs once package initialisation is over: a
+// program's main, a TestMain, an example, or a literal in one of them.
+// A function that an init calls (a constructor a package variable is
+// set with, another module's) does not end it, though it is no init
+// function: until one of these records an event, the main goroutine's
+// events are initialisation, which every goroutine first seen then
+// happens after.
+func endsInit(fn string) bool {
+	if strings.HasPrefix(fn, "(") {
 		return false
 	}
-	rest := fn[i+len(".init"):]
-	return rest == "" || rest[0] == '#' || rest[0] == '$'
+	name := fn[strings.LastIndexByte(fn, '.')+1:]
+	name, _, _ = strings.Cut(name, "$")
+	return name == "main" || name == "TestMain" || strings.HasPrefix(name, "Example")
 }
 
 func (c *converter) drop() { c.out.Dropped++ }
@@ -453,7 +460,7 @@ func (c *converter) step(r avrt.Event) {
 	params := gs.params
 	gs.params = nil
 	s := c.site(r.Site)
-	if r.G == mainG && !gs.pastInit && r.Site != 0 && !isInitFunc(s.Site.Func) {
+	if r.G == mainG && !gs.pastInit && r.Site != 0 && endsInit(s.Site.Func) {
 		gs.pastInit = true
 	}
 	obj := trace.ObjID(r.Obj)

@@ -1174,6 +1174,12 @@ func (w *fileRewriter) code() {
 			if _, ok := ast.Unparen(n.X).(*ast.CompositeLit); ok && n.Op == token.AND {
 				w.made(n, "Made")
 			}
+		case *ast.CompositeLit:
+			// A map literal with its type written (not one whose type
+			// its enclosing literal gives) makes a map as make does.
+			if _, ok := w.info.TypeOf(n).Underlying().(*types.Map); ok && n.Type != nil {
+				w.made(n, "MadeMap")
+			}
 		case *ast.RangeStmt:
 			if _, ok := w.info.TypeOf(n.X).Underlying().(*types.Chan); ok && w.pure(n.X) && n.Body != nil {
 				site := w.siteAt(n, false, "", trace.ObjChan)
@@ -1333,8 +1339,9 @@ func (w *fileRewriter) isCaptured(v *types.Var) bool {
 	return w.captured[v]
 }
 
-// made wraps an allocation, &T{...} or new(T) (wrapper Made) or the
-// make of a slice (MadeSlice), in the call that records the memory it
+// made wraps an allocation, &T{...} or new(T) (wrapper Made), the make
+// of a slice (MadeSlice) or a map, made or written as a literal
+// (MadeMap), in the call that records the memory it
 // returns: the garbage collector may have freed an earlier object there,
 // whose variables the new one's are not. Its closing comes before any
 // other rewriting's that ends where it ends, which encloses it.
@@ -1355,6 +1362,8 @@ func (w *fileRewriter) call(c *ast.CallExpr) {
 				w.replace(c.End(), c.End(), fmt.Sprintf(", %s)", w.siteID(site)))
 			case *types.Slice:
 				w.made(c, "MadeSlice")
+			case *types.Map:
+				w.made(c, "MadeMap")
 			}
 		}
 		if b, ok := w.info.Uses[id].(*types.Builtin); ok && b.Name() == "new" && len(c.Args) == 1 {

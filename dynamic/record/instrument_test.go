@@ -552,9 +552,11 @@ func TestInstrumentedContext(t *testing.T) {
 
 // Objects that the allocator makes at the addresses of objects the
 // garbage collector freed are new objects (testdata/record/allocreuse):
-// the rewritten &T{...}, new(T) and make([]T, n) record the memory they
-// return (avrt.Made, MadeSlice), and the converter gives the variables
-// in it new ids. Without them, the second worker's boxes are the
+// the rewritten &T{...}, new(T), make([]T, n), make(map[K]V) and map
+// literals record the memory they return (avrt.Made, MadeSlice,
+// MadeMap), and the converter gives the variables in it new ids, and a
+// new map's elements and contents too (without MadeMap, 2 findings and 2
+// or 5 variables of each map's, not 8). Without them, the second worker's boxes are the
 // first's, whose variables it writes (2 of each, not 8), and 28 races
 // and violations are predicted between the workers. The variable b that
 // each round declares and its goroutine captures is new memory too.
@@ -564,7 +566,7 @@ func TestInstrumentedAllocReuse(t *testing.T) {
 	written := map[string]map[trace.ObjID]bool{}
 	captured := map[trace.ObjID]bool{} // the variables b that the rounds' goroutines read
 	for _, e := range tr.Events {
-		if s := tr.Site(e.Site); e.Kind == trace.KindRead && filepath.Base(s.File) == "main.go" && s.Line == 43 && tr.Object(e.Obj).Name == "b" {
+		if s := tr.Site(e.Site); e.Kind == trace.KindRead && filepath.Base(s.File) == "main.go" && s.Line == 51 && tr.Object(e.Obj).Name == "b" {
 			captured[e.Obj] = true
 		}
 		if e.Kind != trace.KindWrite {
@@ -577,8 +579,10 @@ func TestInstrumentedAllocReuse(t *testing.T) {
 		written[name][e.Obj] = true
 	}
 	// 4 rounds of each of the 2 workers make a box with 2 items and a
-	// tally.
-	for name, want := range map[string]int{"b.n": 8, "b.items[b.n]": 16, "t.sum": 8} {
+	// map, and a tally with a map (a literal), each map of one element:
+	// a map made where a freed one was is another map (avrt.MadeMap),
+	// its elements and contents other variables.
+	for name, want := range map[string]int{"b.n": 8, "b.items[b.n]": 16, "t.sum": 8, "b.seen[v]": 8, "b.seen[*]": 8, "t.at[v]": 8, "t.at[*]": 8} {
 		if got := len(written[name]); got != want {
 			t.Errorf("%d variables %s written, want %d", got, name, want)
 		}
@@ -587,7 +591,7 @@ func TestInstrumentedAllocReuse(t *testing.T) {
 	// memory (freshVars), whatever variable of an ended round or of the
 	// other worker had its address.
 	if len(captured) != 8 {
-		t.Errorf("the rounds' goroutines read %d variables b at main.go:43, want 8 (one per round)", len(captured))
+		t.Errorf("the rounds' goroutines read %d variables b at main.go:51, want 8 (one per round)", len(captured))
 	}
 	if fs := findings(tr); len(fs) != 0 {
 		t.Errorf("%d findings, want none:\n%s", len(fs), strings.Join(fs, "\n"))

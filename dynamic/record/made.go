@@ -40,13 +40,34 @@ func (vi *varIDs) of(e avrt.Event) uint64 {
 		avrt.KindAtomicLoad, avrt.KindAtomicStore, avrt.KindAtomicRMW,
 		avrt.KindAcquire, avrt.KindRelease, avrt.KindRAcquire, avrt.KindRRelease,
 		avrt.KindWGAdd, avrt.KindWGDone, avrt.KindWGWait,
-		avrt.KindCondWait, avrt.KindCondSignal, avrt.KindCondBroadcast:
+		avrt.KindCondWait, avrt.KindCondSignal, avrt.KindCondBroadcast,
+		avrt.KindContents:
 	default:
 		// A channel has chanIDs, a Once its own numbering (the
-		// converter's onceGen), and a map element no address.
+		// converter's onceGen), and a map element no address (mapped).
 		return e.Obj
 	}
-	a := e.Obj
+	return vi.addr(e.Obj)
+}
+
+// mapped gives a map element's event (avrt.KindMapRead, KindMapWrite)
+// the map's id as its Arg, and an element id of that map's generation:
+// the elements of a map made where a freed one was (avrt.MadeMap) are
+// other variables. Of a map's first generation, the ids are the
+// runtime's.
+func (vi *varIDs) mapped(e avrt.Event) avrt.Event {
+	if e.Kind != avrt.KindMapRead && e.Kind != avrt.KindMapWrite {
+		return e
+	}
+	e.Arg = vi.addr(e.Arg)
+	if gen := e.Arg >> 48; gen != 0 {
+		e.Obj = (e.Obj ^ gen*0x632be59bd9b4e019) | 1<<63
+	}
+	return e
+}
+
+// addr returns the id of address a: a with its generation above it.
+func (vi *varIDs) addr(a uint64) uint64 {
 	if id, ok := vi.cur[a]; ok {
 		return id
 	}

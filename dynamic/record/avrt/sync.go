@@ -221,6 +221,16 @@ func MadeSlice[S ~[]E, E any](s S, site uint32) S {
 	return s
 }
 
+// MadeMap records that a map was made (make, or a literal), and returns
+// it: the elements and contents of a map made where another was that the
+// garbage collector freed are other variables, as Made's are.
+func MadeMap[M ~map[K]V, K comparable, V any](m M, site uint32) M {
+	if enabled && m != nil {
+		emit(KindMade, uint64(uintptr(mapPtr(m))), 1, site)
+	}
+	return m
+}
+
 // Send records a send on ch, before it.
 func Send(ch any, site uint32) {
 	if enabled {

@@ -14,10 +14,12 @@ import (
 	"time"
 )
 
-// box is a small stack, not safe for concurrent use.
+// box is a small stack, not safe for concurrent use, with the values it
+// has seen.
 type box struct {
 	n     int
 	items []int
+	seen  map[int]bool
 }
 
 func (b *box) push(v int) bool {
@@ -26,18 +28,24 @@ func (b *box) push(v int) bool {
 	}
 	b.items[b.n] = v
 	b.n++
+	b.seen[v] = true
 	return true
 }
 
-type tally struct{ sum int }
+// tally sums values, and keeps the sum at each.
+type tally struct {
+	sum int
+	at  map[int]int
+}
 
-func (t *tally) add(v int) { t.sum = t.sum + v }
+func (t *tally) add(v int) { t.sum = t.sum + v; t.at[v] = t.sum }
 
-// round makes a box, its items and a tally, and uses them from a
+// round makes a box, its items and map and a tally and its map, and uses
+// them from a
 // goroutine, then, once it is done, from its own.
 func round(i int) int {
-	b := &box{items: make([]int, 2)}
-	t := new(tally)
+	b := &box{items: make([]int, 2), seen: make(map[int]bool)}
+	t := &tally{at: map[int]int{}}
 	done := make(chan struct{})
 	go func() {
 		b.push(i)
