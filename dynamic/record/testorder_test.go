@@ -112,22 +112,27 @@ func TestRecordTestOrder(t *testing.T) {
 	})
 }
 
-// isInitFunc tells package initialisation from the rest by the sites'
-// function names.
-func TestIsInitFunc(t *testing.T) {
+// endsInit tells, by the sites' function names, the functions that the
+// main goroutine runs once package initialisation is over.
+func TestEndsInit(t *testing.T) {
 	for name, want := range map[string]bool{
-		"example.com/p.init":      true,
-		"example.com/p.init#1":    true,
-		"example.com/p.init#2$1":  true,
-		"example.com/p.init$1":    true,
-		"example.com/p.initAll":   false,
-		"example.com/p.TestInit":  false,
-		"(*example.com/p.T).init": false,
-		"example.com/p.First":     false,
-		"":                        false,
+		"example.com/p.main":                      true,
+		"example.com/p.main$1":                    true,
+		"example.com/p.TestMain":                  true,
+		"example.com/p_test.TestMain$2":           true,
+		"example.com/p.Example":                   true,
+		"example.com/p.ExampleT_M":                true,
+		"example.com/p.init":                      false,
+		"example.com/p.init#1":                    false,
+		"example.com/p.init$1":                    false,
+		"example.com/p.newLimit":                  false,
+		"example.com/p.TestInit":                  false,
+		"(*example.com/p.T).main":                 false,
+		"github.com/jtolds/gls.NewContextManager": false,
+		"": false,
 	} {
-		if got := isInitFunc(name); got != want {
-			t.Errorf("isInitFunc(%q) = %v, want %v", name, got, want)
+		if got := endsInit(name); got != want {
+			t.Errorf("endsInit(%q) = %v, want %v", name, got, want)
 		}
 	}
 }

@@ -1,5 +1,5 @@
-// Package initorder sets a package variable in init, which happens
-// before every test, and has an example, which the testing package runs
+// Package initorder sets a package variable in init, after a call of a
+// function that records an event, which happens before every test, and has an example, which the testing package runs
 // on the main goroutine once the tests are done, write a registry that a
 // test reads without its lock. Neither gives a finding.
 package initorder
@@ -13,7 +13,15 @@ import (
 var pause []int
 
 func init() {
+	setup()
 	pause = make([]int, 4)
+}
+
+// setup is called by init: its events (the lock's) are initialisation
+// too, and so is what init does after it.
+func setup() {
+	reg.Lock()
+	reg.Unlock()
 }
 
 var reg = struct {
