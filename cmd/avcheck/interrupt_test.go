@@ -82,20 +82,10 @@ func TestRunInterrupted(t *testing.T) {
 			cmd := exec.Command(bin, args...)
 			cmd.Dir = root
 			cmd.Env = append(os.Environ(), "TMPDIR="+tmp, "AVCHECK_TEST_MARK="+mark, "PATH="+fake+string(os.PathListSeparator)+os.Getenv("PATH"))
-			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // a terminal's process group
 			var stdout, stderr bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr
 			start := time.Now()
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			pgid := cmd.Process.Pid
-			defer func() { _ = syscall.Kill(-pgid, syscall.SIGKILL) }()
-			exited := make(chan struct{})
-			go func() {
-				_ = cmd.Wait()
-				close(exited)
-			}()
+			pgid, exited := startGroup(t, cmd)
 			deadline := time.Now().Add(2 * time.Minute)
 			for !tc.ready(runState{tmp, mark, start, pgid, bin}) {
 				select {
@@ -108,7 +98,11 @@ func TestRunInterrupted(t *testing.T) {
 				}
 			}
 			if tc.stage == "record" {
-				time.Sleep(500 * time.Millisecond) // some events
+				// Some events: the debugger takes a while to set its
+				// breakpoints once the program runs, longer on a
+				// loaded machine (11 events after half a second at a
+				// load of 7, none of them a finding).
+				time.Sleep(2 * time.Second)
 			}
 			// Ctrl-C: SIGINT to the terminal's process group.
 			if err := syscall.Kill(-pgid, syscall.SIGINT); err != nil {
@@ -153,21 +147,47 @@ func TestRunInterrupted(t *testing.T) {
 			if tc.stage != "record" && took > time.Second {
 				t.Errorf("stopped %v after the interrupt, want within a second", took.Round(time.Millisecond))
 			}
-			time.Sleep(200 * time.Millisecond) // for the kernel to reap what was killed
-			if left := groupProcesses(pgid); len(left) > 0 {
-				t.Errorf("processes left behind: %s", strings.Join(left, "; "))
-			}
-			if running(tmp) {
-				t.Errorf("the recorded program is still running")
-			}
-			if entries, _ := os.ReadDir(tmp); len(entries) > 0 {
-				var names []string
-				for _, e := range entries {
-					names = append(names, e.Name())
-				}
-				t.Errorf("temporary files left behind in TMPDIR: %s", strings.Join(names, " "))
-			}
+			leftNothing(t, pgid, tmp)
 		})
+	}
+}
+
+// startGroup starts cmd in a process group of its own, as a terminal
+// starts a job, and returns the group and a channel closed when cmd has
+// exited; the group is killed when the test ends.
+func startGroup(t *testing.T, cmd *exec.Cmd) (int, <-chan struct{}) {
+	t.Helper()
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pgid := cmd.Process.Pid
+	t.Cleanup(func() { _ = syscall.Kill(-pgid, syscall.SIGKILL) })
+	exited := make(chan struct{})
+	go func() {
+		_ = cmd.Wait()
+		close(exited)
+	}()
+	return pgid, exited
+}
+
+// leftNothing checks that avcheck, run in process group pgid with TMPDIR
+// tmp, left no process, no recorded program and no temporary file behind.
+func leftNothing(t *testing.T, pgid int, tmp string) {
+	t.Helper()
+	time.Sleep(200 * time.Millisecond) // for the kernel to reap what was killed
+	if left := groupProcesses(pgid); len(left) > 0 {
+		t.Errorf("processes left behind: %s", strings.Join(left, "; "))
+	}
+	if running(tmp) {
+		t.Errorf("the recorded program is still running")
+	}
+	if entries, _ := os.ReadDir(tmp); len(entries) > 0 {
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		t.Errorf("temporary files left behind in TMPDIR: %s", strings.Join(names, " "))
 	}
 }
 
@@ -289,19 +309,9 @@ func TestTerminated(t *testing.T) {
 			cmd := exec.Command(bin, args...)
 			cmd.Dir = root
 			cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
-			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 			var stdout, stderr bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			pgid := cmd.Process.Pid
-			defer func() { _ = syscall.Kill(-pgid, syscall.SIGKILL) }()
-			exited := make(chan struct{})
-			go func() {
-				_ = cmd.Wait()
-				close(exited)
-			}()
+			pgid, exited := startGroup(t, cmd)
 			deadline := time.Now().Add(2 * time.Minute)
 			for !running(tmp) {
 				select {
@@ -337,20 +347,7 @@ func TestTerminated(t *testing.T) {
 			if tc.name == "test" && !strings.Contains(stdout.String(), "FAIL\tgithub.com/avcheck/avcheck/testdata/record/counter\t[not recorded: interrupted before it began]\n") {
 				t.Errorf("the package not begun is not said to be so:\n%s", stdout.String())
 			}
-			time.Sleep(200 * time.Millisecond) // for the kernel to reap what was killed
-			if left := groupProcesses(pgid); len(left) > 0 {
-				t.Errorf("processes left behind: %s", strings.Join(left, "; "))
-			}
-			if running(tmp) {
-				t.Errorf("the recorded program is still running")
-			}
-			if entries, _ := os.ReadDir(tmp); len(entries) > 0 {
-				var names []string
-				for _, e := range entries {
-					names = append(names, e.Name())
-				}
-				t.Errorf("temporary files left behind in TMPDIR: %s", strings.Join(names, " "))
-			}
+			leftNothing(t, pgid, tmp)
 		})
 	}
 }
