@@ -589,6 +589,14 @@ func plural(n int, noun string) string {
 // not look at ctx, and is left to end with the process.
 func makePlan(ctx context.Context, opts record.PlanOptions) (*record.Plan, error) {
 	opts.Context = ctx
+	// The go command's work directory is removed here, not by MakePlan,
+	// which an interrupt does not wait for.
+	work, err := os.MkdirTemp("", "avcheck-load-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(work)
+	opts.WorkDir = work
 	type planned struct {
 		plan *record.Plan
 		err  error
@@ -606,7 +614,7 @@ func makePlan(ctx context.Context, opts record.PlanOptions) (*record.Plan, error
 		// is not left behind when avcheck exits.
 		select {
 		case <-c:
-		case <-time.After(200 * time.Millisecond):
+		case <-time.After(500 * time.Millisecond):
 		}
 		return nil, ctx.Err()
 	}

@@ -7,6 +7,7 @@ import (
 	"go/parser"
 	"go/token"
 	"go/types"
+	"os"
 	"sort"
 	"strings"
 
@@ -193,6 +194,10 @@ type PlanOptions struct {
 	// Context, if not nil, stops the loading of the packages (the go
 	// command it runs) when it is done; MakePlan then returns its error.
 	Context context.Context
+	// WorkDir, if not empty, is where the go command makes its work
+	// directory (GOTMPDIR), which the caller removes; otherwise MakePlan
+	// makes one and removes it.
+	WorkDir string
 }
 
 // MakePlan loads the package with its tests, runs the regions analyzer on
@@ -202,6 +207,18 @@ func MakePlan(opts PlanOptions) (*Plan, error) {
 	defer children.Spawn()()
 	pattern := opts.Pattern
 	cfg := &packages.Config{Mode: packages.LoadAllSyntax | packages.NeedModule, Dir: opts.Dir, Tests: true, Context: opts.Context}
+	// The go command's work directory goes in one of avcheck's, removed
+	// whatever happens: a go command stopped by an interrupt may not
+	// remove its own.
+	work := opts.WorkDir
+	if work == "" {
+		var err error
+		if work, err = os.MkdirTemp("", "avcheck-load-"); err != nil {
+			return nil, err
+		}
+		defer os.RemoveAll(work)
+	}
+	cfg.Env = append(os.Environ(), "GOTMPDIR="+work)
 	pkgs, err := packages.Load(cfg, pattern)
 	if err == nil && opts.Context != nil {
 		err = opts.Context.Err()
