@@ -380,8 +380,8 @@ type flowCache struct {
 	byRead map[*Access]*flow
 	// What the rule of intent (intent.go) asks of single accesses, kept
 	// so that a long function costs linear time per pair it checks.
-	selfUpdate, used map[*Access]bool
-	csAccesses       map[int][]*Access // per critical section, its accesses
+	selfUpdate, used, unchanging map[*Access]bool
+	csAccesses                   map[int][]*Access // per critical section, its accesses
 	// flags holds, per pair of critical sections of one lock, the reads
 	// of the first that claim a flag the second writes (owned).
 	flags map[[2]int][]*Access

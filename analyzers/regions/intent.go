@@ -135,7 +135,18 @@ func (f *Func) unchanging(a *Access) bool {
 	if a.Kind != Read || a.Via != "" || len(a.Path.Fields) > 0 || a.Path.Root.Kind != RootFree || f.Fn == nil {
 		return false
 	}
-	return unchangingFree(f.Fn, a.Path.Root.Index, 0)
+	// Asked of each pair an access is in: the answer, which looks at the
+	// whole enclosing function, is kept.
+	c := f.flows
+	if v, ok := c.unchanging[a]; ok {
+		return v
+	}
+	if c.unchanging == nil {
+		c.unchanging = make(map[*Access]bool)
+	}
+	v := unchangingFree(f.Fn, a.Path.Root.Index, 0)
+	c.unchanging[a] = v
+	return v
 }
 
 // unchangingFree reports whether fn's free variable i is only read, in fn
@@ -145,7 +156,7 @@ func unchangingFree(fn *ssa.Function, i, depth int) bool {
 	if depth > 4 || i >= len(fn.FreeVars) || fn.Parent() == nil {
 		return false
 	}
-	if !onlyLoaded(fn.FreeVars[i], depth) {
+	if !onlyLoaded(fn.FreeVars[i]) {
 		return false
 	}
 	made := false
@@ -162,7 +173,7 @@ func unchangingFree(fn *ssa.Function, i, depth int) bool {
 					return false
 				}
 			case *ssa.Alloc:
-				if !storedOnceBefore(v, mc, depth) {
+				if !storedOnceBefore(v, mc) {
 					return false
 				}
 			default:
@@ -175,52 +186,45 @@ func unchangingFree(fn *ssa.Function, i, depth int) bool {
 
 // onlyLoaded reports whether the address v is only loaded from, or
 // captured by closures that only load from it.
-func onlyLoaded(v ssa.Value, depth int) bool {
+func onlyLoaded(v ssa.Value) bool {
 	for _, r := range *v.Referrers() {
-		switch r := r.(type) {
-		case *ssa.UnOp:
-			if r.Op != token.MUL {
-				return false
-			}
-		case *ssa.MakeClosure:
-			for j, b := range r.Bindings {
-				if b == v && !onlyLoaded(r.Fn.(*ssa.Function).FreeVars[j], depth+1) {
-					return false
-				}
-			}
-		case *ssa.DebugRef:
-		default:
+		if !loads(r, v) {
 			return false
 		}
 	}
 	return true
 }
 
+// loads reports whether instruction r, which refers to the address v,
+// only loads from it, or captures it in a closure that only loads from
+// it.
+func loads(r ssa.Instruction, v ssa.Value) bool {
+	switch r := r.(type) {
+	case *ssa.UnOp:
+		return r.Op == token.MUL
+	case *ssa.MakeClosure:
+		for j, b := range r.Bindings {
+			if b == v && !onlyLoaded(r.Fn.(*ssa.Function).FreeVars[j]) {
+				return false
+			}
+		}
+		return true
+	case *ssa.DebugRef:
+		return true
+	}
+	return false
+}
+
 // storedOnceBefore reports whether the local alloc is stored to once, by
 // an instruction that runs before mc in the same block or in a block that
 // dominates mc's, and is otherwise only loaded or captured by closures
 // that only load it.
-func storedOnceBefore(alloc *ssa.Alloc, mc *ssa.MakeClosure, depth int) bool {
+func storedOnceBefore(alloc *ssa.Alloc, mc *ssa.MakeClosure) bool {
 	var store *ssa.Store
 	for _, r := range *alloc.Referrers() {
-		switch r := r.(type) {
-		case *ssa.Store:
-			if store != nil || r.Addr != alloc {
-				return false
-			}
-			store = r
-		case *ssa.UnOp:
-			if r.Op != token.MUL {
-				return false
-			}
-		case *ssa.MakeClosure:
-			for j, b := range r.Bindings {
-				if b == alloc && !onlyLoaded(r.Fn.(*ssa.Function).FreeVars[j], depth+1) {
-					return false
-				}
-			}
-		case *ssa.DebugRef:
-		default:
+		if st, ok := r.(*ssa.Store); ok && st.Addr == alloc && store == nil {
+			store = st
+		} else if !loads(r, alloc) {
 			return false
 		}
 	}

@@ -141,6 +141,9 @@ func (ix *patIndex) outsideSection(t *trace.Trace, in Intent, acc []uint32) stri
 		return ""
 	}
 	guards := ix.writeLocks[first.v]
+	if len(guards) == 0 {
+		return ""
+	}
 	held := func(a *patAccess, lock trace.ObjID) bool {
 		for _, h := range ix.locks.Locks(ix.locks.HistoryLockset(a.hist)) {
 			if h.Obj == lock {
@@ -159,9 +162,6 @@ func (ix *patIndex) outsideSection(t *trace.Trace, in Intent, acc []uint32) stri
 			}
 		}
 		return false
-	}
-	if len(guards) == 0 {
-		return ""
 	}
 	for _, l := range guards {
 		if held(first, l) && held(last, l) && !released(l) {

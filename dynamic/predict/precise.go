@@ -423,7 +423,7 @@ func (ps *preciseStage) checkWindow(from, to uint32, targets []uint32, adjacent,
 	defer enc.close()
 	res.status = status
 	if res.status == solve.Unknown {
-		res.undecided = "its check ran out of time"
+		res.undecided = outOfTimeNote
 	}
 	if res.status != solve.Sat {
 		return res
@@ -462,10 +462,14 @@ func (ps *preciseStage) checkWindow(from, to uint32, targets []uint32, adjacent,
 	return res
 }
 
+// outOfTimeNote is what a finding's note says of a check whose time ran
+// out.
+const outOfTimeNote = "its check ran out of time"
+
 // undecided is what a finding's note says of a check that failed with err.
 func undecided(err error) string {
 	if errors.Is(err, errOutOfTime) {
-		return "its check ran out of time"
+		return outOfTimeNote
 	}
 	return err.Error()
 }

@@ -51,8 +51,8 @@ type Result struct {
 	Enforced bool
 	// Reason, when not Enforced, says why in one line.
 	Reason string
-	// TimedOut says the replay was stopped, at its time limit or by an
-	// interrupt, before the witness's last step.
+	// TimedOut says the replay's time ran out before the witness's last
+	// step (Reason says so too).
 	TimedOut bool
 	// Steps counts the steps that ran in the witness's order.
 	Steps int
