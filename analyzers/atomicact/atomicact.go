@@ -231,6 +231,7 @@ func mixed(pass *analysis.Pass, ann *annotation.Set, res *regions.Result) {
 	}
 	released := releases(res)
 	home := homes(res)
+	held := holders(res)
 	for _, f := range res.Funcs {
 		if f.Linked {
 			// Called by name from another package, typically the
@@ -262,6 +263,9 @@ func mixed(pass *analysis.Pass, ann *annotation.Set, res *regions.Result) {
 			}
 			if h, ok := home[a.Var]; ok && !atHome(a, h) {
 				continue // another instance than the atomic ones (home.go)
+			}
+			if elsewhereHeld(a, held) {
+				continue // held where no atomic access is (home.go)
 			}
 			inner, at, elsewhere := atomicAt(pass, first, a.Var)
 			if inner == nil {

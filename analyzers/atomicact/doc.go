@@ -66,6 +66,14 @@
 // plainly through another pointer: a copy handed out (the snapshot's own
 // methods on a copy).
 //
+// Nor is a plain access of a field of a struct held by value in another
+// field, or in a variable, than every atomic access of it: those are
+// other instances. A report that embeds a copy of a cache's counters
+// (type Report struct{ Counters }) is not the cache's counters (type
+// cache struct{ counters Counters }), so r.Gets += c.counters.Gets.Load()
+// is not reported; an access through a pointer to the counters can be of
+// either, and is.
+//
 // A load whose value only says how much a later Add takes away (n :=
 // x.Load(); x.Add(-n), draining a counter) is not reported: an Add in
 // between is kept. Nor is a plain read that every path reaches through

@@ -420,3 +420,51 @@ func (c *segmented) totalCopies() (n uint64) {
 	}
 	return n
 }
+
+// A cache's counters, added to atomically in the cache, and a report
+// that embeds a copy of them by value: the report's fields are another
+// instance than the cache's, so its plain writes are not reported. A
+// function given a pointer to the counters can be handed either, and
+// its plain read is.
+type Counters struct{ Gets, Misses uint64 } // want Gets:`atomic\(atomic.Add at atom.go:\d+\)` Misses:`atomic\(atomic.Add at atom.go:\d+\)`
+
+type Report struct {
+	Counters
+	Entries int
+}
+
+type countedCache struct {
+	counters Counters
+	shards   [2]Counters
+}
+
+func (c *countedCache) get(hit bool) {
+	atomic.AddUint64(&c.counters.Gets, 1)
+	if !hit {
+		atomic.AddUint64(&c.shards[1].Misses, 1)
+	}
+}
+
+// reset is called only on the cache's own counters: its atomic stores
+// are of the instances held in countedCache.counters.
+func (p *Counters) reset() {
+	atomic.StoreUint64(&p.Gets, 0)
+}
+
+func (c *countedCache) Reset() { c.counters.reset() }
+
+func (c *countedCache) UpdateReport(r *Report) {
+	r.Gets += atomic.LoadUint64(&c.counters.Gets)
+	r.Misses += atomic.LoadUint64(&c.shards[0].Misses)
+	var local Counters
+	local.Gets = 1
+	r.Entries = int(local.Gets)
+}
+
+func missesOf(p *Counters) uint64 {
+	return p.Misses // want `p.Misses is read plainly here but accessed atomically elsewhere \(atomic.Add at atom.go:\d+\)`
+}
+
+func (c *countedCache) resetShard(i int) {
+	c.shards[i].Misses = 0 // want `c.shards\[i\].Misses is written plainly here but accessed atomically elsewhere \(atomic.Add at atom.go:\d+\)`
+}
