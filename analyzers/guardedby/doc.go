@@ -46,7 +46,12 @@
 // guard held when its name ends in "Locked" or "locked", or when it is
 // unexported, not used as a value, and every call of it in its package
 // holds the guard (the "assumes c.mu is held" contract), directly or
-// through such a caller; calls in test files do not count. A closure
+// through such a caller; calls in test files do not count. A deferred
+// closure runs with the locks whose unlocks were deferred before it
+// (defer mu.Unlock(); defer func() {...}(): the closure runs first).
+// Where one path holds an RWMutex's write lock and another its read lock
+// (a miss trades the read lock for the write lock, a hit keeps it), the
+// lock is read-held where the paths meet. A closure
 // kept in an unexported field of function type (r.cancel = func() {...})
 // is called wherever the field is: when each value read from the field is
 // only called or compared with nil, in the package, a lock of the value

@@ -307,7 +307,84 @@ func (fa *funcAnalysis) collectInstr(instr ssa.Instruction) {
 		fa.syncOp(in.Pos(), "go statement")
 	case *ssa.Call:
 		fa.collectCall(in)
+	case *ssa.Defer:
+		fa.collectDeferred(in)
 	}
+}
+
+// collectDeferred records a deferred closure, with the locks it runs
+// with: those held at the defer statement whose unlock was deferred
+// before it, on every path. Deferred calls run last in, first out, so
+//
+//	mu.Lock()
+//	defer mu.Unlock()
+//	defer func() { ... }() // runs before the Unlock: mu is held
+//
+// A lock held at the defer but unlocked by the function itself is not
+// held when the closure runs.
+func (fa *funcAnalysis) collectDeferred(d *ssa.Defer) {
+	c := d.Common()
+	var fn *ssa.Function
+	var bindings []*Path
+	switch v := c.Value.(type) {
+	case *ssa.MakeClosure:
+		fn, bindings = v.Fn.(*ssa.Function), fa.bindingPaths(v)
+	case *ssa.Function:
+		if v.Parent() != fa.fn {
+			return // a named function: its callers are not known
+		}
+		fn = v
+	default:
+		return
+	}
+	var held []Held
+	for _, h := range fa.held(d) {
+		if fa.unlockDeferredBefore(d, h.Lock.Key()) {
+			held = append(held, Held{Lock: h.Lock, Read: h.Read})
+		}
+	}
+	fa.info.Deferred = append(fa.info.Deferred, ClosureArg{Fn: fn, Bindings: bindings, Held: held})
+}
+
+// unlockDeferredBefore reports whether a deferred unlock of the lock with
+// the key is registered before d on every path to it.
+func (fa *funcAnalysis) unlockDeferredBefore(d *ssa.Defer, key string) bool {
+	for _, b := range fa.fn.Blocks {
+		for _, instr := range b.Instrs {
+			u, ok := instr.(*ssa.Defer)
+			if !ok || u == d {
+				continue
+			}
+			if o, _ := classify(u.Common()); o != opUnlock && o != opRUnlock {
+				continue
+			}
+			p, ok := fa.lockTarget(u.Common())
+			if !ok || p.Key() != key {
+				continue
+			}
+			if dominates(u, d) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// dominates reports whether instruction x runs before y on every path
+// to y.
+func dominates(x, y ssa.Instruction) bool {
+	if x.Block() != y.Block() {
+		return x.Block().Dominates(y.Block())
+	}
+	for _, instr := range x.Block().Instrs {
+		switch instr {
+		case x:
+			return true
+		case y:
+			return false
+		}
+	}
+	return false
 }
 
 func (fa *funcAnalysis) syncOp(pos token.Pos, what string) {

@@ -90,6 +90,11 @@ func callGraph(res *Result, inTest func(token.Pos) bool) (map[*ssa.Function][]ca
 				callers[ca.Fn] = append(callers[ca.Fn], caller{f, Call{Held: c.Held, Bindings: ca.Bindings}})
 			}
 		}
+		// A deferred closure runs when its function returns, with the
+		// locks whose deferred unlocks come after it.
+		for _, d := range f.Deferred {
+			callers[d.Fn] = append(callers[d.Fn], caller{f, Call{Held: d.Held, Bindings: d.Bindings}})
+		}
 	}
 	for _, f := range res.Funcs {
 		for _, b := range f.Fn.Blocks {
@@ -150,6 +155,9 @@ func closureOnlyCalled(mc *ssa.MakeClosure, calls map[*ssa.Call]Call) bool {
 		return false
 	}
 	for _, r := range *refs {
+		if d, ok := r.(*ssa.Defer); ok && d.Call.Value == mc && !slices.Contains(d.Call.Args, ssa.Value(mc)) {
+			continue // deferred: it runs in this goroutine, as it returns
+		}
 		c, ok := r.(*ssa.Call)
 		if !ok {
 			return false

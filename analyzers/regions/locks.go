@@ -64,14 +64,18 @@ func equalStates(a, b lockState) bool {
 // of acquisitions that can have taken it, wherever paths with that set
 // meet. A loop's header that a path enters before the fixed point knows
 // all of a join's acquisitions thus ends up in the same critical section
-// as the join, not in one of its own.
+// as the join, not in one of its own. A lock write-held on one path and
+// read-held on the other is read-held after the join (a double-checked
+// RUnlock; Lock on a miss, a deferred RUnlock on a hit): either way,
+// no writer holds it.
 func (fa *funcAnalysis) merge(b int, x, y lockState) lockState {
 	var out lockState
 	for _, h := range x {
 		j := y.find(h.Lock.Key())
-		if j < 0 || y[j].Read != h.Read {
+		if j < 0 {
 			continue
 		}
+		h.Read = h.Read || y[j].Read
 		if y[j].CS != h.CS {
 			h.CS = fa.unionCS(h.CS, y[j].CS)
 		}

@@ -279,6 +279,8 @@ type Call struct {
 type ClosureArg struct {
 	Fn       *ssa.Function
 	Bindings []*Path // the paths of the variables it captures
+	// Held are the locks a deferred closure runs with (Func.Deferred).
+	Held []Held
 }
 
 // Func is what the analyzer learned about one function.
@@ -289,6 +291,9 @@ type Func struct {
 	// DynCalls are the calls of function values (not of interface
 	// methods), with the locks held there; only Instr and Held are set.
 	DynCalls []Call
+	// Deferred are the closures the function defers, each with the
+	// locks held when it runs (build.go collectDeferred).
+	Deferred []ClosureArg
 	SyncOps  []SyncOp
 	Regions  []*Region
 	Summary  *Summary

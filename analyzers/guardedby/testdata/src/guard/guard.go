@@ -366,3 +366,51 @@ func (r *Run) Flush() {
 func (r *Run) finish() {
 	r.done = true // want `r.done is accessed without r.mu, which guards it \(held at 3 of its 4 accesses\)`
 }
+
+// A stream's flags are processed under its state lock; the closure
+// deferred after the deferred Unlock runs before it, with the lock held.
+// One deferred before the Lock runs after the Unlock.
+type Stream struct {
+	stateLock sync.Mutex
+	state     int
+	timer     *int
+}
+
+func (s *Stream) processFlags(fin bool) {
+	defer func() {
+		if s.timer != nil { // want `s.timer is accessed without s.stateLock, which guards it \(held at 8 of its 9 accesses\)`
+			s.state = 0 // want `s.state is accessed without s.stateLock, which guards it \(held at 2 of its 3 accesses\)`
+		}
+	}()
+	s.stateLock.Lock()
+	defer s.stateLock.Unlock()
+	closing := false
+	defer func() {
+		if closing && s.timer != nil {
+			s.timer = nil
+		}
+	}()
+	if fin {
+		s.state = 2
+		closing = true
+	}
+}
+
+func (s *Stream) setTimer(t *int) {
+	s.stateLock.Lock()
+	if s.timer != nil {
+		*s.timer = 0
+	}
+	s.timer = t
+	s.state = 1
+	s.stateLock.Unlock()
+}
+
+func (s *Stream) stopTimer() {
+	s.stateLock.Lock()
+	defer s.stateLock.Unlock()
+	if s.timer != nil {
+		*s.timer = 0
+		s.timer = nil
+	}
+}
