@@ -59,7 +59,7 @@ func run(pass *analysis.Pass) (any, error) {
 	for _, f := range res.Funcs {
 		checkThenAct(pass, ann, res, entry, guarded, f)
 	}
-	mixed(pass, ann, res)
+	mixed(pass, ann, res, entry)
 	return nil, nil
 }
 
@@ -127,6 +127,47 @@ func guardedWrites(res *regions.Result, entry map[*ssa.Function][]regions.Held) 
 		}
 	}
 	return out
+}
+
+// atomicGuards returns, for each variable the package accesses
+// atomically, the locks held, in either mode, at every one of its atomic
+// accesses (regions.GuardsOf, with the locks the function runs with).
+func atomicGuards(res *regions.Result, entry map[*ssa.Function][]regions.Held) map[*types.Var]map[string]bool {
+	out := map[*types.Var]map[string]bool{}
+	for _, f := range res.Funcs {
+		for _, a := range f.Accesses {
+			if a.Atomic == "" || a.Var == nil || a.Via != "" {
+				continue
+			}
+			held := map[string]bool{}
+			for l := range regions.GuardsOf(a, entry[f.Fn]) {
+				held[l] = true
+			}
+			if prev, ok := out[a.Var]; ok {
+				for l := range prev {
+					if !held[l] {
+						delete(prev, l)
+					}
+				}
+			} else {
+				out[a.Var] = held
+			}
+		}
+	}
+	return out
+}
+
+// excludes reports whether the plain write a holds for writing a lock
+// that every atomic access of its variable holds (atomicGuards): the
+// write lock of an RWMutex excludes the atomic accesses made under its
+// read lock, so the write is ordered with each of them.
+func excludes(a *regions.Access, entry []regions.Held, guards map[string]bool) bool {
+	for l := range writeGuards(a, entry) {
+		if guards[l] {
+			return true
+		}
+	}
+	return false
 }
 
 // oneSection reports whether the load l and the write w run in one
@@ -207,7 +248,7 @@ func casDecides(f *regions.Func, w *regions.Access) bool {
 
 // mixed reports the plain accesses of variables that are accessed
 // atomically, in this package or, by their Fact, in another.
-func mixed(pass *analysis.Pass, ann *annotation.Set, res *regions.Result) {
+func mixed(pass *analysis.Pass, ann *annotation.Set, res *regions.Result, entry map[*ssa.Function][]regions.Held) {
 	first := map[*types.Var]*regions.Access{}
 	for _, f := range res.Funcs {
 		for _, a := range f.Accesses {
@@ -230,6 +271,7 @@ func mixed(pass *analysis.Pass, ann *annotation.Set, res *regions.Result) {
 		}
 	}
 	released := releases(res)
+	excluded := atomicGuards(res, entry)
 	home := homes(res)
 	held := holders(res)
 	for _, f := range res.Funcs {
@@ -253,6 +295,9 @@ func mixed(pass *analysis.Pass, ann *annotation.Set, res *regions.Result) {
 			}
 			if a.Kind == regions.Read && len(a.Held) > 0 {
 				continue // writers are assumed to hold the lock too
+			}
+			if a.Kind == regions.Write && excludes(a, entry[f.Fn], excluded[a.Var]) {
+				continue // every atomic access holds the lock, if only to read
 			}
 			if a.Kind == regions.Read && afterWait(a) {
 				continue // the goroutines that add have finished

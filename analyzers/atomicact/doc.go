@@ -55,6 +55,13 @@
 // A store made later can still run with such a read; code written so (a
 // load-consume after a load-acquire) accepts the newer value.
 //
+// A plain write made with a lock held for writing that every atomic
+// access of the variable holds, even only for reading, is not reported:
+// the write lock of an RWMutex excludes its readers, so the write is
+// ordered with each atomic access (a breaker's readers test and swap
+// its time atomically under RLock, and the one that opens it sets the
+// time under Lock).
+//
 // A load and a store made in one critical section of a lock that every
 // atomic write of the variable holds are one step, also where the
 // function runs with the lock its callers hold (an unexported helper

@@ -468,3 +468,30 @@ func missesOf(p *Counters) uint64 {
 func (c *countedCache) resetShard(i int) {
 	c.shards[i].Misses = 0 // want `c.shards\[i\].Misses is written plainly here but accessed atomically elsewhere \(atomic.Add at atom.go:\d+\)`
 }
+
+// A breaker's test time is loaded and swapped atomically by the readers
+// of its RWMutex, and set plainly by the one that holds it for writing:
+// the write excludes them. A reset without the lock does not.
+type breaker struct {
+	mu       sync.RWMutex
+	open     bool
+	lastTest int64 // want lastTest:`atomic\(atomic.Load at atom.go:\d+\)`
+}
+
+func (b *breaker) allowTest(now int64) bool {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	last := atomic.LoadInt64(&b.lastTest)
+	return b.open && now > last+10 && atomic.CompareAndSwapInt64(&b.lastTest, last, now)
+}
+
+func (b *breaker) setOpen(now int64) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.open = true
+	b.lastTest = now
+}
+
+func (b *breaker) forget() {
+	b.lastTest = 0 // want `b.lastTest is written plainly here but accessed atomically elsewhere \(atomic.Load at atom.go:\d+\)`
+}
