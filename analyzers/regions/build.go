@@ -599,10 +599,25 @@ func (fa *funcAnalysis) markRechecked() {
 			// sees the current value (a free-list push reads the head
 			// into the new node): the write overwrites nothing unseen.
 			_, control := f.Feeds(r, w)
-			w.Rechecked = w.Rechecked || control
+			w.Rechecked = w.Rechecked || control || fa.exitDecided(r, w)
 			w.Refreshed = true
 		}
 	}
+}
+
+// exitDecided reports whether the value read by r decides, by returning
+// early on its other way, whether the write w runs (exitDeciders).
+func (fa *funcAnalysis) exitDecided(r, w *Access) bool {
+	if w.Instr == nil || w.Instr.Block() == nil {
+		return false
+	}
+	conds := fa.info.flowOf(r).conds
+	for _, br := range exitDeciders(w.Instr.Block()) {
+		if conds[br] {
+			return true
+		}
+	}
+	return false
 }
 
 // markDecides marks the reads that decide a write of the same critical

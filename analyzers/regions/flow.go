@@ -249,6 +249,67 @@ func (fa *funcAnalysis) deciders(b *ssa.BasicBlock) []*ssa.If {
 	return ds
 }
 
+// exitDeciders returns the branches that decide whether the join b runs
+// by leaving the function on their other way, between b and its
+// immediate dominator: the parts of a re-check whose hit returns early
+// (if n > 0 && s.last[n-1] == k { return s.last[n-1] }; s.last = ...).
+// deciders walks past such a join, as the branches of an if that joins
+// again do not decide it; these do.
+func exitDeciders(b *ssa.BasicBlock) []*ssa.If {
+	if len(b.Preds) < 2 || loopHeader(b) || b.Idom() == nil {
+		return nil
+	}
+	// Blocks reached from the dominator without passing b.
+	inside := map[*ssa.BasicBlock]bool{}
+	work := []*ssa.BasicBlock{b.Idom()}
+	for len(work) > 0 {
+		x := work[len(work)-1]
+		work = work[:len(work)-1]
+		if x == b || inside[x] {
+			continue
+		}
+		inside[x] = true
+		work = append(work, x.Succs...)
+	}
+	// Of those, the ones that reach b and the ones that return.
+	reach := func(target func(*ssa.BasicBlock) bool) map[*ssa.BasicBlock]bool {
+		out := map[*ssa.BasicBlock]bool{}
+		for changed := true; changed; {
+			changed = false
+			for x := range inside {
+				if out[x] {
+					continue
+				}
+				for _, s := range x.Succs {
+					if target(s) || out[s] {
+						out[x], changed = true, true
+						break
+					}
+				}
+			}
+		}
+		return out
+	}
+	toB := reach(func(s *ssa.BasicBlock) bool { return s == b })
+	returns := func(x *ssa.BasicBlock) bool {
+		_, ok := x.Instrs[len(x.Instrs)-1].(*ssa.Return)
+		return ok && inside[x]
+	}
+	exits := reach(returns)
+	var out []*ssa.If
+	for x := range inside {
+		br, ok := x.Instrs[len(x.Instrs)-1].(*ssa.If)
+		if !ok {
+			continue
+		}
+		t, f := x.Succs[0], x.Succs[1]
+		if (t == b || toB[t]) && (returns(f) || exits[f]) || (f == b || toB[f]) && (returns(t) || exits[t]) {
+			out = append(out, br)
+		}
+	}
+	return out
+}
+
 // guard reports whether the branch ending block p, which reaches d on
 // its false edge, is an early exit (if err != nil { return err }): its
 // true edge leaves the function, so what follows runs only if it did
