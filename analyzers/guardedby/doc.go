@@ -38,13 +38,15 @@
 // or given to a function that does one of these); from there on they
 // are. The same holds in a function called on such a value: a
 // constructor that sets its new object up through the helper its methods
-// call with the lock held (b := new(Breaker); b.reset(); return b) calls
-// it with every lock of the object as good as held, and a helper called
+// call with the lock held (b := new(Breaker); b.reset(); return b), or
+// the struct values it holds by value (c.buckets[i].Init(n), buckets an
+// array), calls it with every lock of the object as good as held, and a helper called
 // only so is not counted or reported; the object's own fields count, not
 // what its pointers, slices or maps lead to. Nor are those in init
 // functions. A function runs with the
 // guard held when its name ends in "Locked" or "locked", or when it is
-// unexported, not used as a value, and every call of it in its package
+// unexported (or a method of an unexported type that nothing exported
+// leads to), not used as a value, and every call of it in its package
 // holds the guard (the "assumes c.mu is held" contract), directly or
 // through such a caller; calls in test files do not count. A deferred
 // closure runs with the locks whose unlocks were deferred before it

@@ -2,6 +2,7 @@ package regions
 
 import (
 	"go/token"
+	"go/types"
 	"slices"
 
 	"golang.org/x/tools/go/ssa"
@@ -68,7 +69,119 @@ func EntryLocks(res *Result, inTest func(token.Pos) bool) map[*ssa.Function][]He
 // entered reports whether the package sees every call of fn, and there
 // is at least one: its callers' locks are the ones it runs with.
 func entered(fn *ssa.Function, callers map[*ssa.Function][]caller, taken map[*ssa.Function]bool) bool {
-	return !(fn.Parent() == nil && token.IsExported(fn.Name()) || taken[fn] || len(callers[fn]) == 0)
+	return !(taken[fn] || len(callers[fn]) == 0)
+}
+
+// exposed reports whether another package can call fn: an exported
+// function, or an exported method of a type that other packages can
+// get. A method of an unexported type that no exported part of the
+// package mentions (bucket.Init, where Cache holds its buckets in an
+// unexported field) is called only here; an interface that another
+// package asserts a value to could reach it, which such code does not do.
+func exposed(fn *ssa.Function, hidden map[*types.TypeName]bool) bool {
+	if fn.Parent() != nil || !token.IsExported(fn.Name()) {
+		return false
+	}
+	recv := fn.Signature.Recv()
+	if recv == nil {
+		return true
+	}
+	t := types.Unalias(recv.Type())
+	if p, ok := t.(*types.Pointer); ok {
+		t = types.Unalias(p.Elem())
+	}
+	named, ok := t.(*types.Named)
+	return !ok || !hidden[named.Origin().Obj()]
+}
+
+// hiddenTypes returns the package's unexported named types that nothing
+// exported mentions: no exported function's or method's signature, no
+// exported variable, constant or type, no exported field, and no
+// embedding (which promotes methods) anywhere.
+func hiddenTypes(pkg *types.Package) map[*types.TypeName]bool {
+	hidden := map[*types.TypeName]bool{}
+	scope := pkg.Scope()
+	for _, name := range scope.Names() {
+		if tn, ok := scope.Lookup(name).(*types.TypeName); ok && !tn.Exported() && !tn.IsAlias() {
+			hidden[tn] = true
+		}
+	}
+	if len(hidden) == 0 {
+		return hidden
+	}
+	seen := map[types.Type]bool{}
+	var mention func(t types.Type, depth int)
+	mention = func(t types.Type, depth int) {
+		if t == nil || seen[t] || depth > 8 {
+			return
+		}
+		seen[t] = true
+		switch t := types.Unalias(t).(type) {
+		case *types.Named:
+			delete(hidden, t.Origin().Obj())
+			for a := range t.TypeArgs().Types() {
+				mention(a, depth+1)
+			}
+		case *types.Pointer:
+			mention(t.Elem(), depth+1)
+		case *types.Slice:
+			mention(t.Elem(), depth+1)
+		case *types.Array:
+			mention(t.Elem(), depth+1)
+		case *types.Map:
+			mention(t.Key(), depth+1)
+			mention(t.Elem(), depth+1)
+		case *types.Chan:
+			mention(t.Elem(), depth+1)
+		case *types.Signature:
+			for v := range t.Params().Variables() {
+				mention(v.Type(), depth+1)
+			}
+			for v := range t.Results().Variables() {
+				mention(v.Type(), depth+1)
+			}
+		case *types.Struct:
+			for f := range t.Fields() {
+				if f.Exported() || f.Embedded() {
+					mention(f.Type(), depth+1)
+				}
+			}
+		case *types.Interface:
+			for m := range t.Methods() {
+				mention(m.Type(), depth+1)
+			}
+		}
+	}
+	// Embedding promotes methods wherever the outer type goes.
+	for _, name := range scope.Names() {
+		if tn, ok := scope.Lookup(name).(*types.TypeName); ok {
+			if st, ok := tn.Type().Underlying().(*types.Struct); ok {
+				for f := range st.Fields() {
+					if f.Embedded() {
+						mention(f.Type(), 0)
+					}
+				}
+			}
+		}
+	}
+	for _, name := range scope.Names() {
+		obj := scope.Lookup(name)
+		if !obj.Exported() {
+			continue
+		}
+		mention(obj.Type(), 0)
+		if tn, ok := obj.(*types.TypeName); ok {
+			if named, ok := types.Unalias(tn.Type()).(*types.Named); ok {
+				for m := range named.Methods() {
+					if m.Exported() {
+						mention(m.Type(), 0)
+					}
+				}
+			}
+			mention(tn.Type().Underlying(), 0)
+		}
+	}
+	return hidden
 }
 
 // callGraph returns the in-package call sites of each function (calls in
@@ -107,6 +220,18 @@ func callGraph(res *Result, inTest func(token.Pos) bool) (map[*ssa.Function][]ca
 	for fn, cs := range fieldCallbacks(res, inTest) {
 		callers[fn] = append(callers[fn], cs...)
 		taken[fn] = false
+	}
+	// Another package can call what it can name: its callers are unknown.
+	var hidden map[*types.TypeName]bool
+	for _, f := range res.Funcs {
+		if f.Fn.Parent() == nil && token.IsExported(f.Fn.Name()) {
+			if hidden == nil && f.Fn.Pkg != nil {
+				hidden = hiddenTypes(f.Fn.Pkg.Pkg)
+			}
+			if exposed(f.Fn, hidden) {
+				taken[f.Fn] = true
+			}
+		}
 	}
 	return callers, taken
 }

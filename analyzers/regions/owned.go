@@ -38,12 +38,14 @@ func ownedArgs(c caller, callerOwned []int) []int {
 
 // ownedArgs returns the positions of args that are objects the function
 // allocated (new(T), &T{}, a variable whose address it takes) or got
-// fresh from a constructor, and has not let escape by the call at. A
+// fresh from a constructor, or struct values held inside one, and has
+// not let escape by the call at. A
 // pointer loaded from a local variable counts only when that variable is
 // only ever given this one object.
 func (fa *funcAnalysis) ownedArgs(args []ssa.Value, at ssa.Instruction) []int {
 	var out []int
 	for i, a := range args {
+		a = containing(a)
 		if !fa.ownedObject(a) {
 			continue
 		}
@@ -52,6 +54,27 @@ func (fa *funcAnalysis) ownedArgs(args []ssa.Value, at ssa.Instruction) []int {
 		}
 	}
 	return out
+}
+
+// containing returns the object that the address v points inside, where
+// v is the address of a struct value held in it (&c.buckets[i], with
+// buckets an array): that value's state is the object's own. Anything
+// else is returned as it is.
+func containing(v ssa.Value) ssa.Value {
+	for range maxPathDepth {
+		switch x := v.(type) {
+		case *ssa.FieldAddr:
+			v = x.X
+		case *ssa.IndexAddr:
+			if _, array := x.X.Type().Underlying().(*types.Pointer); !array {
+				return v // a slice's element: slices share arrays
+			}
+			v = x.X
+		default:
+			return v
+		}
+	}
+	return v
 }
 
 // ownedObject reports whether v is an object of the function's own: an
