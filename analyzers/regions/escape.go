@@ -2,6 +2,7 @@ package regions
 
 import (
 	"go/types"
+	"slices"
 
 	"golang.org/x/tools/go/ssa"
 )
@@ -10,8 +11,11 @@ import (
 // and the objects it allocates are not, until they escape to another
 // goroutine: captured by or passed to a go statement's function, sent on
 // a channel, stored into shared state (a package-level variable, a field
-// or element of a shared object), or passed to a function whose Summary
-// says it does one of these (Escapes). From there on, in the order of the
+// or element of a shared object), passed to a function whose Summary
+// says it does one of these (Escapes), or captured by a function given to
+// a callee that may keep it and run it later on another goroutine
+// (time.AfterFunc, an http.HandleFunc, a registry: keepsFunc). From there
+// on, in the order of the
 // function's instructions, their accesses are shared: "built in this
 // function" ends at the first escape. A function's result that is a
 // fresh object (Summary.Fresh: a constructor's &T{}) is the caller's own
@@ -124,12 +128,20 @@ func (fa *funcAnalysis) escapePoints(v ssa.Value) []ssa.Instruction {
 				if c.Value == x {
 					continue // calling a closure runs it here
 				}
-				if _, sum := fa.calleeSummary(c); sum != nil {
+				_, sum := fa.calleeSummary(c)
+				if sum != nil {
 					for _, i := range sum.Escapes {
 						if i < len(c.Args) && c.Args[i] == x {
 							pts = append(pts, r)
 						}
 					}
+				}
+				if _, fn := x.Type().Underlying().(*types.Signature); fn && keepsFunc(c, x, sum) {
+					// A function given to a callee that may keep it
+					// (time.AfterFunc, an http.HandleFunc, a registry):
+					// it may run on another goroutine, with what it
+					// captures.
+					pts = append(pts, r)
 				}
 			}
 		}
@@ -243,4 +255,40 @@ func mayRefer(t types.Type) bool {
 		return true
 	}
 	return false
+}
+
+// keepsFunc reports whether the call c may keep the function x it is
+// given, to run it later, on another goroutine. A function of the
+// standard library does if it is one of asyncStd; its others call what
+// they are given before they return (sort.Slice's less, Once.Do's f,
+// strings.Map's mapping), or hand it back. Another callee does unless
+// its Summary says it only calls x, in the caller's goroutine, before it
+// returns (Callbacks); a callee with no Summary, or a call of an
+// interface's method or of a function value, may keep it.
+func keepsFunc(c *ssa.CallCommon, x ssa.Value, sum *Summary) bool {
+	if callee := c.StaticCallee(); callee != nil && callee.Pkg != nil && isStd(callee.Pkg.Pkg.Path()) {
+		if o := callee.Origin(); o != nil {
+			callee = o
+		}
+		return asyncStd[callee.String()]
+	}
+	for i, a := range c.Args {
+		if a == x && (sum == nil || !slices.Contains(sum.Callbacks, i)) {
+			return true
+		}
+	}
+	return false
+}
+
+// asyncStd are the functions of the standard library that run a function
+// they are given on another goroutine, later.
+var asyncStd = map[string]bool{
+	"time.AfterFunc":                        true,
+	"context.AfterFunc":                     true,
+	"net/http.HandleFunc":                   true,
+	"(*net/http.ServeMux).HandleFunc":       true,
+	"runtime.SetFinalizer":                  true,
+	"(*sync.WaitGroup).Go":                  true,
+	"(*testing.B).RunParallel":              true,
+	"(*net/http.Server).RegisterOnShutdown": true,
 }

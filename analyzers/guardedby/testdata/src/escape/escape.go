@@ -1,6 +1,10 @@
 package escape
 
-import "sync"
+import (
+	"sort"
+	"sync"
+	"time"
+)
 
 // A job is its function's own until it is sent; after that it is shared.
 type Job struct {
@@ -78,4 +82,47 @@ func Kept() int {
 	t.pending = 2 // not reported
 	register(t)
 	return t.pending // want `t.pending is accessed without t.mu`
+}
+
+// A tally given to a timer's function is shared once the timer has it:
+// the timer runs the function on a goroutine of its own. One given to
+// sort.Slice's less is not: sort.Slice calls less before it returns.
+type Tally struct {
+	mu sync.Mutex
+	n  int
+}
+
+func (t *Tally) Inc() {
+	t.mu.Lock()
+	t.n++
+	t.mu.Unlock()
+}
+
+func (t *Tally) Get() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.n
+}
+
+func (t *Tally) Reset() {
+	t.mu.Lock()
+	t.n = 0
+	t.mu.Unlock()
+}
+
+func Timed() int {
+	t := &Tally{}
+	t.n = 3 // not reported
+	time.AfterFunc(time.Second, t.Inc)
+	time.AfterFunc(time.Second, func() { t.Reset() })
+	return t.n // want `t.n is accessed without t.mu, which guards it \(held at 3 of its 4 accesses\)`
+}
+
+func Sorted(xs []int) int {
+	t := &Tally{}
+	sort.Slice(xs, func(i, j int) bool {
+		t.Inc()
+		return xs[i] < xs[j]
+	})
+	return t.n // not reported
 }
