@@ -53,6 +53,8 @@ func fixtureLine(t *trace.Trace, f *Finding) string {
 		b.WriteString(" outside-evidence")
 	case strings.Contains(f.Dropped, "its region is one critical section, and no lock"):
 		b.WriteString(" outside-section")
+	case strings.Contains(f.Dropped, "was started by code that avcheck does not rewrite"):
+		b.WriteString(" outside-start")
 	default:
 		b.WriteString(" no-witness")
 	}

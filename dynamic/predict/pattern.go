@@ -100,6 +100,10 @@ type patIndex struct {
 	// for writing (sectionGuards); made at the first use, under wlOnce.
 	wlOnce     sync.Once
 	writeLocks [][]trace.ObjID
+	// outside holds the goroutines that trace.OutsideG forked, and
+	// theirs (outsideOrder); made at the first use, under outOnce.
+	outOnce sync.Once
+	outside map[trace.GoID]bool
 	// unitOf maps a region instance to the unit its accesses belong to
 	// as the goroutine that interferes in an atomic-set violation
 	// (indexer.setUnit); nil where every instance is its own unit.

@@ -286,6 +286,13 @@ func decideCandidate(t *trace.Trace, m *syncMeta, pb *prefixState, av *avIndex, 
 			return f, opts.All
 		}
 	}
+	kept, why := ix.outsideOrder(t, f.Kind, reps)
+	if why != "" {
+		f.Dropped = why
+		setAccesses(t, &f, reps[0])
+		return f, opts.All
+	}
+	reps = kept
 	if f.Kind == KindAtomicity && !opts.NoFilter {
 		var kept [][]uint32
 		reason := ""

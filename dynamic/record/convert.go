@@ -195,6 +195,8 @@ type converter struct {
 	children map[uint64]uint64 // token → the goroutine that started with it
 	started  map[uint64]bool   // goroutines that a recorded fork created
 	rootUp   bool
+	// outsideUp says trace.OutsideG has forked a goroutine (g).
+	outsideUp bool
 	// testsFrom is the goroutine in TestMain's call of m.Run, until an
 	// example runs on it: it forks the goroutines first seen (runTests).
 	testsFrom *convG
@@ -380,13 +382,24 @@ func (c *converter) site(id uint32) rawSite {
 }
 
 // g returns the state of a goroutine, forking it from the root if no
-// recorded go statement did.
-func (c *converter) g(id uint64) *convG {
+// recorded go statement did. first is the kind of its first event: a
+// goroutine whose parent is not known and that does not begin as a
+// test's (avrt.TestBegin, TestGo) was started by code that is not
+// rewritten, and trace.OutsideG forks it.
+func (c *converter) g(id uint64, first avrt.Kind) *convG {
 	if gs := c.gs[id]; gs != nil {
 		return gs
 	}
 	gs := &convG{id: trace.GoID(id)}
 	c.gs[id] = gs
+	if !c.started[id] && id != mainG && first != avrt.KindTestBegin && first != avrt.KindTestGo {
+		if !c.outsideUp {
+			c.outsideUp = true
+			c.gs[uint64(trace.OutsideG)] = &convG{id: trace.OutsideG}
+		}
+		c.emit(c.gs[uint64(trace.OutsideG)], trace.Event{Kind: trace.KindFork, Arg: id})
+		return gs
+	}
 	if !c.started[id] {
 		if m := c.gs[mainG]; id != mainG && m != nil && !m.ended && !m.pastInit {
 			// The main goroutine has run package initialisation only,
@@ -448,7 +461,7 @@ func (c *converter) object(id trace.ObjID, kind trace.ObjKind, s rawSite, name s
 }
 
 func (c *converter) step(r avrt.Event) {
-	gs := c.g(r.G)
+	gs := c.g(r.G, r.Kind)
 	if gs.ended {
 		c.drop()
 		return

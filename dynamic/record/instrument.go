@@ -1939,7 +1939,9 @@ func terminates(s ast.Stmt) bool {
 // (avrt.TestBegin, TestEnd): the testing package runs the first kind one
 // after another, and the examples after them, and the converter orders
 // them so (convert.go); a test's end also lets its parallel subtests go
-// on.
+// on. A test that calls t.Parallel, and a benchmark, begin with
+// avrt.TestGo instead: their goroutines are the testing package's, which
+// the converter tells from those that other code not rewritten starts.
 func (w *fileRewriter) tests() {
 	if !strings.HasSuffix(w.name, "_test.go") {
 		return
@@ -1959,6 +1961,13 @@ func (w *fileRewriter) tests() {
 		case isTestName(fd.Name.Name, "Example") && sig.Params().Len() == 0 && sig.Results().Len() == 0:
 			// The testing package runs the examples on the main
 			// goroutine, one after another, once the tests are done.
+		case isTestName(fd.Name.Name, "Benchmark") && sig.Params().Len() == 1 && sig.Results().Len() == 0 && isTestingB(sig.Params().At(0).Type()):
+			// A benchmark runs on goroutines of the testing package's,
+			// each run with others' ends between them; only that it
+			// is a test's goroutine is recorded (avrt.TestGo).
+			site := w.siteAt(fd.Name, false, "", 0)
+			w.insert(fd.Body.Lbrace+1, prioBegin, fmt.Sprintf("%s.TestGo(%s); ", rtName, w.siteID(site)))
+			continue
 		default:
 			continue
 		}
@@ -1980,6 +1989,9 @@ func (w *fileRewriter) tests() {
 		text := fmt.Sprintf("defer %s.TestEnd(%s); ", rtName, w.siteID(site))
 		if !parallel {
 			text = fmt.Sprintf("%s.TestBegin(%s); ", rtName, w.siteID(site)) + text
+		} else {
+			// A parallel test's goroutine is the testing package's.
+			text = fmt.Sprintf("%s.TestGo(%s); ", rtName, w.siteID(site)) + text
 		}
 		w.insert(fd.Body.Lbrace+1, prioBegin, text)
 	}
@@ -2053,13 +2065,18 @@ func isTestName(name, prefix string) bool {
 }
 
 // isTestingT reports whether t is *testing.T.
-func isTestingT(t types.Type) bool {
+func isTestingT(t types.Type) bool { return isTesting(t, "T") }
+
+// isTestingB reports whether t is *testing.B.
+func isTestingB(t types.Type) bool { return isTesting(t, "B") }
+
+func isTesting(t types.Type, name string) bool {
 	p, ok := t.(*types.Pointer)
 	if !ok {
 		return false
 	}
 	n, ok := p.Elem().(*types.Named)
-	return ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == "testing" && n.Obj().Name() == "T"
+	return ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == "testing" && n.Obj().Name() == name
 }
 
 // funcBody returns the body of a function declaration or literal, nil for

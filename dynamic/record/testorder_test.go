@@ -3,10 +3,12 @@ package record
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/avcheck/avcheck/dynamic/predict"
 	"github.com/avcheck/avcheck/dynamic/trace"
 )
 
@@ -199,4 +201,44 @@ func TestRecordTestMain(t *testing.T) {
 		in, bin, root := prepareInstrumented(t, "testmain", false)
 		check(t, recordInstrumentedOK(t, in, Options{Binary: bin, Dir: root}), 3)
 	})
+}
+
+// A goroutine that code avcheck does not rewrite starts (a timer's, in
+// testdata/record/outside) is forked by trace.OutsideG, and its race
+// with the test's setup stays predicted; a parallel test's goroutine is
+// the testing package's (avrt.TestGo), not such a one, and the race it
+// makes with the goroutine it starts keeps its level with no reason.
+func TestInstrumentedOutside(t *testing.T) {
+	in, bin, root := prepareInstrumented(t, "outside", false)
+	tr := recordInstrumentedOK(t, in, Options{Binary: bin, Dir: root})
+	forked := 0
+	for _, e := range tr.Events {
+		if e.Kind == trace.KindFork && e.G == trace.OutsideG {
+			forked++
+		}
+	}
+	if forked != 1 {
+		t.Errorf("trace.OutsideG forks %d goroutines, want 1 (the timer's)", forked)
+	}
+	var got []string
+	for _, f := range predict.Predict(tr, predict.Options{All: true}).Findings {
+		s := fmt.Sprintf("%s %s %s", f.Level, f.Pattern, f.Var)
+		for _, a := range f.Accesses {
+			site := tr.Site(a.Site)
+			s += fmt.Sprintf(" %s:%d:%s", filepath.Base(site.File), site.Line, a.Op)
+		}
+		if strings.Contains(f.Dropped, "started by code that avcheck does not rewrite") {
+			s += " outside"
+		} else if f.Dropped != "" {
+			s += " dropped"
+		}
+		got = append(got, s)
+	}
+	want := []string{
+		"predicted W-R s.limit outside_test.go:26:wr outside.go:13:rd outside",
+		"predicted W-W b.n outside_test.go:45:wr outside_test.go:42:wr",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
 }

@@ -11,6 +11,14 @@ import (
 // recorder knows it, otherwise any number unique within the trace.
 type GoID uint32
 
+// OutsideG is the goroutine that stands for code a recorder does not
+// see: it forks each goroutine that such code started (the standard
+// library's net/http server, a time.AfterFunc), other than the testing
+// package's tests. What orders those goroutines with the others is not
+// recorded, so what a prediction reorders around them may be
+// impossible (predict reports it at most as predicted).
+const OutsideG GoID = 1<<31 - 2
+
 // ObjID identifies the object an event touches: a variable's address, a
 // mutex, a channel, a WaitGroup, a Cond, a Once, or an atomic's address.
 // For a Fork it is unused; the child goroutine is in Arg. The recorders

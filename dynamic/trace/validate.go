@@ -198,9 +198,12 @@ func (v *Validator) Step(e Event) error {
 	if v.started && e.Seq <= v.lastSeq && !v.IgnoreSeq {
 		return v.fail(e, "sequence number %d does not follow %d", e.Seq, v.lastSeq)
 	}
+	if e.G == OutsideG && e.Kind != KindFork {
+		return v.fail(e, "%s stands for code that is not recorded and only forks, not %s", gname(e.G), e.Kind)
+	}
 	g := v.gs[e.G]
 	if g == nil {
-		if v.started {
+		if v.started && e.G != OutsideG {
 			return v.fail(e, "%s runs before any fork created it", gname(e.G))
 		}
 		g = &goState{}

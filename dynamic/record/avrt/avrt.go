@@ -94,6 +94,7 @@ const (
 	KindRunTests           // TestMain calls m.Run, which starts the tests
 	KindRanTests           // that m.Run returned: the tests have returned
 	KindMade               // an allocation returned the object at Obj; Arg is its size in bytes
+	KindTestGo             // a goroutine the testing package started runs a test or benchmark that TestBegin does not record
 )
 
 // Event is one raw event, as it lies in the file (little-endian, on the
@@ -387,6 +388,16 @@ func Enter(id uint32) {
 func TestBegin(site uint32) {
 	if enabled {
 		emit(KindTestBegin, 0, 0, site)
+	}
+}
+
+// TestGo records that the calling goroutine, which the testing package
+// started, runs a top-level test that calls t.Parallel, or a benchmark:
+// its first event, which tells it from a goroutine that other code not
+// rewritten started.
+func TestGo(site uint32) {
+	if enabled {
+		emit(KindTestGo, 0, 0, site)
 	}
 }
 
