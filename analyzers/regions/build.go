@@ -599,7 +599,9 @@ func (fa *funcAnalysis) markRechecked() {
 			// sees the current value (a free-list push reads the head
 			// into the new node): the write overwrites nothing unseen.
 			_, control := f.Feeds(r, w)
-			w.Rechecked = w.Rechecked || control || fa.exitDecided(r, w)
+			if control || fa.exitDecided(r, w) {
+				w.Rechecked, r.Rechecks = true, true
+			}
 			w.Refreshed = true
 		}
 	}

@@ -149,6 +149,10 @@ type Access struct {
 	// read of the same state decides whether it happens: the write
 	// re-validates what it depends on (double-checked locking).
 	Rechecked bool
+	// Rechecks, on a read, says it is such a check: its value decides,
+	// in its own critical section, a write of the state it read. What the
+	// code does from there rests on it, not on an earlier read.
+	Rechecks bool
 	// Refreshed says that the write's own critical section also reads the
 	// state (c.n += d): the write cannot lose an update made before its
 	// critical section.

@@ -269,3 +269,23 @@ func outsideGoroutines(t *trace.Trace) map[trace.GoID]bool {
 	}
 	return out
 }
+
+// rechecked says why a violation whose last access is a read that checks
+// its variable again (trace.Rechecks: in a critical section, to decide
+// a write of it there, double-checked locking's second check) breaks
+// nothing, or "" if it may: what the region does from that read on rests
+// on its value, not on the first access's, so another goroutine's write
+// between them is seen, and acted on, where it matters. A region whose
+// evidence is that the two reads' values are used together (read-pair)
+// is left to the search.
+func rechecked(t *trace.Trace, in Intent, acc []uint32) string {
+	if len(acc) != 3 || in.Evidence == intent.ReadPair {
+		return ""
+	}
+	last := &t.Events[acc[2]]
+	if last.Kind != trace.KindRead || last.Flags&trace.Rechecks == 0 {
+		return ""
+	}
+	return fmt.Sprintf("its last read, at %s, checks %s again in a critical section, and its value decides the write there: what follows rests on it, not on the first access",
+		siteLine(t, last.Site), t.Object(last.Obj).Name)
+}

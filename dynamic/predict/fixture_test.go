@@ -55,6 +55,8 @@ func fixtureLine(t *trace.Trace, f *Finding) string {
 		b.WriteString(" outside-section")
 	case strings.Contains(f.Dropped, "was started by code that avcheck does not rewrite"):
 		b.WriteString(" outside-start")
+	case strings.Contains(f.Dropped, "again in a critical section, and its value decides the write there"):
+		b.WriteString(" rechecked")
 	default:
 		b.WriteString(" no-witness")
 	}

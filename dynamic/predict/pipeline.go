@@ -280,6 +280,9 @@ func decideCandidate(t *trace.Trace, m *syncMeta, pb *prefixState, av *avIndex, 
 		if why == "" && f.Kind == KindAtomicity {
 			why = ix.outsideSection(t, f.Intent, reps[0])
 		}
+		if why == "" && f.Kind == KindAtomicity {
+			why = rechecked(t, f.Intent, reps[0])
+		}
 		if why != "" {
 			f.Dropped = why
 			setAccesses(t, &f, reps[0])

@@ -394,8 +394,11 @@ func (c *converter) g(id uint64, first avrt.Kind) *convG {
 	c.gs[id] = gs
 	if !c.started[id] && id != mainG && first != avrt.KindTestBegin && first != avrt.KindTestGo {
 		if !c.outsideUp {
+			// The root forks it, so that the root stays the trace's
+			// first goroutine, as the validator wants.
 			c.outsideUp = true
 			c.gs[uint64(trace.OutsideG)] = &convG{id: trace.OutsideG}
+			c.emit(c.root(), trace.Event{Kind: trace.KindFork, Arg: uint64(trace.OutsideG)})
 		}
 		c.emit(c.gs[uint64(trace.OutsideG)], trace.Event{Kind: trace.KindFork, Arg: id})
 		return gs
@@ -414,13 +417,19 @@ func (c *converter) g(id uint64, first avrt.Kind) *convG {
 			c.emit(r, trace.Event{Kind: trace.KindFork, Arg: id})
 			return gs
 		}
-		if !c.rootUp {
-			c.rootUp = true
-			c.gs[uint64(rootG)] = &convG{id: rootG}
-		}
-		c.emit(c.gs[uint64(rootG)], trace.Event{Kind: trace.KindFork, Arg: id})
+		c.emit(c.root(), trace.Event{Kind: trace.KindFork, Arg: id})
 	}
 	return gs
+}
+
+// root returns the state of the root goroutine, rootG, which forks the
+// goroutines whose parent is not known.
+func (c *converter) root() *convG {
+	if !c.rootUp {
+		c.rootUp = true
+		c.gs[uint64(rootG)] = &convG{id: rootG}
+	}
+	return c.gs[uint64(rootG)]
 }
 
 // mainG is the runtime's id of the main goroutine, which runs package
@@ -517,6 +526,9 @@ func (c *converter) step(r avrt.Event) {
 				// no value (consts.go).
 				e.Value, e.Flags = s.Value, e.Flags|trace.HasValue
 			}
+		}
+		if e.Kind == trace.KindRead {
+			e.Flags |= s.Flags & trace.Rechecks
 		}
 		c.emit(gs, e)
 		if r.Kind == avrt.KindMapWrite && s.Map != "" {

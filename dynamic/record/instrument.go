@@ -361,7 +361,8 @@ type edit struct {
 
 // The priorities of insertions at one offset.
 const (
-	prioBegin   = iota // a region's begin, before the accesses of its first statement
+	prioTest    = iota // a test's begin (avrt.TestBegin, TestGo): its goroutine's first event
+	prioBegin          // a region's begin, before the accesses of its first statement
 	prioProbe          // an access or sync probe before a statement
 	prioFinish         // a region's end, before a return
 	prioWrapEnd        // the end of an expression's wrapping, inside the code's other rewriting
@@ -1119,6 +1120,9 @@ func flagsOf(p AccessProbe) trace.Flags {
 	}
 	if p.Write && p.Const != nil {
 		f |= trace.ValueConst
+	}
+	if p.Rechecks {
+		f |= trace.Rechecks
 	}
 	return f
 }
@@ -1966,7 +1970,7 @@ func (w *fileRewriter) tests() {
 			// each run with others' ends between them; only that it
 			// is a test's goroutine is recorded (avrt.TestGo).
 			site := w.siteAt(fd.Name, false, "", 0)
-			w.insert(fd.Body.Lbrace+1, prioBegin, fmt.Sprintf("%s.TestGo(%s); ", rtName, w.siteID(site)))
+			w.insert(fd.Body.Lbrace+1, prioTest, fmt.Sprintf("%s.TestGo(%s); ", rtName, w.siteID(site)))
 			continue
 		default:
 			continue
@@ -1993,7 +1997,7 @@ func (w *fileRewriter) tests() {
 			// A parallel test's goroutine is the testing package's.
 			text = fmt.Sprintf("%s.TestGo(%s); ", rtName, w.siteID(site)) + text
 		}
-		w.insert(fd.Body.Lbrace+1, prioBegin, text)
+		w.insert(fd.Body.Lbrace+1, prioTest, text)
 	}
 }
 

@@ -63,6 +63,9 @@ type AccessProbe struct {
 	// write happens once that returned, and is recorded then
 	// (aftercall.go).
 	AfterCall bool
+	// Rechecks, on a plain read, says it checks its state again in its
+	// critical section to decide a write of it (trace.Rechecks).
+	Rechecks bool
 }
 
 // RegionProbe is an intended atomic region of the plan.
@@ -411,7 +414,8 @@ func (plan *Plan) addFuncs(fset *token.FileSet, res *regions.Result, seenAccess,
 			}
 			seenAccess[key] = true
 			l := Line{pos.Filename, pos.Line}
-			probe := AccessProbe{Expr: expr, Write: a.Kind == regions.Write, Col: pos.Column, Func: fn, Atomic: a.Atomic}
+			probe := AccessProbe{Expr: expr, Write: a.Kind == regions.Write, Col: pos.Column, Func: fn, Atomic: a.Atomic,
+				Rechecks: a.Kind == regions.Read && a.Rechecks && a.Atomic == ""}
 			probe.Map, probe.Key = mapElement(a)
 			if contents != "" {
 				probe.Map, probe.Contents = contents, true

@@ -1137,6 +1137,9 @@ func (r *recorder) accesses(gs *gstate, th proc.Thread, g *proc.G, frames []proc
 		if !p.Write && p.Guard != nil && e.Flags&trace.ValueIsAddr == 0 {
 			r.guardedRead(&e, p.Guard, v, scope, th, g, frames)
 		}
+		if p.Rechecks {
+			e.Flags |= trace.Rechecks
+		}
 		emit := func(e trace.Event) { r.emit(gs, e) }
 		if p.AfterCall && len(frames) < maxDepth {
 			// Made once the line's call returned (aftercall.go).

@@ -3,6 +3,7 @@ package record
 import (
 	"context"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -236,9 +237,35 @@ func TestInstrumentedOutside(t *testing.T) {
 	}
 	want := []string{
 		"predicted W-R s.limit outside_test.go:26:wr outside.go:13:rd outside",
-		"predicted W-W b.n outside_test.go:45:wr outside_test.go:42:wr",
+		"predicted W-W b.n outside_test.go:46:wr outside_test.go:43:wr",
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// The breaker of testdata/record/recheck checks its flag under the read
+// lock and, to open, again under the write lock: the plan marks the
+// second read, and the recorder records it, as a re-check
+// (trace.Rechecks), which predict takes for what the code acts on
+// (testdata/predict/intent-recheck.txtar); the first read is no such
+// check.
+func TestInstrumentedRecheck(t *testing.T) {
+	in, bin, root := prepareInstrumented(t, "recheck", false)
+	tr := recordInstrumentedOK(t, in, Options{Binary: bin, Dir: root})
+	got := map[string]int{}
+	for _, e := range tr.Events {
+		if s := tr.Site(e.Site); e.Kind == trace.KindRead && filepath.Base(s.File) == "recheck.go" {
+			got[fmt.Sprintf("%d %s rechecks=%v", s.Line, tr.Object(e.Obj).Name, e.Flags&trace.Rechecks != 0)]++
+		}
+	}
+	want := map[string]int{
+		"16 b.open rechecks=false":  1,
+		"31 b.fails rechecks=false": 1,
+		"37 b.open rechecks=true":   1,
+		"45 b.fails rechecks=false": 3,
+	}
+	if !maps.Equal(got, want) {
+		t.Errorf("reads recorded: %v, want %v", got, want)
 	}
 }

@@ -196,6 +196,13 @@ const (
 	// interleaving in which it happens, whatever its goroutine's earlier
 	// reads saw.
 	ValueConst
+	// Rechecks, on a read, says the read checks its variable again in
+	// a critical section, and its value decides a write of it there
+	// (double-checked locking's second check): what its goroutine does
+	// from there rests on this read, not on an earlier one, so that a
+	// write between the two breaks nothing (predict keeps such an R-W-R
+	// at predicted).
+	Rechecks
 )
 
 // Range is a closed interval of values read as signed integers, with

@@ -198,6 +198,9 @@ func (v *Validator) Step(e Event) error {
 	if v.started && e.Seq <= v.lastSeq && !v.IgnoreSeq {
 		return v.fail(e, "sequence number %d does not follow %d", e.Seq, v.lastSeq)
 	}
+	if e.Flags&Rechecks != 0 && e.Kind != KindRead {
+		return v.fail(e, "a re-check needs a read, not %s", e.Kind)
+	}
 	if e.G == OutsideG && e.Kind != KindFork {
 		return v.fail(e, "%s stands for code that is not recorded and only forks, not %s", gname(e.G), e.Kind)
 	}

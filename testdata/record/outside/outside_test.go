@@ -33,13 +33,14 @@ func TestAfterFunc(t *testing.T) {
 }
 
 // TestParallelRace's goroutine and the test write b.n with nothing
-// ordering them.
+// ordering them. The goroutine's function captures t, which the test
+// then records as new memory as it begins (after avrt.TestGo).
 func TestParallelRace(t *testing.T) {
 	t.Parallel()
 	b := &box{}
 	done := make(chan struct{})
 	go func() {
-		b.n = 1
+		b.n = len(t.Name())
 		close(done)
 	}()
 	b.n = 2
