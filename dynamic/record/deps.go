@@ -189,9 +189,9 @@ func within(dir, name string) bool {
 var goLine = regexp.MustCompile(`(?m)^go[ \t]+([0-9][^ \t\r\n/]*)[ \t]*(//.*)?\r?$`)
 
 // copy copies the module into an entry of the cache (cache.go) named by
-// what the copy holds, the module's directory in the module cache and
-// its rewritten files, and returns its directory; without a cache, into
-// dir/mod/n.
+// what the copy holds, the module's directory in the module cache, its
+// rewritten files and the Go its go.mod is raised to, and returns its
+// directory; without a cache, into dir/mod/n.
 func (dm *depModule) copy(dir, cache string, n int) (string, error) {
 	if cache == "" {
 		to := filepath.Join(dir, "mod", strconv.Itoa(n))
@@ -199,6 +199,7 @@ func (dm *depModule) copy(dir, cache string, n int) (string, error) {
 	}
 	k := newContentKey("module")
 	k.add(dm.path, dm.dir)
+	k.add("go", rtGoVersion)
 	files := slices.Clone(dm.files)
 	slices.SortFunc(files, func(a, b depFile) int { return strings.Compare(a.name, b.name) })
 	for _, f := range files {
