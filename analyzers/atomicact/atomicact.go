@@ -108,41 +108,33 @@ func checkThenAct(pass *analysis.Pass, ann *annotation.Set, res *regions.Result,
 // of the same struct value, or a package-level one, by name), where the
 // writing function holds it or runs with it (regions.EntryLocks).
 func guardedWrites(res *regions.Result, entry map[*ssa.Function][]regions.Held) map[*types.Var]map[string]bool {
-	out := map[*types.Var]map[string]bool{}
-	for _, f := range res.Funcs {
-		for _, a := range f.Accesses {
-			if a.Atomic == "" || a.Atomic == "Load" || a.Var == nil || a.Via != "" {
-				continue
-			}
-			held := writeGuards(a, entry[f.Fn])
-			if prev, ok := out[a.Var]; ok {
-				for l := range prev {
-					if !held[l] {
-						delete(prev, l)
-					}
-				}
-			} else {
-				out[a.Var] = held
-			}
-		}
-	}
-	return out
+	return commonGuards(res, entry, func(a *regions.Access) bool { return a.Atomic != "Load" }, writeGuards)
 }
 
 // atomicGuards returns, for each variable the package accesses
 // atomically, the locks held, in either mode, at every one of its atomic
 // accesses (regions.GuardsOf, with the locks the function runs with).
 func atomicGuards(res *regions.Result, entry map[*ssa.Function][]regions.Held) map[*types.Var]map[string]bool {
+	return commonGuards(res, entry, func(*regions.Access) bool { return true }, func(a *regions.Access, entry []regions.Held) map[string]bool {
+		held := map[string]bool{}
+		for l := range regions.GuardsOf(a, entry) {
+			held[l] = true
+		}
+		return held
+	})
+}
+
+// commonGuards returns, for each variable, the locks that guards gives
+// at every one of its atomic accesses that pick chooses.
+func commonGuards(res *regions.Result, entry map[*ssa.Function][]regions.Held, pick func(*regions.Access) bool,
+	guards func(*regions.Access, []regions.Held) map[string]bool) map[*types.Var]map[string]bool {
 	out := map[*types.Var]map[string]bool{}
 	for _, f := range res.Funcs {
 		for _, a := range f.Accesses {
-			if a.Atomic == "" || a.Var == nil || a.Via != "" {
+			if a.Atomic == "" || a.Var == nil || a.Via != "" || !pick(a) {
 				continue
 			}
-			held := map[string]bool{}
-			for l := range regions.GuardsOf(a, entry[f.Fn]) {
-				held[l] = true
-			}
+			held := guards(a, entry[f.Fn])
 			if prev, ok := out[a.Var]; ok {
 				for l := range prev {
 					if !held[l] {
@@ -487,7 +479,7 @@ func acquired(f *regions.Func, a *regions.Access, released map[release]bool) boo
 	}
 	for _, l := range f.Accesses {
 		if l.Atomic == "Load" && l.Via == "" && l.Var != nil && l.Instr != nil && released[release{a.Var, l.Var}] &&
-			siblings(a.Path, l.Path) && dominates(l.Instr, a.Instr) {
+			siblings(a.Path, l.Path) && regions.Dominates(l.Instr, a.Instr) {
 			return true
 		}
 	}
@@ -502,22 +494,6 @@ func siblings(a, b regions.Path) bool {
 	pa, pb := a, b
 	pa.Fields, pb.Fields = a.Fields[:len(a.Fields)-1], b.Fields[:len(b.Fields)-1]
 	return pa.Key() == pb.Key()
-}
-
-// dominates reports whether x runs before y on every path to y.
-func dominates(x, y ssa.Instruction) bool {
-	if x.Block() != y.Block() {
-		return x.Block().Dominates(y.Block())
-	}
-	for _, instr := range x.Block().Instrs {
-		switch instr {
-		case x:
-			return true
-		case y:
-			return false
-		}
-	}
-	return false
 }
 
 // where describes an atomic access for a message: "atomic.Add at s.go:12".

@@ -89,13 +89,8 @@ func homes(res *regions.Result) map[*types.Var]*types.Var {
 // home points to: it reaches its variable through a read of home, or
 // through something else that homes does not follow.
 func atHome(a *regions.Access, home *types.Var) bool {
-	var addr ssa.Value
-	switch in := a.Instr.(type) {
-	case *ssa.UnOp:
-		addr = in.X
-	case *ssa.Store:
-		addr = in.Addr
-	default:
+	addr := plainAddr(a)
+	if addr == nil {
 		return true
 	}
 	if h := homeOf(addr); h != nil {
@@ -122,6 +117,18 @@ func atHome(a *regions.Access, home *types.Var) bool {
 		return false
 	}
 	return true
+}
+
+// plainAddr returns the address a plain access loads from or stores
+// to, nil for another kind of access.
+func plainAddr(a *regions.Access) ssa.Value {
+	switch in := a.Instr.(type) {
+	case *ssa.UnOp:
+		return in.X
+	case *ssa.Store:
+		return in.Addr
+	}
+	return nil
 }
 
 // atomicAddr returns the address an atomic access passes to its
@@ -225,14 +232,7 @@ func elsewhereHeld(a *regions.Access, held map[*types.Var]map[any]bool) bool {
 	if !ok {
 		return false
 	}
-	var addr ssa.Value
-	switch in := a.Instr.(type) {
-	case *ssa.UnOp:
-		addr = in.X
-	case *ssa.Store:
-		addr = in.Addr
-	}
-	mine := holdersOf(addr, nil, 0)
+	mine := holdersOf(plainAddr(a), nil, 0)
 	return len(mine) == 1 && !hs[mine[0]]
 }
 

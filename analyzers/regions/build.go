@@ -362,7 +362,7 @@ func (fa *funcAnalysis) unlockDeferredBefore(d *ssa.Defer, key string) bool {
 			if !ok || p.Key() != key {
 				continue
 			}
-			if dominates(u, d) {
+			if Dominates(u, d) {
 				return true
 			}
 		}
@@ -370,9 +370,9 @@ func (fa *funcAnalysis) unlockDeferredBefore(d *ssa.Defer, key string) bool {
 	return false
 }
 
-// dominates reports whether instruction x runs before y on every path
+// Dominates reports whether instruction x runs before y on every path
 // to y.
-func dominates(x, y ssa.Instruction) bool {
+func Dominates(x, y ssa.Instruction) bool {
 	if x.Block() != y.Block() {
 		return x.Block().Dominates(y.Block())
 	}
