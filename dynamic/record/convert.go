@@ -643,6 +643,9 @@ func (c *converter) step(r avrt.Event) {
 		c.begin(gs, int(r.Arg), e.Site)
 	case avrt.KindFinish:
 		c.finishRegion(gs, int(r.Arg))
+	case avrt.KindTestGo:
+		// It only tells, as its goroutine's first event, a test's
+		// goroutine from one that other code started (g).
 	default:
 		c.drop()
 	}
