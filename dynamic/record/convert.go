@@ -195,8 +195,6 @@ type converter struct {
 	children map[uint64]uint64 // token → the goroutine that started with it
 	started  map[uint64]bool   // goroutines that a recorded fork created
 	rootUp   bool
-	// outsideUp says trace.OutsideG has forked a goroutine (g).
-	outsideUp bool
 	// testsFrom is the goroutine in TestMain's call of m.Run, until an
 	// example runs on it: it forks the goroutines first seen (runTests).
 	testsFrom *convG
@@ -393,14 +391,7 @@ func (c *converter) g(id uint64, first avrt.Kind) *convG {
 	gs := &convG{id: trace.GoID(id)}
 	c.gs[id] = gs
 	if !c.started[id] && id != mainG && first != avrt.KindTestBegin && first != avrt.KindTestGo {
-		if !c.outsideUp {
-			// The root forks it, so that the root stays the trace's
-			// first goroutine, as the validator wants.
-			c.outsideUp = true
-			c.gs[uint64(trace.OutsideG)] = &convG{id: trace.OutsideG}
-			c.emit(c.root(), trace.Event{Kind: trace.KindFork, Arg: uint64(trace.OutsideG)})
-		}
-		c.emit(c.gs[uint64(trace.OutsideG)], trace.Event{Kind: trace.KindFork, Arg: id})
+		c.emit(c.outside(), trace.Event{Kind: trace.KindFork, Arg: id})
 		return gs
 	}
 	if !c.started[id] {
@@ -419,6 +410,19 @@ func (c *converter) g(id uint64, first avrt.Kind) *convG {
 		}
 		c.emit(c.root(), trace.Event{Kind: trace.KindFork, Arg: id})
 	}
+	return gs
+}
+
+// outside returns the state of trace.OutsideG, which forks the
+// goroutines that code not rewritten started. The root forks it, so that
+// the root stays the trace's first goroutine, as the validator wants.
+func (c *converter) outside() *convG {
+	if gs := c.gs[uint64(trace.OutsideG)]; gs != nil {
+		return gs
+	}
+	gs := &convG{id: trace.OutsideG}
+	c.gs[uint64(trace.OutsideG)] = gs
+	c.emit(c.root(), trace.Event{Kind: trace.KindFork, Arg: uint64(trace.OutsideG)})
 	return gs
 }
 
