@@ -23,7 +23,7 @@ func (p *preciseFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&p.on, "precise", true, "prove each finding with a solver over the recorded values (level proven, with a witness) or drop it as infeasible; -precise=false keeps the cheaper stages' levels")
 	fs.StringVar(&p.solver, "solver", "gini", "the precise stage's `engine`: gini (built in), z3 or cvc5 (an installed solver on PATH)")
 	fs.IntVar(&p.window, "window", predict.DefaultWindow, "how many trace `events` around a finding the precise stage reorders")
-	fs.DurationVar(&p.budget, "budget", predict.DefaultStageTime, "time `limit` of the whole precise stage (each check takes at most "+predict.DefaultPreciseTime.String()+"); the findings it has not checked by then keep their level, with a note saying so")
+	fs.DurationVar(&p.budget, "budget", predict.DefaultStageTime, "time `limit` of deciding the possible violations, the precise stage's checks (each at most "+predict.DefaultPreciseTime.String()+") and the witness searches together; the findings not checked or not searched by then keep their level, with a note saying so")
 }
 
 // check validates the flags: a usage error (exit 2) for a bad value, an
@@ -57,10 +57,17 @@ func (p *preciseFlags) apply(o *predict.Options) {
 	o.StageTime = p.budget
 }
 
-// warnPrecise prints what the precise stage could not do: a solver that
-// failed, or a model the witness validator rejected (a bug of avcheck's,
-// which leaves the finding at its previous level).
-func warnPrecise(w io.Writer, cmd string, st *predict.PreciseStats) {
+// warnPrecise prints what deciding the possible violations could not do:
+// a solver that failed, a model the witness validator rejected (a bug of
+// avcheck's, which leaves the finding at its previous level), and the
+// checks and witness searches that the time (-budget) left undone.
+func warnPrecise(w io.Writer, cmd string, res *predict.Result) {
+	defer func() {
+		if res.Unwitnessed > 0 {
+			fmt.Fprintf(w, "%s: its time (-budget) ran out before it searched a witness schedule for %s; those are reported at their level without one, with a note\n", cmd, plural(res.Unwitnessed, "finding"))
+		}
+	}()
+	st := res.Precise
 	if st == nil {
 		return
 	}

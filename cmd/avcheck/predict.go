@@ -218,7 +218,7 @@ func predictContext(ctx context.Context, trap bool, args []string, stdout, stder
 		defer limitHeapGrowth()()
 		res = predict.PredictIndexed(t, pre, opts)
 		p.Close()
-		warnPrecise(stderr, "avcheck predict", res.Precise)
+		warnPrecise(stderr, "avcheck predict", res)
 		findings = res.Findings
 		st = report.Stats{Events: len(t.Events), Goroutines: res.Goroutines, Variables: res.Variables}
 	case "observed":

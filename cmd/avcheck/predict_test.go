@@ -166,17 +166,18 @@ func TestPredictPrecise(t *testing.T) {
 	}
 }
 
-// TestPredictBudget: a precise stage whose time (-budget) runs out leaves
-// the findings it has not checked at their level, with a note, and says
-// so on stderr.
+// TestPredictBudget: a time to decide (-budget) that runs out leaves the
+// findings not checked by the precise stage, nor searched for a witness,
+// at their level, with a note, and says so on stderr.
 func TestPredictBudget(t *testing.T) {
 	p := writeTemp(t, "trace.txt", serialCounter)
 	code, out, errOut := runPredictTest("-budget=1ns", p)
-	want := "\tlevel: filtered\n\tnote: not checked by the precise stage, whose time ran out (-budget)\n\twitness"
+	want := "\tlevel: filtered\n\tnote: neither checked by the precise stage nor given a witness schedule: the time to decide the possible violations (-budget) ran out first\n"
 	if code != exitFindings || !strings.Contains(out, want) {
 		t.Errorf("exit %d, output:\n%s\nwant %q", code, out, want)
 	}
-	if wantErr := "avcheck predict: precise stage: its time (-budget) ran out before it checked 1 possible violation; those reported keep their level, with a note\n"; errOut != wantErr {
+	if wantErr := "avcheck predict: precise stage: its time (-budget) ran out before it checked 1 possible violation; those reported keep their level, with a note\n" +
+		"avcheck predict: its time (-budget) ran out before it searched a witness schedule for 1 finding; those are reported at their level without one, with a note\n"; errOut != wantErr {
 		t.Errorf("stderr %q, want %q", errOut, wantErr)
 	}
 }

@@ -480,7 +480,7 @@ func runStages(in *interrupts, args []string, stdout, stderr io.Writer, ended *r
 		endStage()
 	}
 	p.Close()
-	warnPrecise(stderr, "avcheck run", res.Precise)
+	warnPrecise(stderr, "avcheck run", res)
 	st := report.Stats{Events: len(t.Events), Goroutines: res.Goroutines, Variables: res.Variables, Seconds: time.Since(start).Seconds()}
 
 	// Write the report. An interrupted prediction's findings are only

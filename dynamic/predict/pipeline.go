@@ -45,12 +45,17 @@ type Options struct {
 	// Budget bounds each check of the precise stage (DefaultPreciseTime
 	// if zero).
 	Budget solve.Budget
-	// StageTime, if positive, bounds the whole precise stage, from its
-	// first check: a check still running then is cut short, and the
+	// StageTime, if positive, bounds the deciding of the candidates, the
+	// precise stage's checks and the witness searches together, from the
+	// first candidate: a check still running then is cut short, and the
 	// candidates not checked by then go on to the witness search at
 	// their level, with Finding.Note saying so (PreciseStats.Skipped
-	// counts them). Which findings are proven then depends on the
-	// machine's speed; their order does not.
+	// counts them); the candidates whose witness search has not begun by
+	// then are reported at their level without a witness, with a note
+	// (Result.Unwitnessed counts them), since a search takes time that
+	// grows with the trace and their number with its sites, and none is
+	// dropped unsearched. Which findings are proven or have a witness
+	// then depends on the machine's speed; their order does not.
 	StageTime time.Duration
 	// Context, if not nil, ends the prediction early when it is done (an
 	// interrupt): PredictIndexed then returns the findings of the
@@ -79,6 +84,9 @@ type Result struct {
 	// search found (none, if it stopped the search).
 	Stopped             bool
 	Candidates, Decided int
+	// Unwitnessed counts the findings reported without a witness search,
+	// Options.StageTime having run out before it (their note says so).
+	Unwitnessed int
 }
 
 // Reported returns the findings that are not dropped.
@@ -149,10 +157,11 @@ func PredictIndexed(t *trace.Trace, p *Prepass, opts Options) *Result {
 	// outcomes, and what the precise stage counted for each, are put
 	// together in candidate order, so they do not depend on the schedule.
 	type outcome struct {
-		f       Finding
-		keep    bool
-		stats   *PreciseStats
-		decided bool
+		f           Finding
+		keep        bool
+		unwitnessed bool
+		stats       *PreciseStats
+		decided     bool
 	}
 	outs := make([]outcome, len(cands))
 	var next, decided atomic.Int64
@@ -186,11 +195,11 @@ func PredictIndexed(t *trace.Trace, p *Prepass, opts Options) *Result {
 				if ps != nil {
 					ps.stats, ps.errs = &PreciseStats{}, map[string]bool{}
 				}
-				f, keep := decideCandidate(t, m, pb, av, ps, &opts, ix, cands[i])
+				f, keep, unwitnessed := decideCandidate(t, m, pb, av, ps, &opts, ix, cands[i], stageEnd)
 				if stopped(stop) {
 					return // perhaps cut short: not decided
 				}
-				outs[i].f, outs[i].keep, outs[i].decided = f, keep, true
+				outs[i].f, outs[i].keep, outs[i].unwitnessed, outs[i].decided = f, keep, unwitnessed, true
 				if ps != nil {
 					outs[i].stats = ps.stats
 				}
@@ -217,6 +226,9 @@ func PredictIndexed(t *trace.Trace, p *Prepass, opts Options) *Result {
 	for _, o := range outs {
 		if o.decided && o.keep {
 			out = append(out, o.f)
+			if o.unwitnessed {
+				res.Unwitnessed++
+			}
 		}
 	}
 	out = Dedupe(out)
@@ -263,9 +275,10 @@ func addMeta(t *trace.Trace, cands []*patCand, meta []Finding) []*patCand {
 
 // decideCandidate runs AVFilter (for a triplet), the precise stage (ps, if
 // not nil) and the witness search on one candidate, and returns its
-// finding and whether it is reported.
-func decideCandidate(t *trace.Trace, m *syncMeta, pb *prefixState, av *avIndex, ps *preciseStage, opts *Options, ix *patIndex, c *patCand) (Finding, bool) {
-	f := c.f
+// finding, whether it is reported, and whether it is reported without a
+// witness search because stageEnd (zero for none) had passed.
+func decideCandidate(t *trace.Trace, m *syncMeta, pb *prefixState, av *avIndex, ps *preciseStage, opts *Options, ix *patIndex, c *patCand, stageEnd time.Time) (f Finding, keep, unwitnessed bool) {
+	f = c.f
 	reps := c.reps
 	if f.Kind == KindAtomicity || f.Kind == KindAtomicSet {
 		// A violation matters only if its region was meant to be atomic:
@@ -286,14 +299,14 @@ func decideCandidate(t *trace.Trace, m *syncMeta, pb *prefixState, av *avIndex, 
 		if why != "" {
 			f.Dropped = why
 			setAccesses(t, &f, reps[0])
-			return f, opts.All
+			return f, opts.All, false
 		}
 	}
 	kept, why := ix.outsideOrder(t, f.Kind, reps)
 	if why != "" {
 		f.Dropped = why
 		setAccesses(t, &f, reps[0])
-		return f, opts.All
+		return f, opts.All, false
 	}
 	reps = kept
 	if f.Kind == KindAtomicity && !opts.NoFilter {
@@ -314,9 +327,9 @@ func decideCandidate(t *trace.Trace, m *syncMeta, pb *prefixState, av *avIndex, 
 			// AVFilter is conservative: the precise stage recovers the
 			// real violations it drops (seed 000, Fig. 6).
 			if ps != nil && ps.decide(&f, reps) == verdictProven {
-				return f, true
+				return f, true, false
 			}
-			return f, opts.All
+			return f, opts.All, false
 		}
 		reps = kept
 		f.Level = LevelFiltered
@@ -324,10 +337,27 @@ func decideCandidate(t *trace.Trace, m *syncMeta, pb *prefixState, av *avIndex, 
 	if ps != nil {
 		switch ps.decide(&f, reps) {
 		case verdictProven:
-			return f, true
+			return f, true, false
 		case verdictInfeasible:
-			return f, opts.All
+			return f, opts.All, false
 		}
+	}
+	if !stageEnd.IsZero() && !time.Now().Before(stageEnd) {
+		// Out of time: reported at its level, unsearched, rather than
+		// dropped unsearched.
+		setAccesses(t, &f, reps[0])
+		if f.Kind == KindRace {
+			f.Pattern = racePattern(t, reps[0])
+		}
+		switch f.Note {
+		case "":
+			f.Note = unwitnessedNote
+		case skippedNote:
+			f.Note = "neither checked by the precise stage nor given a witness schedule: the time to decide the possible violations (-budget) ran out first"
+		default:
+			f.Note += "; " + unwitnessedNote
+		}
+		return f, true, true
 	}
 	for _, r := range reps {
 		g := witnessGoal{targets: r, adjacent: f.Kind == KindRace}
@@ -344,16 +374,25 @@ func decideCandidate(t *trace.Trace, m *syncMeta, pb *prefixState, av *avIndex, 
 		}
 		setAccesses(t, &f, r)
 		if f.Kind == KindRace {
-			f.Pattern = opLetter(t.Events[r[0]].Kind == trace.KindWrite) + "-" + opLetter(t.Events[r[1]].Kind == trace.KindWrite)
+			f.Pattern = racePattern(t, r)
 		}
 		f.WitnessFrom = t.Events[from].Seq
 		f.Witness = make([]uint64, len(sched))
 		for i, e := range sched {
 			f.Witness[i] = t.Events[e].Seq
 		}
-		return f, true
+		return f, true, false
 	}
 	f.Dropped = "no schedule of the trace realises it (checked by witness search)"
 	setAccesses(t, &f, reps[0])
-	return f, opts.All
+	return f, opts.All, false
+}
+
+// unwitnessedNote is the note of a finding reported without a witness
+// search, the time to decide (Options.StageTime) having run out.
+const unwitnessedNote = "no witness schedule searched: the time to decide the possible violations (-budget) ran out first"
+
+// racePattern is a race's pattern, its two accesses' operations in order.
+func racePattern(t *trace.Trace, r []uint32) string {
+	return opLetter(t.Events[r[0]].Kind == trace.KindWrite) + "-" + opLetter(t.Events[r[1]].Kind == trace.KindWrite)
 }

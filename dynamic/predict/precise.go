@@ -323,10 +323,13 @@ func (ps *preciseStage) outOfTime(now time.Time) bool {
 // skip leaves f at its level, noting that the stage's time ran out before
 // it could be decided.
 func (ps *preciseStage) skip(f *Finding) preciseVerdict {
-	f.Note = "not checked by the precise stage, whose time ran out (-budget)"
+	f.Note = skippedNote
 	ps.stats.Skipped++
 	return verdictUnknown
 }
+
+// skippedNote is the note of a finding the precise stage did not check.
+const skippedNote = "not checked by the precise stage, whose time ran out (-budget)"
 
 // checkResult is the answer of one check.
 type checkResult struct {

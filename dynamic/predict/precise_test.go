@@ -137,34 +137,74 @@ func TestPreciseUnknownKeepsLevel(t *testing.T) {
 	}
 }
 
-// TestPreciseStageTime: once the whole stage's time has run out, the
-// findings not checked keep their level with a note: they are those of a
-// prediction without the precise stage, in the same order.
+// TestPreciseStageTime: once the time to decide has run out, the
+// findings not checked keep their level with a note, and have no witness
+// search: they are the candidates of a prediction without the precise
+// stage whose time has run out too, in the same order.
 func TestPreciseStageTime(t *testing.T) {
 	tr := tracegen.ShapeTrace(tracegen.Shape{Seed: 3, Events: 150, Goroutines: 3, Locks: 2, Vars: 4, Interleaved: true, Violations: true})
 	full := Predict(tr, Options{Precise: true, NoMeta: true})
-	if full.Precise.Skipped != 0 || full.Precise.Checks == 0 {
-		t.Fatalf("with time to spare: stats %+v", full.Precise)
+	if full.Precise.Skipped != 0 || full.Precise.Checks == 0 || full.Unwitnessed != 0 {
+		t.Fatalf("with time to spare: stats %+v, %d unwitnessed", full.Precise, full.Unwitnessed)
 	}
-	without := Predict(tr, Options{NoMeta: true})
+	without := Predict(tr, Options{NoMeta: true, StageTime: time.Nanosecond})
 	res := Predict(tr, Options{Precise: true, NoMeta: true, StageTime: time.Nanosecond})
-	if res.Precise.Checks != 0 || res.Precise.Skipped == 0 {
-		t.Fatalf("no time: stats %+v", res.Precise)
+	if res.Precise.Checks != 0 || res.Precise.Skipped == 0 || res.Unwitnessed != len(res.Findings) {
+		t.Fatalf("no time: stats %+v, %d of %d unwitnessed", res.Precise, res.Unwitnessed, len(res.Findings))
 	}
 	for _, f := range res.Findings {
-		if f.Level == LevelProven || f.Note != "not checked by the precise stage, whose time ran out (-budget)" {
-			t.Errorf("no time: %s %s at level %v, note %q", f.Kind, f.Pattern, f.Level, f.Note)
+		if f.Level == LevelProven || f.Witness != nil || f.Note != "neither checked by the precise stage nor given a witness schedule: the time to decide the possible violations (-budget) ran out first" {
+			t.Errorf("no time: %s %s at level %v, note %q, witness %v", f.Kind, f.Pattern, f.Level, f.Note, f.Witness)
 		}
 	}
-	var want, got []string
-	for _, f := range without.Findings {
-		want = append(want, DedupeKey(&f)+" "+f.Level.String())
+	keys := func(fs []Finding) []string {
+		var ks []string
+		for _, f := range fs {
+			ks = append(ks, DedupeKey(&f)+" "+f.Level.String())
+		}
+		return ks
 	}
-	for _, f := range res.Findings {
-		got = append(got, DedupeKey(&f)+" "+f.Level.String())
-	}
+	want, got := keys(without.Findings), keys(res.Findings)
 	if len(want) == 0 || strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("no time: site groups\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestWitnessStageTime: without the precise stage, the time to decide
+// bounds the witness searches: with none left, each candidate that the
+// searches would decide is reported at its level without a witness,
+// with a note, where with time to spare they drop some of them.
+func TestWitnessStageTime(t *testing.T) {
+	tr := tracegen.ShapeTrace(tracegen.Shape{Seed: 4, Events: 150, Goroutines: 3, Locks: 2, Vars: 4, Nesting: 2, Unlocked: 0.2, Interleaved: true, Violations: true})
+	full := Predict(tr, Options{NoMeta: true, All: true})
+	res := Predict(tr, Options{NoMeta: true, StageTime: time.Nanosecond})
+	var want, got []string
+	dropped := 0
+	for _, f := range full.Findings {
+		switch f.Dropped {
+		case "no schedule of the trace realises it (checked by witness search)":
+			dropped++
+		case "":
+			if f.Witness == nil || f.Note != "" {
+				t.Errorf("with time to spare: %s without a witness, note %q", DedupeKey(&f), f.Note)
+			}
+		default:
+			continue
+		}
+		want = append(want, DedupeKey(&f))
+	}
+	for _, f := range res.Findings {
+		got = append(got, DedupeKey(&f))
+	}
+	slices.Sort(want)
+	slices.Sort(got)
+	if dropped == 0 || strings.Join(got, "\n") != strings.Join(want, "\n") || res.Unwitnessed != len(res.Findings) {
+		t.Fatalf("%d dropped by the witness search with time to spare, %d of %d unwitnessed without; site groups\n%s\nwant\n%s", dropped, res.Unwitnessed, len(res.Findings), strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	for _, f := range res.Findings {
+		if f.Witness != nil || f.Dropped != "" || f.Note != "no witness schedule searched: the time to decide the possible violations (-budget) ran out first" {
+			t.Errorf("no time: %s with witness %v, dropped %q, note %q", DedupeKey(&f), f.Witness, f.Dropped, f.Note)
+		}
 	}
 }
 
