@@ -35,6 +35,16 @@ import (
 // goroutine it forks, has a component for each goroutine that ended so
 // far: thousands of goroutines, each knowing of those before it.
 //
+// With Fixed, each code path is the same code each time it runs, as a
+// function is: the same locks, nested the same way, the same sections,
+// and at each position the same operation on a variable of the same
+// lock, held or not; only the objects vary, which of a lock's variables
+// each access touches (the instance of a struct whose field the site
+// names). A site then touches the variables of one lock only, and the
+// findings' site combinations are bounded by the code, not by the trace:
+// the shape of a real program's long run. Without it, each unit draws
+// its code afresh, and the combinations grow with the trace.
+//
 // With Long, a unit is one region around a long loop, the shape of a
 // test whose region spans a loop of calls: it holds lock 0 throughout,
 // and runs Long critical sections of other locks inside it, each over
@@ -55,6 +65,7 @@ type Shape struct {
 	Sites       int     // code paths the units run (default 16)
 	Lifetime    int     // units a goroutine other than main runs before it ends and main forks another (0: all run to the end)
 	Long        int     // critical sections of a unit held inside lock 0 (0: units as above)
+	Fixed       bool    // each code path runs the same code each time: only its objects vary
 }
 
 func (s *Shape) defaults() {
@@ -91,6 +102,9 @@ func (s Shape) String() string {
 	}
 	if s.Long > 0 {
 		name += fmt.Sprintf("-long%d", s.Long)
+	}
+	if s.Fixed {
+		name += "-fixed"
 	}
 	return name
 }
@@ -320,6 +334,13 @@ func (g *ShapeGenerator) plan(gi int) {
 		g.ended = g.ended[:0]
 	}
 	fn := g.rng.IntN(s.Sites)
+	// The unit's code comes from code, its objects from g.rng: the same
+	// source unless the paths are Fixed, when code is drawn afresh from
+	// the path's own seed, the same draws each time.
+	code := g.rng
+	if s.Fixed {
+		code = rand.New(rand.NewPCG(s.Seed^uint64(fn+1)*0x9e3779b97f4a7c15, uint64(fn)))
+	}
 	g.inst++
 	region, inst := trace.RegionID(fn+1), g.inst
 	pos := 0
@@ -328,7 +349,7 @@ func (g *ShapeGenerator) plan(gi int) {
 	}
 	access := func(v trace.ObjID) {
 		k := trace.KindRead
-		if g.rng.IntN(3) == 0 {
+		if code.IntN(3) == 0 {
 			k = trace.KindWrite
 		}
 		site := shapeSiteAcc + (fn*shapePositions+min(pos, shapePositions-1))*2
@@ -337,7 +358,7 @@ func (g *ShapeGenerator) plan(gi int) {
 		}
 		pos++
 		add(k, v, site)
-		gr.plan[len(gr.plan)-1].Branches = uint32(g.rng.IntN(3))
+		gr.plan[len(gr.plan)-1].Branches = uint32(code.IntN(3))
 	}
 	perLock := s.Vars / s.Locks
 	varOf := func(l int) trace.ObjID {
@@ -349,16 +370,16 @@ func (g *ShapeGenerator) plan(gi int) {
 	}
 	unlocked := func() {
 		if s.Violations {
-			access(varOf(g.rng.IntN(s.Locks)))
+			access(varOf(code.IntN(s.Locks)))
 		} else {
 			access(shapeLocalBase + trace.ObjID(gi*shapeLocals+g.rng.IntN(shapeLocals))*8)
 		}
 	}
 	// The locks of the unit's critical sections, in increasing order.
-	depth := 1 + g.rng.IntN(s.Nesting)
+	depth := 1 + code.IntN(s.Nesting)
 	locks := make([]int, 0, depth)
 	for len(locks) < depth {
-		l := g.rng.IntN(s.Locks)
+		l := code.IntN(s.Locks)
 		i := 0
 		for i < len(locks) && locks[i] < l {
 			i++
@@ -372,14 +393,14 @@ func (g *ShapeGenerator) plan(gi int) {
 	}
 	sections := 1
 	if s.Violations {
-		sections = 1 + g.rng.IntN(3)
+		sections = 1 + code.IntN(3)
 	}
 	add(trace.KindRegionBegin, 0, shapeSiteUnit)
 	// A critical section's variables: the same in each of the unit's
 	// sections, so that a split one reads in one and writes in the next.
 	vars := make([]trace.ObjID, 0, 2*depth)
 	for _, l := range locks {
-		for range 1 + g.rng.IntN(2) {
+		for range 1 + code.IntN(2) {
 			vars = append(vars, varOf(l))
 		}
 	}
@@ -392,7 +413,7 @@ func (g *ShapeGenerator) plan(gi int) {
 				if int((v-shapeVarBase)/8)%s.Locks != l {
 					continue
 				}
-				if g.rng.Float64() < s.Unlocked {
+				if code.Float64() < s.Unlocked {
 					skipped++ // made below, holding no lock
 					continue
 				}

@@ -1,6 +1,7 @@
 package tracegen
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/avcheck/avcheck/dynamic/trace"
@@ -200,6 +201,62 @@ func TestShapeLong(t *testing.T) {
 					sections++ // each section accesses x0
 				}
 			}
+		}
+	}
+}
+
+// TestShapeFixed checks the code paths of Shape.Fixed: a valid trace in
+// which every unit of a path makes the same steps (operation, site, lock),
+// only its variables varying, and each access site touches the variables
+// of one lock only; without Fixed, units of a path differ.
+func TestShapeFixed(t *testing.T) {
+	for _, fixed := range []bool{true, false} {
+		s := Shape{Seed: 5, Events: 20000, Goroutines: 8, Locks: 16, Vars: 64, Nesting: 3, Unlocked: 0.05, Interleaved: true, Violations: true, Fixed: fixed}
+		tr := ShapeTrace(s)
+		if err := trace.Validate(tr); err != nil {
+			t.Fatalf("%v: %v", s, err)
+		}
+		type unit struct {
+			g    trace.GoID
+			inst uint64
+		}
+		steps := make(map[unit]string)
+		region := make(map[unit]trace.RegionID)
+		lockOf := make(map[trace.SiteID]trace.ObjID)
+		mixed := 0
+		for _, e := range tr.Events {
+			if e.Region == 0 {
+				continue
+			}
+			u := unit{e.G, e.Inst}
+			region[u] = e.Region
+			obj := e.Obj
+			if e.Kind == trace.KindRead || e.Kind == trace.KindWrite {
+				l := (e.Obj - shapeVarBase) / 8 % trace.ObjID(s.Locks)
+				if prev, ok := lockOf[e.Site]; ok && prev != l {
+					mixed++
+				}
+				lockOf[e.Site] = l
+				obj = 0
+			}
+			steps[u] += fmt.Sprintf("%d/%d/%d ", e.Kind, e.Site, obj)
+		}
+		code := make(map[trace.RegionID]map[string]bool)
+		for u, st := range steps {
+			if code[region[u]] == nil {
+				code[region[u]] = make(map[string]bool)
+			}
+			code[region[u]][st] = true
+		}
+		variants := 0
+		for _, c := range code {
+			variants = max(variants, len(c))
+		}
+		if fixed && (variants != 1 || mixed != 0) {
+			t.Errorf("%v: a path has %d variants of its code, and %d accesses touch another lock's variable than their site's before", s, variants, mixed)
+		}
+		if !fixed && (variants < 2 || mixed == 0) {
+			t.Errorf("%v: paths have at most %d variants, %d accesses of a site touch several locks' variables: want code drawn afresh", s, variants, mixed)
 		}
 	}
 }
