@@ -74,38 +74,64 @@ func (ix *patIndex) computeGuards() {
 	ix.anyGuard = slices.ContainsFunc(guard, func(g []trace.ObjID) bool { return g != nil })
 }
 
-// pairSet is a set of pairs of variables (dense indices): a bit set when
-// the pairs are few enough, a map otherwise.
-type pairSet struct {
-	n    uint64
-	bits []uint64
-	m    map[uint64]struct{}
+// pairOwners records, per ordered pair of variables (dense indices), the
+// goroutine whose atomic-set frames are on it, or that the frames of
+// several goroutines are: a table when the pairs are few enough, a map
+// otherwise. An inner pair is of use only to the frames of another
+// goroutine on its variables.
+type pairOwners struct {
+	n     uint64
+	dense []uint32 // per pair: 0 none, g+1, or ownersMany
+	m     map[uint64]uint32
 }
 
-func newPairSet(vars int) *pairSet {
+// ownersMany marks a pair with frames of several goroutines.
+const ownersMany = ^uint32(0)
+
+func newPairOwners(vars int) *pairOwners {
 	n := uint64(vars)
-	if n*n <= 1<<24 {
-		return &pairSet{n: n, bits: make([]uint64, (n*n+63)/64)}
+	if n*n <= 1<<20 {
+		return &pairOwners{n: n, dense: make([]uint32, n*n)}
 	}
-	return &pairSet{n: n, m: make(map[uint64]struct{})}
+	return &pairOwners{n: n, m: make(map[uint64]uint32)}
 }
 
-func (s *pairSet) add(x, y uint32) {
-	if s.bits != nil {
-		k := uint64(x)*s.n + uint64(y)
-		s.bits[k/64] |= 1 << (k % 64)
+// add records a frame of goroutine g on (x, y).
+func (s *pairOwners) add(x, y, g uint32) {
+	var p *uint32
+	if s.dense != nil {
+		p = &s.dense[uint64(x)*s.n+uint64(y)]
+	} else {
+		k := uint64(x)<<32 | uint64(y)
+		v, ok := s.m[k]
+		if !ok {
+			s.m[k] = g + 1
+			return
+		}
+		if v != g+1 && v != ownersMany {
+			s.m[k] = ownersMany
+		}
 		return
 	}
-	s.m[uint64(x)<<32|uint64(y)] = struct{}{}
+	switch *p {
+	case 0:
+		*p = g + 1
+	case g + 1, ownersMany:
+	default:
+		*p = ownersMany
+	}
 }
 
-func (s *pairSet) has(x, y uint32) bool {
-	if s.bits != nil {
-		k := uint64(x)*s.n + uint64(y)
-		return s.bits[k/64]&(1<<(k%64)) != 0
+// otherThan reports whether a goroutine other than g has frames on
+// (x, y).
+func (s *pairOwners) otherThan(x, y, g uint32) bool {
+	var v uint32
+	if s.dense != nil {
+		v = s.dense[uint64(x)*s.n+uint64(y)]
+	} else {
+		v = s.m[uint64(x)<<32|uint64(y)]
 	}
-	_, ok := s.m[uint64(x)<<32|uint64(y)]
-	return ok
+	return v != 0 && v != g+1
 }
 
 // guarded reports whether variable v has a guard or one goroutine makes

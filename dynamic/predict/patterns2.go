@@ -193,9 +193,12 @@ func (ix *patIndex) unitInstances(unit bool) [][]uint32 {
 // no group's array grows by append or is copied.
 //
 // Pairs on a variable only one goroutine accesses are left out: no frame
-// of another goroutine is on it. With live not nil, only the pairs on the
-// variables (x, y) it holds are indexed: no frame is on the others.
-func (ix *patIndex) innerGroups(units [][]uint32, live *pairSet) map[[2]uint32][]*innerGroup {
+// of another goroutine is on it. With live not nil, only the pairs on
+// variables (x, y) on which live holds frames of another goroutine than
+// the pair's are indexed: no frame that can match is on the others. On a
+// trace of many variables that is most pairs, each on variables that
+// only its own region instance touches together.
+func (ix *patIndex) innerGroups(units [][]uint32, live *pairOwners) map[[2]uint32][]*innerGroup {
 	byKey := newGroupMap(ix)
 	// The groups' keys as made, their pair counts, and per pair in the
 	// order of the passes its group's number; per (x, y), the numbers of
@@ -213,7 +216,7 @@ func (ix *patIndex) innerGroups(units [][]uint32, live *pairSet) map[[2]uint32][
 					}
 					for _, o := range [2][2]uint32{{l[p], l[q]}, {l[q], l[p]}} {
 						bx, by := &ix.acc[o[0]], &ix.acc[o[1]]
-						if ix.owned != nil && (ix.owned[bx.v] || ix.owned[by.v]) || live != nil && !live.has(bx.v, by.v) {
+						if ix.owned != nil && (ix.owned[bx.v] || ix.owned[by.v]) || live != nil && !live.otherThan(bx.v, by.v, bx.g) {
 							continue
 						}
 						visit(bx, by, o[0] == l[p])
@@ -401,8 +404,8 @@ type asvFrame struct {
 // the same, so that the groups keep their numbers, but only the groups
 // with frames are returned, each with its number; groups is how many
 // were numbered. live, if not nil, gets the variables (x, y) of the
-// frames kept.
-func (ix *patIndex) outerGroups(units [][]uint32, live *pairSet) (out []frameGroup, groups int32) {
+// frames kept, with their goroutines.
+func (ix *patIndex) outerGroups(units [][]uint32, live *pairOwners) (out []frameGroup, groups int32) {
 	byKey := newGroupMap(ix)
 	// The groups' keys and frame counts, and per frame its group's
 	// number (the map's groups carry only that number).
@@ -447,7 +450,7 @@ func (ix *patIndex) outerGroups(units [][]uint32, live *pairSet) (out []frameGro
 			return
 		}
 		if live != nil {
-			live.add(a1.v, a2.v)
+			live.add(a1.v, a2.v, a1.g)
 		}
 		count[num]++
 		gid = append(gid, num)
@@ -541,7 +544,7 @@ func (ix *patIndex) asvIndex() *asvIndex {
 		// Guards leave frames out (outerGroups): the inner pairs are
 		// indexed only on the variables of the frames left, which on
 		// a run of correctly locked code is none of them.
-		live := newPairSet(len(ix.vars))
+		live := newPairOwners(len(ix.vars))
 		a.outer, a.groups = ix.outerGroups(units, live)
 		inner = ix.innerGroups(interferers, live)
 	} else {
