@@ -50,10 +50,10 @@ func opClass(k trace.Kind) byte {
 // Dedupe merges findings with the same DedupeKey, summing their counts (a
 // zero Count counts as one). The finding kept for a key is the most
 // credible one: reported before dropped, then the higher level, then the
-// one with a witness, then the first.
+// one with a witness, then the first. It reuses fs's array for the result.
 func Dedupe(fs []Finding) []Finding {
 	byKey := make(map[string]int)
-	var out []Finding
+	out := fs[:0]
 	for _, f := range fs {
 		n := max(f.Count, 1)
 		k := DedupeKey(&f)
@@ -71,6 +71,7 @@ func Dedupe(fs []Finding) []Finding {
 		}
 		old.Count = total
 	}
+	clear(fs[len(out):])
 	return out
 }
 

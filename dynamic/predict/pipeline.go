@@ -199,6 +199,9 @@ func PredictIndexed(t *trace.Trace, p *Prepass, opts Options) *Result {
 				if stopped(stop) {
 					return // perhaps cut short: not decided
 				}
+				// Its instances are no longer needed: on a trace of
+				// millions of candidates they are much of the memory.
+				cands[i] = nil
 				outs[i].f, outs[i].keep, outs[i].unwitnessed, outs[i].decided = f, keep, unwitnessed, true
 				if ps != nil {
 					outs[i].stats = ps.stats
@@ -222,15 +225,22 @@ func PredictIndexed(t *trace.Trace, p *Prepass, opts Options) *Result {
 			}
 		}
 	}
-	var out []Finding
+	n := 0
 	for _, o := range outs {
 		if o.decided && o.keep {
+			n++
+		}
+	}
+	out := make([]Finding, 0, n)
+	for i := range outs {
+		if o := &outs[i]; o.decided && o.keep {
 			out = append(out, o.f)
 			if o.unwitnessed {
 				res.Unwitnessed++
 			}
 		}
 	}
+	outs = nil
 	out = Dedupe(out)
 	SortFindings(t, out)
 	res.Findings = out
