@@ -1,9 +1,11 @@
 package report
 
 import (
+	"bufio"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -102,58 +104,62 @@ type Step struct {
 
 // NewDocument builds the JSON report of findings.
 func NewDocument(t *trace.Trace, fs []predict.Finding, st Stats) *Document {
-	doc := &Document{Version: Version, Findings: []Finding{}, Stats: st}
+	doc := &Document{Version: Version, Findings: make([]Finding, 0, len(fs)), Stats: st}
 	bySeq := seqIndex(t)
 	for i := range fs {
-		f := &fs[i]
-		jf := Finding{
-			Kind:        string(f.Kind),
-			Pattern:     f.Pattern,
-			Level:       f.Level.String(),
-			Variable:    f.Var,
-			Message:     Message(t, f),
-			Count:       max(f.Count, 1),
-			Accesses:    []Access{},
-			WitnessFrom: f.WitnessFrom,
-			Witness:     []Step{},
-			Dropped:     f.Dropped,
-			Note:        f.Note,
-			Replay:      f.Replay,
-		}
-		if text := IntentText(t, f, ""); text != "" {
-			in := &Intent{Evidence: f.Intent.Evidence.String(), Text: text}
-			pos := func(id trace.SiteID) *Position {
-				if id == 0 {
-					return nil
-				}
-				s := t.Site(id)
-				return &Position{File: s.File, Line: s.Line, Col: s.Col}
-			}
-			in.From, in.To = pos(f.Intent.From), pos(f.Intent.To)
-			jf.Intent = in
-		}
-		for _, a := range f.Accesses {
-			s := t.Site(a.Site)
-			jf.Accesses = append(jf.Accesses, Access{
-				File: s.File, Line: s.Line, Col: s.Col, Op: a.Op.String(),
-				Goroutine: uint32(a.G), Role: a.Role, Seq: a.Seq, Object: varOf(t, a),
-			})
-		}
-		for _, seq := range f.Witness {
-			st := Step{Seq: seq}
-			if e, ok := bySeq(seq); ok {
-				s := t.Site(e.Site)
-				st.Goroutine, st.Op = uint32(e.G), e.Kind.String()
-				st.File, st.Line, st.Col = s.File, s.Line, s.Col
-				if hasObject(e.Kind) {
-					st.Object = varOf(t, predict.Access{Obj: e.Obj})
-				}
-			}
-			jf.Witness = append(jf.Witness, st)
-		}
-		doc.Findings = append(doc.Findings, jf)
+		doc.Findings = append(doc.Findings, newFinding(t, bySeq, &fs[i]))
 	}
 	return doc
+}
+
+// newFinding is f in the JSON report.
+func newFinding(t *trace.Trace, bySeq func(uint64) (*trace.Event, bool), f *predict.Finding) Finding {
+	jf := Finding{
+		Kind:        string(f.Kind),
+		Pattern:     f.Pattern,
+		Level:       f.Level.String(),
+		Variable:    f.Var,
+		Message:     Message(t, f),
+		Count:       max(f.Count, 1),
+		Accesses:    []Access{},
+		WitnessFrom: f.WitnessFrom,
+		Witness:     make([]Step, 0, len(f.Witness)),
+		Dropped:     f.Dropped,
+		Note:        f.Note,
+		Replay:      f.Replay,
+	}
+	if text := IntentText(t, f, ""); text != "" {
+		in := &Intent{Evidence: f.Intent.Evidence.String(), Text: text}
+		pos := func(id trace.SiteID) *Position {
+			if id == 0 {
+				return nil
+			}
+			s := t.Site(id)
+			return &Position{File: s.File, Line: s.Line, Col: s.Col}
+		}
+		in.From, in.To = pos(f.Intent.From), pos(f.Intent.To)
+		jf.Intent = in
+	}
+	for _, a := range f.Accesses {
+		s := t.Site(a.Site)
+		jf.Accesses = append(jf.Accesses, Access{
+			File: s.File, Line: s.Line, Col: s.Col, Op: a.Op.String(),
+			Goroutine: uint32(a.G), Role: a.Role, Seq: a.Seq, Object: varOf(t, a),
+		})
+	}
+	for _, seq := range f.Witness {
+		st := Step{Seq: seq}
+		if e, ok := bySeq(seq); ok {
+			s := t.Site(e.Site)
+			st.Goroutine, st.Op = uint32(e.G), e.Kind.String()
+			st.File, st.Line, st.Col = s.File, s.Line, s.Col
+			if hasObject(e.Kind) {
+				st.Object = varOf(t, predict.Access{Obj: e.Obj})
+			}
+		}
+		jf.Witness = append(jf.Witness, st)
+	}
+	return jf
 }
 
 // HashFiles sets d.Files to the files that d's findings' accesses name,
@@ -194,12 +200,51 @@ func Hash(data []byte) string {
 
 // Encode writes d indented, with a final newline.
 func (d *Document) Encode(w io.Writer) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(d)
+	return encodeDocument(w, d.Version, len(d.Findings), func(i int) Finding { return d.Findings[i] }, d.Stats, d.Files)
 }
 
 // JSON writes the JSON report of findings, indented, with a final newline.
+// It converts and writes one finding at a time: a report of tens of
+// thousands of findings, each with a witness of hundreds of steps, is
+// gigabytes of JSON, which must not be held in memory whole.
 func JSON(w io.Writer, t *trace.Trace, fs []predict.Finding, st Stats) error {
-	return NewDocument(t, fs, st).Encode(w)
+	bySeq := seqIndex(t)
+	return encodeDocument(w, Version, len(fs), func(i int) Finding { return newFinding(t, bySeq, &fs[i]) }, st, nil)
+}
+
+// encodeDocument writes a Document of n findings, finding(i) giving each,
+// byte for byte as encoding/json's indented Encoder writes the whole,
+// one finding at a time.
+func encodeDocument(w io.Writer, version, n int, finding func(int) Finding, st Stats, files []File) error {
+	bw := bufio.NewWriterSize(w, 1<<16)
+	fmt.Fprintf(bw, "{\n  \"version\": %d,\n  \"findings\": [", version)
+	for i := range n {
+		b, err := json.MarshalIndent(finding(i), "    ", "  ")
+		if err != nil {
+			return err
+		}
+		if i > 0 {
+			bw.WriteByte(',')
+		}
+		bw.WriteString("\n    ")
+		bw.Write(b)
+	}
+	if n > 0 {
+		bw.WriteString("\n  ")
+	}
+	b, err := json.MarshalIndent(st, "  ", "  ")
+	if err != nil {
+		return err
+	}
+	bw.WriteString("],\n  \"stats\": ")
+	bw.Write(b)
+	if len(files) > 0 {
+		if b, err = json.MarshalIndent(files, "  ", "  "); err != nil {
+			return err
+		}
+		bw.WriteString(",\n  \"files\": ")
+		bw.Write(b)
+	}
+	bw.WriteString("\n}\n")
+	return bw.Flush()
 }

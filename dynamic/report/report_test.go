@@ -111,3 +111,43 @@ func TestJSON(t *testing.T) {
 		t.Errorf("empty report: %v %s", err, empty.String())
 	}
 }
+
+// TestJSONStreamed: the report written one finding at a time is, byte for
+// byte, what encoding/json's indented Encoder writes of the whole
+// document: with no finding, one, several (one with an intent, a note and
+// characters that JSON escapes), and with the files' table.
+func TestJSONStreamed(t *testing.T) {
+	tr := testTrace()
+	a := triplet("R-W-W", trace.KindRead, trace.KindWrite, trace.KindWrite)
+	b := triplet("W-R-W", trace.KindWrite, trace.KindRead, trace.KindWrite)
+	b.Note, b.Dropped, b.Witness = "<no> \"witness\" & more", "", nil
+	b.Intent = predict.Intent{Evidence: 2, From: 1, To: 2}
+	st := Stats{Events: 3, Goroutines: 2, Variables: 1, Seconds: 0.25}
+	for _, fs := range [][]predict.Finding{nil, {a}, {a, b, a}} {
+		for _, files := range [][]File{nil, {{File: "/src/c.go", SHA256: "ab"}, {File: "d.go"}}} {
+			doc := NewDocument(tr, fs, st)
+			doc.Files = files
+			var want, got, whole bytes.Buffer
+			enc := json.NewEncoder(&want)
+			enc.SetIndent("", "  ")
+			if err := enc.Encode(doc); err != nil {
+				t.Fatal(err)
+			}
+			if err := doc.Encode(&got); err != nil {
+				t.Fatal(err)
+			}
+			if got.String() != want.String() {
+				t.Errorf("%d findings, %d files: Encode wrote\n%s\nwant\n%s", len(fs), len(files), got.String(), want.String())
+			}
+			if files != nil {
+				continue
+			}
+			if err := JSON(&whole, tr, fs, st); err != nil {
+				t.Fatal(err)
+			}
+			if whole.String() != want.String() {
+				t.Errorf("%d findings: JSON wrote\n%s\nwant\n%s", len(fs), whole.String(), want.String())
+			}
+		}
+	}
+}
