@@ -20,6 +20,7 @@ import (
 var (
 	shapeEvents = flag.Int("shapes.events", 1_000_000, "events of each trace of BenchmarkPredictShapes")
 	shapeDir    = flag.String("shapes.dir", "", "directory to write BenchmarkPredictShapes' traces to and keep them in (a temporary one if empty)")
+	shapeDrawn  = flag.Int("shapes.drawn", 20_000, "most events of BenchmarkPredictShapes' violating traces whose code is drawn afresh for each unit (their findings grow with the trace: 555K at 100K events)")
 )
 
 // benchShapes is the sweep of BenchmarkPredictShapes: each dimension of
@@ -29,7 +30,10 @@ var (
 // nested locks and unlocked accesses, many findings; thousands of
 // short-lived goroutines, as a worker pool's tests start; a region
 // around a long loop that takes many locks inside an outer one, as a
-// cache's tests run).
+// cache's tests run). The violating shapes come twice: with code drawn
+// afresh for each unit, whose findings' site combinations grow with the
+// trace (millions of them, the worst case), and with Fixed code paths,
+// a program's, whose combinations the code bounds.
 var benchShapes = []tracegen.Shape{
 	{Goroutines: 8, Locks: 16, Vars: 64},
 	{Goroutines: 8, Locks: 16, Vars: 1024, Interleaved: true},
@@ -43,6 +47,11 @@ var benchShapes = []tracegen.Shape{
 	{Goroutines: 32, Locks: 256, Vars: 100_000, Nesting: 2, Unlocked: 0.2, Interleaved: true, Violations: true},
 	{Goroutines: 16, Locks: 16, Vars: 64, Lifetime: 32},
 	{Goroutines: 8, Locks: 1024, Vars: 100_000, Nesting: 2, Long: 1024},
+	{Goroutines: 8, Locks: 16, Vars: 64, Nesting: 3, Unlocked: 0.05, Interleaved: true, Violations: true, Fixed: true},
+	{Goroutines: 2, Locks: 1, Vars: 16, Interleaved: true, Violations: true, Fixed: true},
+	{Goroutines: 8, Locks: 16, Vars: 64, Nesting: 4, Violations: true, Fixed: true},
+	{Goroutines: 4, Locks: 4, Vars: 16, Nesting: 2, Unlocked: 0.2, Interleaved: true, Violations: true, Fixed: true},
+	{Goroutines: 32, Locks: 256, Vars: 100_000, Nesting: 2, Unlocked: 0.2, Interleaved: true, Violations: true, Fixed: true},
 }
 
 // BenchmarkPredictShapes measures "avcheck predict" end to end on the
@@ -61,6 +70,9 @@ func BenchmarkPredictShapes(b *testing.B) {
 	for i, s := range benchShapes {
 		s.Seed = uint64(i + 1)
 		s.Events = *shapeEvents
+		if s.Violations && !s.Fixed {
+			s.Events = min(s.Events, *shapeDrawn)
+		}
 		b.Run(s.String(), func(b *testing.B) {
 			path := filepath.Join(dir, fmt.Sprintf("shape%d-%dk.std", i, s.Events/1000))
 			if _, err := os.Stat(path); err != nil {
