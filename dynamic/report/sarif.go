@@ -1,6 +1,8 @@
 package report
 
 import (
+	"bufio"
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -258,12 +260,70 @@ func WriteSARIF(w io.Writer, log *SARIFLog) error {
 // its goroutine and operation ("g2 writes c.n"). Findings that -all
 // shows although they were dropped are results of level "note" with the
 // reason in their properties.
+//
+// The results are written one at a time: tens of thousands of findings,
+// each with a code flow of up to maxFlowSteps steps, are gigabytes of
+// JSON, which must not be held in memory whole. The bytes are those
+// WriteSARIF writes of NewSARIF's log.
 func SARIF(w io.Writer, t *trace.Trace, fs []predict.Finding, opts SARIFOptions) error {
-	return WriteSARIF(w, NewSARIF(t, fs, opts))
+	run, result := newSARIFRun(t, fs, opts)
+	var head bytes.Buffer
+	if err := WriteSARIF(&head, &SARIFLog{Schema: SARIFSchemaURI, Version: "2.1.0", Runs: []SARIFRun{run}}); err != nil {
+		return err
+	}
+	// The results go in place of the empty array, the only one at the
+	// indentation of a run's fields.
+	const empty = "\n      \"results\": []"
+	at := bytes.Index(head.Bytes(), []byte(empty))
+	if at < 0 {
+		return fmt.Errorf("SARIF log without its results: %.80q", head.Bytes())
+	}
+	at += len(empty) - 1
+	bw := bufio.NewWriterSize(w, 1<<16)
+	bw.Write(head.Bytes()[:at])
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetIndent("        ", "  ")
+	enc.SetEscapeHTML(false)
+	n := 0
+	for i := range fs {
+		res, ok := result(i)
+		if !ok {
+			continue
+		}
+		b.Reset()
+		if err := enc.Encode(res); err != nil {
+			return err
+		}
+		if n > 0 {
+			bw.WriteByte(',')
+		}
+		bw.WriteString("\n        ")
+		bw.Write(bytes.TrimSuffix(b.Bytes(), []byte("\n")))
+		n++
+	}
+	if n > 0 {
+		bw.WriteString("\n      ")
+	}
+	bw.Write(head.Bytes()[at:])
+	return bw.Flush()
 }
 
 // NewSARIF builds the SARIF log of findings.
 func NewSARIF(t *trace.Trace, fs []predict.Finding, opts SARIFOptions) *SARIFLog {
+	run, result := newSARIFRun(t, fs, opts)
+	for i := range fs {
+		if res, ok := result(i); ok {
+			run.Results = append(run.Results, res)
+		}
+	}
+	return &SARIFLog{Schema: SARIFSchemaURI, Version: "2.1.0", Runs: []SARIFRun{run}}
+}
+
+// newSARIFRun returns the run of findings fs, with its rules and no
+// results yet, and the function that makes the result of fs[i] (false
+// for a finding without accesses, which has none).
+func newSARIFRun(t *trace.Trace, fs []predict.Finding, opts SARIFOptions) (SARIFRun, func(int) (SARIFResult, bool)) {
 	p := opts.Paths
 	run := SARIFRun{
 		Tool: SARIFTool{Driver: SARIFDriver{
@@ -273,22 +333,27 @@ func NewSARIF(t *trace.Trace, fs []predict.Finding, opts SARIFOptions) *SARIFLog
 		Results:            []SARIFResult{},
 	}
 	ruleIndex := map[string]int{}
-	bySeq := seqIndex(t)
 	for i := range fs {
 		f := &fs[i]
 		if len(f.Accesses) == 0 {
 			continue
 		}
 		id := ruleID(f)
-		idx, ok := ruleIndex[id]
-		if !ok {
-			idx = len(run.Tool.Driver.Rules)
-			ruleIndex[id] = idx
+		if _, ok := ruleIndex[id]; !ok {
+			ruleIndex[id] = len(run.Tool.Driver.Rules)
 			run.Tool.Driver.Rules = append(run.Tool.Driver.Rules, rule(f))
 		}
+	}
+	bySeq := seqIndex(t)
+	result := func(i int) (SARIFResult, bool) {
+		f := &fs[i]
+		if len(f.Accesses) == 0 {
+			return SARIFResult{}, false
+		}
+		id := ruleID(f)
 		res := SARIFResult{
 			RuleID:    id,
-			RuleIndex: idx,
+			RuleIndex: ruleIndex[id],
 			Level:     "warning",
 			Message:   SARIFText{Text: Message(t, f)},
 			Properties: map[string]any{
@@ -325,9 +390,9 @@ func NewSARIF(t *trace.Trace, fs []predict.Finding, opts SARIFOptions) *SARIFLog
 		}
 		res.Message.Text = LinkRelated(res.Message.Text, res.RelatedLocations)
 		res.PartialFingerprints = map[string]string{fingerprintKey: fingerprint(t, f, p)}
-		run.Results = append(run.Results, res)
+		return res, true
 	}
-	return &SARIFLog{Schema: SARIFSchemaURI, Version: "2.1.0", Runs: []SARIFRun{run}}
+	return run, result
 }
 
 // LinkRelated returns a result's message with links to its related

@@ -309,3 +309,29 @@ func TestLinkRelated(t *testing.T) {
 		t.Errorf("without related locations: %q", got)
 	}
 }
+
+// TestSARIFStreamed: the log written one result at a time is, byte for
+// byte, what WriteSARIF writes of NewSARIF's log: with no finding, one,
+// several of two rules (one dropped, one without a witness, one whose
+// message JSON would escape as HTML), and one without accesses, which
+// has no result.
+func TestSARIFStreamed(t *testing.T) {
+	tr := sarifTrace()
+	a := sarifTriplet()
+	b := sarifTriplet()
+	b.Pattern, b.Dropped, b.Note, b.Witness = "W-R-W", "infeasible <here> & there", "a \"note\"", nil
+	c := sarifTriplet()
+	c.Accesses = nil
+	for _, fs := range [][]predict.Finding{nil, {a}, {a, b, c, a}, {c}} {
+		var want, got bytes.Buffer
+		if err := WriteSARIF(&want, NewSARIF(tr, fs, sarifOptions())); err != nil {
+			t.Fatal(err)
+		}
+		if err := SARIF(&got, tr, fs, sarifOptions()); err != nil {
+			t.Fatal(err)
+		}
+		if got.String() != want.String() {
+			t.Errorf("%d findings: SARIF wrote\n%s\nwant\n%s", len(fs), got.String(), want.String())
+		}
+	}
+}
