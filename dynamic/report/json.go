@@ -212,39 +212,48 @@ func JSON(w io.Writer, t *trace.Trace, fs []predict.Finding, st Stats) error {
 	return encodeDocument(w, Version, len(fs), func(i int) Finding { return newFinding(t, bySeq, &fs[i]) }, st, nil)
 }
 
+// streamWriter buffers a report written in pieces. A write's error
+// sticks, and Flush returns it, so the pieces' errors need no checking.
+type streamWriter struct{ *bufio.Writer }
+
+func newStreamWriter(w io.Writer) streamWriter { return streamWriter{bufio.NewWriterSize(w, 1<<16)} }
+
+func (w streamWriter) str(s string) { _, _ = w.WriteString(s) }
+func (w streamWriter) put(b []byte) { _, _ = w.Write(b) }
+
 // encodeDocument writes a Document of n findings, finding(i) giving each,
 // byte for byte as encoding/json's indented Encoder writes the whole,
 // one finding at a time.
 func encodeDocument(w io.Writer, version, n int, finding func(int) Finding, st Stats, files []File) error {
-	bw := bufio.NewWriterSize(w, 1<<16)
-	fmt.Fprintf(bw, "{\n  \"version\": %d,\n  \"findings\": [", version)
+	bw := newStreamWriter(w)
+	bw.str(fmt.Sprintf("{\n  \"version\": %d,\n  \"findings\": [", version))
 	for i := range n {
 		b, err := json.MarshalIndent(finding(i), "    ", "  ")
 		if err != nil {
 			return err
 		}
 		if i > 0 {
-			bw.WriteByte(',')
+			bw.str(",")
 		}
-		bw.WriteString("\n    ")
-		bw.Write(b)
+		bw.str("\n    ")
+		bw.put(b)
 	}
 	if n > 0 {
-		bw.WriteString("\n  ")
+		bw.str("\n  ")
 	}
 	b, err := json.MarshalIndent(st, "  ", "  ")
 	if err != nil {
 		return err
 	}
-	bw.WriteString("],\n  \"stats\": ")
-	bw.Write(b)
+	bw.str("],\n  \"stats\": ")
+	bw.put(b)
 	if len(files) > 0 {
 		if b, err = json.MarshalIndent(files, "  ", "  "); err != nil {
 			return err
 		}
-		bw.WriteString(",\n  \"files\": ")
-		bw.Write(b)
+		bw.str(",\n  \"files\": ")
+		bw.put(b)
 	}
-	bw.WriteString("\n}\n")
+	bw.str("\n}\n")
 	return bw.Flush()
 }

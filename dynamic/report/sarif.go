@@ -1,7 +1,6 @@
 package report
 
 import (
-	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
@@ -279,8 +278,8 @@ func SARIF(w io.Writer, t *trace.Trace, fs []predict.Finding, opts SARIFOptions)
 		return fmt.Errorf("SARIF log without its results: %.80q", head.Bytes())
 	}
 	at += len(empty) - 1
-	bw := bufio.NewWriterSize(w, 1<<16)
-	bw.Write(head.Bytes()[:at])
+	bw := newStreamWriter(w)
+	bw.put(head.Bytes()[:at])
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetIndent("        ", "  ")
@@ -296,16 +295,16 @@ func SARIF(w io.Writer, t *trace.Trace, fs []predict.Finding, opts SARIFOptions)
 			return err
 		}
 		if n > 0 {
-			bw.WriteByte(',')
+			bw.str(",")
 		}
-		bw.WriteString("\n        ")
-		bw.Write(bytes.TrimSuffix(b.Bytes(), []byte("\n")))
+		bw.str("\n        ")
+		bw.put(bytes.TrimSuffix(b.Bytes(), []byte("\n")))
 		n++
 	}
 	if n > 0 {
-		bw.WriteString("\n      ")
+		bw.str("\n      ")
 	}
-	bw.Write(head.Bytes()[at:])
+	bw.put(head.Bytes()[at:])
 	return bw.Flush()
 }
 
