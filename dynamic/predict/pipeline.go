@@ -148,8 +148,8 @@ func PredictIndexed(t *trace.Trace, p *Prepass, opts Options) *Result {
 		m = newSyncMeta(t)
 	}
 	res.Candidates = len(cands)
-	// Witness windows are replayed from a shared prefix state, so visit the
-	// candidates in trace order of their closest instance.
+	// The candidates are visited in trace order of their closest
+	// instance: neighbouring windows read the same part of the trace.
 	slices.SortFunc(cands, func(a, b *patCand) int { return cmp.Compare(slices.Min(a.reps[0]), slices.Min(b.reps[0])) })
 	// Each candidate is decided on its own (AVFilter, the precise stage,
 	// the witness), so GOMAXPROCS workers take them in that order, each
@@ -176,9 +176,8 @@ func PredictIndexed(t *trace.Trace, p *Prepass, opts Options) *Result {
 	for range min(runtime.GOMAXPROCS(0), len(cands)) {
 		wg.Go(func() {
 			av := newAVIndex(t, ix)
-			// One replay of the trace's prefix serves the search and the
-			// validator: both start from the state the recorded run was
-			// in.
+			// The search and the validator start from the state the
+			// recorded run was in at the window's start.
 			pb := m.newPrefixState()
 			var ps *preciseStage
 			if opts.Precise {

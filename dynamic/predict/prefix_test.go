@@ -68,37 +68,50 @@ func (n naivePrefix) equal(o naivePrefix) bool {
 	return gomaps.Equal(n.writer, o.writer) && gomaps.Equal(n.readers, o.readers) && gomaps.Equal(n.wg, o.wg)
 }
 
-// TestPrefixState checks that a prefixState moved forwards, and back
-// through its checkpoints, holds the state an event-by-event replay from
-// the start gives, and that its checkpoints do too.
+// TestPrefixState checks that a prefixState moved forwards and back
+// holds the state an event-by-event replay from the start gives, at
+// every position of a trace of locks, read locks and WaitGroups, and at
+// positions far apart in one of a million events.
 func TestPrefixState(t *testing.T) {
-	tr := tracegen.Trace(tracegen.Config{Seed: 4, Events: 3 * checkpointEvery, Goroutines: 4, Locks: 6, RWLocks: 2, Vars: 4})
-	m := newSyncMeta(tr)
-	p := m.newPrefixState()
-	n := uint32(len(tr.Events))
-	held := 0 // positions where some lock is held
-	for _, at := range []uint32{0, 5, checkpointEvery - 1, checkpointEvery, checkpointEvery + 1, 2*checkpointEvery + 7, n - 5, n, 3, 2 * checkpointEvery, n - 1, checkpointEvery - 1, 0} {
-		p.advance(at)
-		if p.at != at {
-			t.Fatalf("advanced to %d, at %d", at, p.at)
-		}
-		want := replayNaive(tr, at)
-		if !p.naive().equal(want) {
-			t.Fatalf("at %d: the state differs from an event-by-event replay", at)
-		}
-		if len(want.writer) > 0 || len(want.readers) > 0 {
-			held++
-		}
-		for k, c := range p.checkpoints {
-			if c.at != uint32(k+1)*checkpointEvery {
-				t.Fatalf("at %d: checkpoint %d is at %d", at, k, c.at)
+	small := tracegen.Trace(tracegen.Config{Seed: 4, Events: 3000, Goroutines: 4, Locks: 6, RWLocks: 2, Vars: 4, SyncProb: 0.1})
+	large := tracegen.Trace(tracegen.Config{Seed: 4, Events: 1 << 20, Goroutines: 4, Locks: 6, RWLocks: 2, Vars: 4})
+	for _, tc := range []struct {
+		tr *trace.Trace
+		at []uint32
+	}{
+		{small, nil},
+		{large, []uint32{0, 5, 1 << 18, 1<<18 + 1, 1<<19 + 7, uint32(len(large.Events)) - 5, uint32(len(large.Events)), 3, 1 << 19, 1<<18 - 1, 0}},
+	} {
+		tr := tc.tr
+		m := newSyncMeta(tr)
+		p := m.newPrefixState()
+		at := tc.at
+		if at == nil {
+			// Every position, forwards, then some back.
+			for i := range uint32(len(tr.Events)) + 1 {
+				at = append(at, i)
 			}
-			if !c.naive().equal(replayNaive(tr, c.at)) {
-				t.Fatalf("at %d: checkpoint %d (at %d) differs from an event-by-event replay", at, k, c.at)
+			at = append(at, 17, 2000, 1)
+		}
+		held, counted := 0, 0 // positions where some lock is held, some WaitGroup counts
+		for _, a := range at {
+			p.advance(a)
+			if p.at != a {
+				t.Fatalf("advanced to %d, at %d", a, p.at)
+			}
+			want := replayNaive(tr, a)
+			if got := p.naive(); !got.equal(want) {
+				t.Fatalf("at %d: the state %+v differs from an event-by-event replay's %+v", a, got, want)
+			}
+			if len(want.writer) > 0 || len(want.readers) > 0 {
+				held++
+			}
+			if len(want.wg) > 0 {
+				counted++
 			}
 		}
-	}
-	if held < 3 {
-		t.Fatalf("locks held at %d of the positions; the test trace should hold some more often", held)
+		if held < 3 || tr == small && counted < 3 {
+			t.Fatalf("locks held at %d of the positions, WaitGroups counting at %d; the test trace should hold some more often", held, counted)
+		}
 	}
 }

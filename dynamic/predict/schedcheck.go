@@ -17,7 +17,7 @@ import (
 // validateSchedule checks that running the trace's events before from in
 // trace order, then sched, is a possible execution, and that it exhibits
 // g: the targets in order, the last one last, back to back for a race.
-// p is moved to from (forwards, or back through its checkpoints).
+// p is moved to from.
 func validateSchedule(m *syncMeta, p *prefixState, from uint32, sched []uint32, g witnessGoal) error {
 	t := m.t
 	p.advance(from)

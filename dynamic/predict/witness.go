@@ -64,35 +64,36 @@ type syncMeta struct {
 	recvIdx map[[2]uint64]uint32  // (channel, message) -> Recv event
 	closeOf map[trace.ObjID]uint32
 	onceRan map[trace.ObjID]uint32 // Once -> the Do that ran the function
-	// stateEvs lists the events that change a prefixState (lock and
-	// WaitGroup operations), in trace order, and stateRecs the same events
-	// compactly, with dense object and goroutine numbers, so that
-	// replaying a prefix reads one small array and skips the rest.
-	stateEvs  []uint32
-	stateRecs []stateRec
-	stateObjs []trace.ObjID          // dense state object to ObjID
-	stateObj  map[trace.ObjID]uint32 // ObjID to dense state object
-	stateGs   []trace.GoID           // dense goroutine to GoID
-}
-
-// stateRec is an event that changes a prefixState: a lock or WaitGroup
-// operation, with its object and goroutine numbered densely.
-type stateRec struct {
-	kind trace.Kind
-	obj  uint32
-	g    uint32
-	arg  uint64
+	// stateEvs lists the events that change the state of a lock or a
+	// WaitGroup (prefixState), in trace order, and stateAfter the state
+	// of the event's object after it: for a lock, 1 + the dense number of
+	// the goroutine holding it for writing (0 if none) in the low 32 bits
+	// and its read holds in the high 32; for a WaitGroup, its counter.
+	// objOps lists each object's events (indices into stateEvs, in
+	// order), object after object, from objStart[oi] to objStart[oi+1],
+	// so that an object's state before any event is one binary search
+	// away: no replay of the prefix, which each worker deciding
+	// candidates made through the whole trace.
+	stateEvs   []uint32
+	stateAfter []int64
+	objStart   []uint32
+	objOps     []uint32
+	stateObjs  []trace.ObjID          // dense state object to ObjID
+	lockObj    map[trace.ObjID]uint32 // a lock's ObjID to its dense state object
+	wgObj      map[trace.ObjID]uint32 // a WaitGroup's ObjID to its dense state object
+	stateGs    []trace.GoID           // dense goroutine to GoID
 }
 
 func newSyncMeta(t *trace.Trace) *syncMeta {
 	m := &syncMeta{
-		t:        t,
-		forkOf:   make(map[trace.GoID]uint32),
-		sendIdx:  make(map[[2]uint64]uint32),
-		recvIdx:  make(map[[2]uint64]uint32),
-		closeOf:  make(map[trace.ObjID]uint32),
-		onceRan:  make(map[trace.ObjID]uint32),
-		stateObj: make(map[trace.ObjID]uint32),
+		t:       t,
+		forkOf:  make(map[trace.GoID]uint32),
+		sendIdx: make(map[[2]uint64]uint32),
+		recvIdx: make(map[[2]uint64]uint32),
+		closeOf: make(map[trace.ObjID]uint32),
+		onceRan: make(map[trace.ObjID]uint32),
+		lockObj: make(map[trace.ObjID]uint32),
+		wgObj:   make(map[trace.ObjID]uint32),
 	}
 	// Size the lists of state-changing events by counting them first:
 	// growing them by append copied them several times over.
@@ -104,11 +105,14 @@ func newSyncMeta(t *trace.Trace) *syncMeta {
 		}
 	}
 	m.stateEvs = make([]uint32, 0, n)
-	m.stateRecs = make([]stateRec, 0, n)
+	m.stateAfter = make([]int64, 0, n)
+	opObj := make([]uint32, 0, n) // per state event, its object
+	var cur []int64               // per object, its state so far
+	held := make(map[[2]uint32]int32)
 	gIdx := make(map[trace.GoID]uint32)
 	// The last object and goroutine looked up: lock operations come in
 	// runs on one lock and goroutine.
-	lastObj, lastOi := trace.ObjID(0), ^uint32(0)
+	lastObj, lastWG, lastOi := trace.ObjID(0), false, ^uint32(0)
 	lastG, lastGi := trace.GoID(0), ^uint32(0)
 	for i := range t.Events {
 		e := &t.Events[i]
@@ -128,15 +132,20 @@ func newSyncMeta(t *trace.Trace) *syncMeta {
 				m.onceRan[e.Obj] = uint32(i)
 			}
 		case trace.KindAcquire, trace.KindRelease, trace.KindRAcquire, trace.KindRRelease, trace.KindWGAdd, trace.KindWGDone:
-			m.stateEvs = append(m.stateEvs, uint32(i))
-			if e.Obj != lastObj || lastOi == ^uint32(0) {
-				oi, ok := m.stateObj[e.Obj]
+			wg := e.Kind == trace.KindWGAdd || e.Kind == trace.KindWGDone
+			if e.Obj != lastObj || wg != lastWG || lastOi == ^uint32(0) {
+				objs := m.lockObj
+				if wg {
+					objs = m.wgObj
+				}
+				oi, ok := objs[e.Obj]
 				if !ok {
 					oi = uint32(len(m.stateObjs))
-					m.stateObj[e.Obj] = oi
+					objs[e.Obj] = oi
 					m.stateObjs = append(m.stateObjs, e.Obj)
+					cur = append(cur, 0)
 				}
-				lastObj, lastOi = e.Obj, oi
+				lastObj, lastWG, lastOi = e.Obj, wg, oi
 			}
 			if e.G != lastG || lastGi == ^uint32(0) {
 				gi, ok := gIdx[e.G]
@@ -147,21 +156,51 @@ func newSyncMeta(t *trace.Trace) *syncMeta {
 				}
 				lastG, lastGi = e.G, gi
 			}
-			m.stateRecs = append(m.stateRecs, stateRec{kind: e.Kind, obj: lastOi, g: lastGi, arg: e.Arg})
+			c := &cur[lastOi]
+			switch e.Kind {
+			case trace.KindAcquire:
+				*c = *c&^0xffffffff | int64(lastGi+1)
+			case trace.KindRelease:
+				*c &^= 0xffffffff
+			case trace.KindRAcquire:
+				held[[2]uint32{lastOi, lastGi}]++
+				*c += 1 << 32
+			case trace.KindRRelease:
+				// An unmatched RUnlock leaves no negative count behind.
+				if k := [2]uint32{lastOi, lastGi}; held[k] > 0 {
+					held[k]--
+					*c -= 1 << 32
+				}
+			case trace.KindWGAdd:
+				*c += int64(e.Arg)
+			case trace.KindWGDone:
+				*c--
+			}
+			m.stateEvs = append(m.stateEvs, uint32(i))
+			m.stateAfter = append(m.stateAfter, *c)
+			opObj = append(opObj, lastOi)
 		}
+	}
+	// Each object's events, object after object.
+	m.objStart = make([]uint32, len(m.stateObjs)+1)
+	for _, oi := range opObj {
+		m.objStart[oi+1]++
+	}
+	for oi := range m.stateObjs {
+		m.objStart[oi+1] += m.objStart[oi]
+	}
+	m.objOps = make([]uint32, len(opObj))
+	fill := slices.Clone(m.objStart[:len(m.stateObjs)])
+	for k, oi := range opObj {
+		m.objOps[fill[oi]] = uint32(k)
+		fill[oi]++
 	}
 	return m
 }
 
-// newPrefixState returns the state before the trace's first event, which
-// replays through m's list of the events that change it.
+// newPrefixState returns the state before the trace's first event.
 func (m *syncMeta) newPrefixState() *prefixState {
-	return &prefixState{
-		m:       m,
-		writer:  make([]int32, len(m.stateObjs)),
-		readers: make([]int32, len(m.stateObjs)*len(m.stateGs)),
-		wg:      make([]int64, len(m.stateObjs)),
-	}
+	return &prefixState{m: m}
 }
 
 // chanCap returns a channel's capacity and whether it is known.
@@ -174,19 +213,12 @@ func (m *syncMeta) chanCap(obj trace.ObjID) (uint64, bool) {
 }
 
 // prefixState is the state of locks and WaitGroups after a prefix of the
-// trace as recorded, advanced incrementally so that many windows of one
-// trace cost one pass. It is indexed by syncMeta's dense numbering of the
-// objects and goroutines of the lock and WaitGroup operations, so its
-// size depends on those, not on the trace's length.
+// trace as recorded, the events before at. It reads each object's state
+// from syncMeta's lists when asked, so moving it costs nothing, forwards
+// or back.
 type prefixState struct {
-	at      uint32
-	m       *syncMeta
-	writer  []int32 // per object: 1 + the goroutine holding it for writing, 0 if none
-	readers []int32 // per object and goroutine (obj*len(m.stateGs)+g): its read holds
-	wg      []int64 // per object: the WaitGroup counter
-	// checkpoints are copies taken every checkpointEvery events, so that
-	// going back costs a replay from the nearest one, not from the start.
-	checkpoints []*prefixState
+	at uint32
+	m  *syncMeta
 	// win is the memory of the last witness window built from this
 	// state (newWindow), reused by the next: a trace with many
 	// candidates builds one window per candidate, and allocating each
@@ -194,108 +226,43 @@ type prefixState struct {
 	win *schedWindow
 }
 
-// checkpointEvery is the distance between prefixState checkpoints.
-const checkpointEvery = 1 << 18
+// advance moves p to the state after the events before to.
+func (p *prefixState) advance(to uint32) { p.at = to }
 
-// clone returns a copy of p's state, without its checkpoints.
-func (p *prefixState) clone() *prefixState {
-	return &prefixState{at: p.at, m: p.m, writer: slices.Clone(p.writer),
-		readers: slices.Clone(p.readers), wg: slices.Clone(p.wg)}
-}
-
-// rewind moves p back to the latest checkpoint at or before to.
-func (p *prefixState) rewind(to uint32) {
-	cps := p.checkpoints
-	k := sortSearch(len(cps), func(i int) bool { return cps[i].at > to })
-	var c *prefixState
+// state returns dense object oi's state after the events before p.at
+// (syncMeta.stateAfter), 0 before its first.
+func (p *prefixState) state(oi uint32) int64 {
+	m := p.m
+	ops := m.objOps[m.objStart[oi]:m.objStart[oi+1]]
+	k := sortSearch(len(ops), func(j int) bool { return m.stateEvs[ops[j]] >= p.at })
 	if k == 0 {
-		c = p.m.newPrefixState()
-	} else {
-		c = cps[k-1].clone()
+		return 0
 	}
-	c.checkpoints = cps[:k]
-	c.win = p.win
-	*p = *c
-}
-
-// advance replays the events before to (forwards, or back from the
-// nearest checkpoint), visiting only those that change the state.
-func (p *prefixState) advance(to uint32) {
-	if p.at > to {
-		p.rewind(to)
-	}
-	evs := p.m.stateEvs
-	i := sortSearch(len(evs), func(k int) bool { return evs[k] >= p.at })
-	for p.at < to {
-		next := to
-		if i < len(evs) && evs[i] < to {
-			next = evs[i]
-		}
-		// The checkpoints taken at the positions from here to next (and
-		// below to): the state does not change in between.
-		for cp := (p.at + checkpointEvery - 1) / checkpointEvery * checkpointEvery; cp <= min(next, to-1); cp += checkpointEvery {
-			if cp > 0 && (len(p.checkpoints) == 0 || p.checkpoints[len(p.checkpoints)-1].at < cp) {
-				p.at = cp
-				p.checkpoints = append(p.checkpoints, p.clone())
-			}
-		}
-		if next == to {
-			p.at = to
-			return
-		}
-		p.apply(&p.m.stateRecs[i])
-		p.at = next + 1
-		i++
-	}
-}
-
-// apply changes the state by one event.
-func (p *prefixState) apply(r *stateRec) {
-	switch r.kind {
-	case trace.KindAcquire:
-		p.writer[r.obj] = int32(r.g) + 1
-	case trace.KindRelease:
-		p.writer[r.obj] = 0
-	case trace.KindRAcquire:
-		p.readers[int(r.obj)*len(p.m.stateGs)+int(r.g)]++
-	case trace.KindRRelease:
-		// An unmatched RUnlock leaves no negative count behind.
-		if n := &p.readers[int(r.obj)*len(p.m.stateGs)+int(r.g)]; *n > 0 {
-			*n--
-		}
-	case trace.KindWGAdd:
-		p.wg[r.obj] += int64(r.arg)
-	case trace.KindWGDone:
-		p.wg[r.obj]--
-	}
+	return m.stateAfter[ops[k-1]]
 }
 
 // writerOf returns the goroutine holding lock obj for writing, if any.
 func (p *prefixState) writerOf(obj trace.ObjID) (trace.GoID, bool) {
-	if oi, ok := p.m.stateObj[obj]; ok && p.writer[oi] != 0 {
-		return p.m.stateGs[p.writer[oi]-1], true
+	if oi, ok := p.m.lockObj[obj]; ok {
+		if w := uint32(p.state(oi)); w != 0 {
+			return p.m.stateGs[w-1], true
+		}
 	}
 	return 0, false
 }
 
 // readHolds returns how many read holds of lock obj are open.
 func (p *prefixState) readHolds(obj trace.ObjID) int32 {
-	oi, ok := p.m.stateObj[obj]
-	if !ok {
-		return 0
+	if oi, ok := p.m.lockObj[obj]; ok {
+		return int32(p.state(oi) >> 32)
 	}
-	n := int32(0)
-	ng := len(p.m.stateGs)
-	for _, c := range p.readers[int(oi)*ng : int(oi+1)*ng] {
-		n += c
-	}
-	return n
+	return 0
 }
 
 // wgCounter returns WaitGroup obj's counter.
 func (p *prefixState) wgCounter(obj trace.ObjID) int64 {
-	if oi, ok := p.m.stateObj[obj]; ok {
-		return p.wg[oi]
+	if oi, ok := p.m.wgObj[obj]; ok {
+		return p.state(oi)
 	}
 	return 0
 }
