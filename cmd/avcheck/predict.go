@@ -232,13 +232,26 @@ func predictContext(ctx context.Context, trap bool, args []string, stdout, stder
 		fmt.Fprintf(stderr, "avcheck predict: %s: the trace has no events\n", path)
 	}
 
+	// A report of many findings is written for a while: the next
+	// interrupt stops it where it is.
+	wctx := context.Background()
+	if trap {
+		var stop context.CancelFunc
+		wctx, stop = signal.NotifyContext(wctx, os.Interrupt, syscall.SIGTERM)
+		defer stop()
+	}
+	out := interruptible{wctx, stdout}
 	switch {
 	case *asJSON:
-		err = report.JSON(stdout, t, findings, st)
+		err = report.JSON(out, t, findings, st)
 	case *asSARIF:
-		err = report.SARIF(stdout, t, findings, sarifOptions(workDir()))
+		err = report.SARIF(out, t, findings, sarifOptions(workDir()))
 	default:
-		err = report.Text(stdout, t, findings, report.TextOptions{Dir: workDir()})
+		err = report.Text(out, t, findings, report.TextOptions{Dir: workDir()})
+	}
+	if errors.Is(err, errInterrupted) {
+		fmt.Fprintln(stderr, "avcheck predict: interrupted while writing the report, which is cut short")
+		return exitError
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "avcheck predict: %v\n", err)
@@ -471,4 +484,20 @@ var gcSettings struct {
 	limiting  int   // calls with a memory limit
 	limit     int64 // the limit before the first of them
 	following bool  // followLiveHeap will run after the next collection
+}
+
+// errInterrupted is interruptible's error once its context is done.
+var errInterrupted = errors.New("interrupted")
+
+// interruptible is a writer that fails once its context is done.
+type interruptible struct {
+	ctx context.Context
+	w   io.Writer
+}
+
+func (w interruptible) Write(p []byte) (int, error) {
+	if w.ctx.Err() != nil {
+		return 0, errInterrupted
+	}
+	return w.w.Write(p)
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -11,6 +12,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/avcheck/avcheck/dynamic/report"
+	"github.com/avcheck/avcheck/dynamic/trace"
 )
 
 // The serial counter run: g1's region reads and writes c.n in two
@@ -520,5 +524,30 @@ func TestPredictInterrupted(t *testing.T) {
 	code := predictContext(ctx, false, []string{p}, &out, &errOut)
 	if want := "avcheck predict: interrupted while searching the trace for violations, before any was decided\n"; code != exitError || out.String() != "" || errOut.String() != want {
 		t.Errorf("exit %d, stdout %q, stderr %q, want %q", code, out.String(), errOut.String(), want)
+	}
+}
+
+// TestPredictWriteInterrupted: the report is written through a writer
+// that fails once its context is done, so that an interrupt stops a long
+// report where it is; the error is errInterrupted, and nothing more is
+// written.
+func TestPredictWriteInterrupted(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	var b bytes.Buffer
+	w := interruptible{ctx, &b}
+	if _, err := w.Write([]byte("x")); err != nil || b.String() != "x" {
+		t.Fatalf("before the interrupt: %v, wrote %q", err, b.String())
+	}
+	cancel()
+	for name, write := range map[string]func() error{
+		"JSON":  func() error { return report.JSON(w, &trace.Trace{}, nil, report.Stats{}) },
+		"SARIF": func() error { return report.SARIF(w, &trace.Trace{}, nil, report.SARIFOptions{}) },
+	} {
+		if err := write(); !errors.Is(err, errInterrupted) {
+			t.Errorf("%s after the interrupt: %v, want %v", name, err, errInterrupted)
+		}
+	}
+	if b.String() != "x" {
+		t.Errorf("after the interrupt, wrote %q", b.String())
 	}
 }
