@@ -212,14 +212,37 @@ func JSON(w io.Writer, t *trace.Trace, fs []predict.Finding, st Stats) error {
 	return encodeDocument(w, Version, len(fs), func(i int) Finding { return newFinding(t, bySeq, &fs[i]) }, st, nil)
 }
 
-// streamWriter buffers a report written in pieces. A write's error
-// sticks, and Flush returns it, so the pieces' errors need no checking.
-type streamWriter struct{ *bufio.Writer }
+// streamWriter buffers a report written in pieces. It keeps the first
+// write's error, which err and Flush return, so that the pieces need no
+// checking and the writer stops between findings once one fails.
+type streamWriter struct {
+	bw  *bufio.Writer
+	err error
+}
 
-func newStreamWriter(w io.Writer) streamWriter { return streamWriter{bufio.NewWriterSize(w, 1<<16)} }
+func newStreamWriter(w io.Writer) *streamWriter {
+	return &streamWriter{bw: bufio.NewWriterSize(w, 1<<16)}
+}
 
-func (w streamWriter) str(s string) { _, _ = w.WriteString(s) }
-func (w streamWriter) put(b []byte) { _, _ = w.Write(b) }
+func (w *streamWriter) str(s string) {
+	if w.err == nil {
+		_, w.err = w.bw.WriteString(s)
+	}
+}
+
+func (w *streamWriter) put(b []byte) {
+	if w.err == nil {
+		_, w.err = w.bw.Write(b)
+	}
+}
+
+// Flush writes what is buffered and returns the first error.
+func (w *streamWriter) Flush() error {
+	if w.err == nil {
+		w.err = w.bw.Flush()
+	}
+	return w.err
+}
 
 // encodeDocument writes a Document of n findings, finding(i) giving each,
 // byte for byte as encoding/json's indented Encoder writes the whole,
@@ -228,6 +251,9 @@ func encodeDocument(w io.Writer, version, n int, finding func(int) Finding, st S
 	bw := newStreamWriter(w)
 	bw.str(fmt.Sprintf("{\n  \"version\": %d,\n  \"findings\": [", version))
 	for i := range n {
+		if bw.err != nil {
+			return bw.err
+		}
 		b, err := json.MarshalIndent(finding(i), "    ", "  ")
 		if err != nil {
 			return err

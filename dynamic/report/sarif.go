@@ -286,6 +286,9 @@ func SARIF(w io.Writer, t *trace.Trace, fs []predict.Finding, opts SARIFOptions)
 	enc.SetEscapeHTML(false)
 	n := 0
 	for i := range fs {
+		if bw.err != nil {
+			return bw.err
+		}
 		res, ok := result(i)
 		if !ok {
 			continue
