@@ -62,22 +62,18 @@ func (p *preciseFlags) apply(o *predict.Options) {
 // avcheck's, which leaves the finding at its previous level), and the
 // checks and witness searches that the time (-budget) left undone.
 func warnPrecise(w io.Writer, cmd string, res *predict.Result) {
-	defer func() {
-		if res.Unwitnessed > 0 {
-			fmt.Fprintf(w, "%s: its time (-budget) ran out before it searched a witness schedule for %s; those are reported at their level without one, with a note\n", cmd, plural(res.Unwitnessed, "finding"))
+	if st := res.Precise; st != nil {
+		for _, e := range st.Errors {
+			fmt.Fprintf(w, "%s: precise stage: %s\n", cmd, e)
 		}
-	}()
-	st := res.Precise
-	if st == nil {
-		return
+		if st.Skipped > 0 {
+			fmt.Fprintf(w, "%s: precise stage: its time (-budget) ran out before it checked %s; those reported keep their level, with a note\n", cmd, plural(st.Skipped, "possible violation"))
+		}
+		for _, e := range st.Rejected {
+			fmt.Fprintf(w, "%s: precise stage (a bug, please report it): %s\n", cmd, e)
+		}
 	}
-	for _, e := range st.Errors {
-		fmt.Fprintf(w, "%s: precise stage: %s\n", cmd, e)
-	}
-	if st.Skipped > 0 {
-		fmt.Fprintf(w, "%s: precise stage: its time (-budget) ran out before it checked %s; those reported keep their level, with a note\n", cmd, plural(st.Skipped, "possible violation"))
-	}
-	for _, e := range st.Rejected {
-		fmt.Fprintf(w, "%s: precise stage (a bug, please report it): %s\n", cmd, e)
+	if res.Unwitnessed > 0 {
+		fmt.Fprintf(w, "%s: its time (-budget) ran out before it searched a witness schedule for %s; those are reported at their level without one, with a note\n", cmd, plural(res.Unwitnessed, "finding"))
 	}
 }

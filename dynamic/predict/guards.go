@@ -98,40 +98,44 @@ func newPairOwners(vars int) *pairOwners {
 
 // add records a frame of goroutine g on (x, y).
 func (s *pairOwners) add(x, y, g uint32) {
-	var p *uint32
-	if s.dense != nil {
-		p = &s.dense[uint64(x)*s.n+uint64(y)]
-	} else {
-		k := uint64(x)<<32 | uint64(y)
-		v, ok := s.m[k]
-		if !ok {
-			s.m[k] = g + 1
-			return
-		}
-		if v != g+1 && v != ownersMany {
-			s.m[k] = ownersMany
-		}
-		return
-	}
-	switch *p {
+	k := s.key(x, y)
+	switch v := s.get(k); v {
 	case 0:
-		*p = g + 1
+		s.set(k, g+1)
 	case g + 1, ownersMany:
 	default:
-		*p = ownersMany
+		s.set(k, ownersMany)
 	}
 }
 
 // otherThan reports whether a goroutine other than g has frames on
 // (x, y).
 func (s *pairOwners) otherThan(x, y, g uint32) bool {
-	var v uint32
-	if s.dense != nil {
-		v = s.dense[uint64(x)*s.n+uint64(y)]
-	} else {
-		v = s.m[uint64(x)<<32|uint64(y)]
-	}
+	v := s.get(s.key(x, y))
 	return v != 0 && v != g+1
+}
+
+// key is the place of (x, y) in the table, or its key in the map.
+func (s *pairOwners) key(x, y uint32) uint64 {
+	if s.dense != nil {
+		return uint64(x)*s.n + uint64(y)
+	}
+	return uint64(x)<<32 | uint64(y)
+}
+
+func (s *pairOwners) get(k uint64) uint32 {
+	if s.dense != nil {
+		return s.dense[k]
+	}
+	return s.m[k]
+}
+
+func (s *pairOwners) set(k uint64, v uint32) {
+	if s.dense != nil {
+		s.dense[k] = v
+	} else {
+		s.m[k] = v
+	}
 }
 
 // guarded reports whether variable v has a guard or one goroutine makes

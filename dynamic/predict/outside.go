@@ -43,10 +43,11 @@ func (ix *patIndex) outsideOrder(t *trace.Trace, kind FindingKind, reps [][]uint
 	if kept != nil {
 		return kept, ""
 	}
-	if kind == KindRace {
-		return nil, fmt.Sprintf("g%d was started by code that avcheck does not rewrite (not a go statement it records, nor a test), so what orders it with the other goroutines there is not recorded", first)
+	why := fmt.Sprintf("g%d was started by code that avcheck does not rewrite (not a go statement it records, nor a test), so what orders it with the other goroutines there is not recorded", first)
+	if kind != KindRace {
+		why += ", and the run did not interleave them so"
 	}
-	return nil, fmt.Sprintf("g%d was started by code that avcheck does not rewrite (not a go statement it records, nor a test), so what orders it with the other goroutines there is not recorded, and the run did not interleave them so", first)
+	return nil, why
 }
 
 // rising reports whether the events at the positions in r ran in that
