@@ -194,7 +194,7 @@ func predictContext(ctx context.Context, trap bool, args []string, stdout, stder
 		// variable, where the pattern search agrees with brute force too
 		// (pattern_diff_test.go); on a long trace it takes most of the
 		// time, so it runs only on request.
-		opts := predict.Options{All: *all, NoMeta: *engine == "search"}
+		opts := predict.Options{All: *all, Meta: *engine == "all"}
 		precise.apply(&opts)
 		if trap {
 			var stop context.CancelFunc

@@ -60,10 +60,10 @@ func BenchmarkPipeline(b *testing.B) {
 	})
 }
 
-// BenchmarkPipelineNoMeta is the pipeline without the meta-analysis
-// engine: pattern search, AVFilter, witnesses and dedupe.
-func BenchmarkPipelineNoMeta(b *testing.B) {
+// BenchmarkPipelineMeta is the pipeline with the meta-analysis engine
+// beside the pattern search (-engine=all).
+func BenchmarkPipelineMeta(b *testing.B) {
 	benchSizes(b, func(b *testing.B, t *trace.Trace) {
-		Predict(t, Options{NoMeta: true})
+		Predict(t, Options{Meta: true})
 	})
 }

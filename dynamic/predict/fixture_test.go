@@ -15,7 +15,9 @@ import (
 // of Predict with All set, one per line (see fixtureLine), or "no finding".
 // Predict runs with the precise stage, as the commands do.
 // An optional "observed" section gives observed mode's finding the same
-// way (CheckObservedTrace reports at most one).
+// way (CheckObservedTrace reports at most one), and an optional
+// "expect-meta" section the findings with the meta-analysis beside the
+// search (-engine=all), where they differ.
 
 // readFixtureTrace parses a text trace held in memory.
 func readFixtureTrace(t *testing.T, name string, data []byte) *trace.Trace {
@@ -89,8 +91,8 @@ func TestFixtures(t *testing.T) {
 				t.Fatal(err)
 			}
 			var tr *trace.Trace
-			var want, wantObserved []string
-			haveObserved := false
+			var want, wantObserved, wantMeta []string
+			haveObserved, haveMeta := false, false
 			for _, f := range ar.Files {
 				switch f.Name {
 				case "trace":
@@ -100,22 +102,33 @@ func TestFixtures(t *testing.T) {
 				case "observed":
 					haveObserved = true
 					wantObserved = expectLines(f.Data)
+				case "expect-meta":
+					haveMeta = true
+					wantMeta = expectLines(f.Data)
 				}
 			}
 			if tr == nil {
 				t.Fatal("no trace section")
 			}
-			res := Predict(tr, Options{All: true, Precise: true})
-			var got []string
-			for i := range res.Findings {
-				f := &res.Findings[i]
-				got = append(got, fixtureLine(tr, f))
-				if f.Dropped == "" {
-					checkWitness(t, tr, f)
+			check := func(opts Options, want []string) {
+				res := Predict(tr, opts)
+				var got []string
+				for i := range res.Findings {
+					f := &res.Findings[i]
+					got = append(got, fixtureLine(tr, f))
+					if f.Dropped == "" {
+						checkWitness(t, tr, f)
+					}
+				}
+				if strings.Join(got, "\n") != strings.Join(want, "\n") {
+					t.Errorf("findings (meta-analysis %v):\n%s\nwant:\n%s", opts.Meta, orNone(got), orNone(want))
 				}
 			}
-			if strings.Join(got, "\n") != strings.Join(want, "\n") {
-				t.Errorf("findings:\n%s\nwant:\n%s", orNone(got), orNone(want))
+			check(Options{All: true, Precise: true}, want)
+			if haveMeta {
+				// The findings with the meta-analysis beside the
+				// search (-engine=all).
+				check(Options{All: true, Precise: true, Meta: true}, wantMeta)
 			}
 			if haveObserved {
 				var gotObserved []string

@@ -506,7 +506,7 @@ func (b *pdBrute) expected() []string {
 }
 
 func pdFound(t *trace.Trace) []string {
-	res := Predict(t, Options{NoMeta: true, NoFilter: true})
+	res := Predict(t, Options{NoFilter: true})
 	var out []string
 	for _, f := range res.Findings {
 		var s []string

@@ -23,10 +23,16 @@ type Options struct {
 	// witness, with Finding.Dropped saying why. Without it they are left
 	// out.
 	All bool
-	// NoMeta leaves out the meta-analysis (meta.go), whose triplets the
-	// pattern search also finds on the traces the meta-analysis handles;
-	// it is for comparing the engines.
-	NoMeta bool
+	// Meta also runs the meta-analysis (meta.go), for comparing the
+	// engines. The minimal triplets it finds (no access of the region's
+	// goroutine to the variable between the first and the last) the
+	// pattern search finds too; the others it adds repeat one of those
+	// with an access of the region in between (a W-W-R where the region
+	// writes, writes again and reads is also a W-W-W and a W-W-R over the
+	// second write), and it costs more time and memory than the search
+	// on a test suite's trace, so avcheck run and avcheck test leave it
+	// out as avcheck predict does.
+	Meta bool
 	// NoFilter skips AVFilter, so that the differential tests can compare
 	// the search and witness stages with an enumeration of schedules,
 	// which knows nothing of data constraints.
@@ -113,7 +119,7 @@ func PredictIndexed(t *trace.Trace, p *Prepass, opts Options) *Result {
 		stop = opts.Context.Done()
 	}
 	var meta chan []Finding
-	if !opts.NoMeta {
+	if opts.Meta {
 		meta = make(chan []Finding, 1)
 		go func() { meta <- MetaAnalysisTrace(t) }()
 	}

@@ -143,12 +143,12 @@ func TestPreciseUnknownKeepsLevel(t *testing.T) {
 // stage whose time has run out too, in the same order.
 func TestPreciseStageTime(t *testing.T) {
 	tr := tracegen.ShapeTrace(tracegen.Shape{Seed: 3, Events: 150, Goroutines: 3, Locks: 2, Vars: 4, Interleaved: true, Violations: true})
-	full := Predict(tr, Options{Precise: true, NoMeta: true})
+	full := Predict(tr, Options{Precise: true})
 	if full.Precise.Skipped != 0 || full.Precise.Checks == 0 || full.Unwitnessed != 0 {
 		t.Fatalf("with time to spare: stats %+v, %d unwitnessed", full.Precise, full.Unwitnessed)
 	}
-	without := Predict(tr, Options{NoMeta: true, StageTime: time.Nanosecond})
-	res := Predict(tr, Options{Precise: true, NoMeta: true, StageTime: time.Nanosecond})
+	without := Predict(tr, Options{StageTime: time.Nanosecond})
+	res := Predict(tr, Options{Precise: true, StageTime: time.Nanosecond})
 	if res.Precise.Checks != 0 || res.Precise.Skipped == 0 || res.Unwitnessed != len(res.Findings) {
 		t.Fatalf("no time: stats %+v, %d of %d unwitnessed", res.Precise, res.Unwitnessed, len(res.Findings))
 	}
@@ -176,8 +176,8 @@ func TestPreciseStageTime(t *testing.T) {
 // with a note, where with time to spare they drop some of them.
 func TestWitnessStageTime(t *testing.T) {
 	tr := tracegen.ShapeTrace(tracegen.Shape{Seed: 4, Events: 150, Goroutines: 3, Locks: 2, Vars: 4, Nesting: 2, Unlocked: 0.2, Interleaved: true, Violations: true})
-	full := Predict(tr, Options{NoMeta: true, All: true})
-	res := Predict(tr, Options{NoMeta: true, StageTime: time.Nanosecond})
+	full := Predict(tr, Options{All: true})
+	res := Predict(tr, Options{StageTime: time.Nanosecond})
 	var want, got []string
 	dropped := 0
 	for _, f := range full.Findings {

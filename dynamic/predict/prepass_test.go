@@ -55,7 +55,7 @@ func TestPrepass(t *testing.T) {
 
 		// Prediction from a Prepass, from a Prepass that saw only part
 		// of the trace (it starts over), and from none.
-		opts := Options{NoMeta: true}
+		opts := Options{}
 		wantRes := Predict(tr, opts)
 		whole := NewPrepass(tr.Object)
 		whole.Add(tr.Events)
@@ -82,7 +82,7 @@ func TestPrepassClose(t *testing.T) {
 	p.Close()
 	p.Close()
 	p.Add(tr.Events[1000:])
-	opts := Options{NoMeta: true}
+	opts := Options{}
 	if got, want := PredictIndexed(tr, p, opts), Predict(tr, opts); !reflect.DeepEqual(got, want) {
 		t.Errorf("PredictIndexed after Close: %d findings, Predict %d", len(got.Findings), len(want.Findings))
 	}
