@@ -59,6 +59,7 @@ func TestRecordersAgree(t *testing.T) {
 		{"checkset", ""},
 		{"acconnect", ""},
 		{"atom001", ""},
+		{"jigsaw", ""},
 	} {
 		t.Run(tc.dir, func(t *testing.T) {
 			delve := recorderFindings(t, "delve", tc.dir, tc.test)
