@@ -3,6 +3,7 @@ package record
 import (
 	"context"
 	"fmt"
+	"io"
 	"maps"
 	"os"
 	"os/exec"
@@ -10,6 +11,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -739,6 +741,48 @@ func TestTrailingComma(t *testing.T) {
 	} {
 		if got := trailingComma([]byte(text)); got != want {
 			t.Errorf("trailingComma(%q) = %v, want %v", text, got, want)
+		}
+	}
+}
+
+// While the program runs, the events it has recorded so far are counted
+// (for the progress line): a program that runs until its time limit is
+// seen recording before it ends.
+func TestInstrumentedProgress(t *testing.T) {
+	t.Parallel()
+	in, bin, root := prepareInstrumented(t, "forever", true)
+	var mu sync.Mutex
+	var counts []int
+	opts := Options{Binary: bin, Dir: filepath.Join(root, "testdata/record/forever"), Timeout: 2 * time.Second, MaxEvents: 1 << 22, Output: io.Discard}
+	opts.Progress = func(n int) {
+		mu.Lock()
+		counts = append(counts, n)
+		mu.Unlock()
+	}
+	tr, oc, err := RecordInstrumented(context.Background(), in, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if oc.Complete {
+		t.Fatalf("the program ended by itself: %+v", oc)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(counts) < 2 {
+		t.Fatalf("progress called %d times, want calls while the program ran and one at the end", len(counts))
+	}
+	last := counts[len(counts)-1]
+	if last != len(tr.Events) {
+		t.Errorf("the last progress call says %d events, the trace has %d", last, len(tr.Events))
+	}
+	running := counts[:len(counts)-1]
+	if running[len(running)-1] == 0 {
+		t.Errorf("no event counted while the program ran: %v", running)
+	}
+	for i, n := range running {
+		if n < 0 || n > 1<<22 || i > 0 && n < running[i-1] {
+			t.Errorf("counts while running %v: not growing within the limit of %d", running, 1<<22)
+			break
 		}
 	}
 }

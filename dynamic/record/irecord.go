@@ -5,14 +5,15 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"github.com/avcheck/avcheck/internal/children"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"time"
 
 	"github.com/avcheck/avcheck/dynamic/record/avrt"
 	"github.com/avcheck/avcheck/dynamic/trace"
+	"github.com/avcheck/avcheck/internal/children"
 )
 
 // BuildInstrumented compiles pkg as Build does, with the packages under
@@ -94,7 +95,9 @@ func RecordInstrumented(ctx context.Context, in *Instrumented, opts Options) (*t
 	limit = max(limit, avrt.ChunkEvents)
 	cmd.Env = append(os.Environ(), avrt.EnvFile+"="+rawName, fmt.Sprintf("%s=%d", avrt.EnvLimit, limit))
 	cmd.Stdout, cmd.Stderr = out, out
+	stopWatch := watchEvents(rawName, limit, opts.Progress)
 	err = cmd.Run()
+	stopWatch()
 	release()
 	oc := Outcome{}
 	if cmd.Process != nil {
@@ -192,4 +195,41 @@ func (in *Instrumented) unrecorded(rawName string) ([]Unprobed, error) {
 	}
 	sortUnprobed(out)
 	return out, nil
+}
+
+// progressEvery is how often the events recorded so far are counted
+// while the program runs.
+const progressEvery = 250 * time.Millisecond
+
+// watchEvents calls progress, from time to time until the returned
+// function is called, with the number of events the program has
+// recorded into the raw file name so far, counted from the file's size:
+// the runtime grows the file a chunk at a time (avrt.ChunkBytes), so the
+// count runs ahead by at most the unfilled part of the chunks in use,
+// and it costs the program nothing. With progress nil it does nothing.
+func watchEvents(name string, limit int64, progress func(int)) (stop func()) {
+	if progress == nil {
+		return func() {}
+	}
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		tick := time.NewTicker(progressEvery)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+			}
+			if fi, err := os.Stat(name); err == nil && fi.Size() > avrt.HeaderBytes {
+				progress(int(min((fi.Size()-avrt.HeaderBytes)/int64(avrt.EventSize), limit)))
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		<-finished
+	}
 }
