@@ -786,3 +786,40 @@ func TestInstrumentedProgress(t *testing.T) {
 		}
 	}
 }
+
+// avcheck's own runtime is not rewritten when its tests are recorded
+// (its code runs pinned to its P, where a probe may not block): the
+// recording says so, and a run in which no probe ran, so that the
+// runtime never started, is a trace of no event, not an error.
+func TestInstrumentedRuntimeItself(t *testing.T) {
+	t.Parallel()
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pkg := "./dynamic/record/avrt"
+	plan, err := MakePlan(PlanOptions{Dir: root, Pattern: pkg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin, in, cleanup, err := BuildInstrumented(context.Background(), root, pkg, false, plan)
+	t.Cleanup(cleanup)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"the files of github.com/avcheck/avcheck/dynamic/record/avrt: it is the recording runtime itself"}
+	if !slices.Equal(in.Unrewritten, want) {
+		t.Errorf("not rewritten: %q, want %q", in.Unrewritten, want)
+	}
+	var out strings.Builder
+	tr, oc, err := RecordInstrumented(context.Background(), in, Options{Binary: bin, Dir: filepath.Join(root, "dynamic/record/avrt"), Output: &out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !oc.Complete || oc.Status != 0 || oc.Invalid != "" {
+		t.Fatalf("outcome %+v\n%s", oc, out.String())
+	}
+	if len(tr.Events) != 0 {
+		t.Errorf("%d events recorded, want none", len(tr.Events))
+	}
+}
