@@ -23,11 +23,17 @@ import (
 // the instrumenting recorder.
 func prepareInstrumented(tb testing.TB, name string, isMain bool) (*Instrumented, string, string) {
 	tb.Helper()
+	return prepareInstrumentedPkg(tb, "./testdata/record/"+name, isMain)
+}
+
+// prepareInstrumentedPkg is prepareInstrumented for any package of the
+// module.
+func prepareInstrumentedPkg(tb testing.TB, pkg string, isMain bool) (*Instrumented, string, string) {
+	tb.Helper()
 	root, err := filepath.Abs("../..")
 	if err != nil {
 		tb.Fatal(err)
 	}
-	pkg := "./testdata/record/" + name
 	plan, err := MakePlan(PlanOptions{Dir: root, Pattern: pkg})
 	if err != nil {
 		tb.Fatal(err)
@@ -793,20 +799,7 @@ func TestInstrumentedProgress(t *testing.T) {
 // runtime never started, is a trace of no event, not an error.
 func TestInstrumentedRuntimeItself(t *testing.T) {
 	t.Parallel()
-	root, err := filepath.Abs("../..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	pkg := "./dynamic/record/avrt"
-	plan, err := MakePlan(PlanOptions{Dir: root, Pattern: pkg})
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin, in, cleanup, err := BuildInstrumented(context.Background(), root, pkg, false, plan)
-	t.Cleanup(cleanup)
-	if err != nil {
-		t.Fatal(err)
-	}
+	in, bin, root := prepareInstrumentedPkg(t, "./dynamic/record/avrt", false)
 	want := []string{"the files of github.com/avcheck/avcheck/dynamic/record/avrt: it is the recording runtime itself"}
 	if !slices.Equal(in.Unrewritten, want) {
 		t.Errorf("not rewritten: %q, want %q", in.Unrewritten, want)
