@@ -664,8 +664,17 @@ func (fa *funcAnalysis) testAndSet(r, w *Access) bool {
 // SameCS reports whether a and b share a critical section.
 func SameCS(a, b *Access) bool {
 	for _, h := range a.Held {
-		if hb, ok := b.HeldLock(h.Lock.Key()); ok && hb.CS == h.CS {
-			return true
+		// b's first hold of h's lock must be h's section. The locks'
+		// keys, strings made each time, are compared only where the
+		// sections match.
+		for j, hb := range b.Held {
+			if hb.CS != h.CS {
+				continue
+			}
+			key := h.Lock.Key()
+			if hb.Lock.Key() == key && !slices.ContainsFunc(b.Held[:j], func(e Held) bool { return e.Lock.Key() == key }) {
+				return true
+			}
 		}
 	}
 	return false

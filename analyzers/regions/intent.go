@@ -252,13 +252,18 @@ func viaSync(a *Access) bool {
 	if strings.HasPrefix(a.Via, "runtime.") || strings.HasPrefix(a.Via, "(*runtime.") {
 		return true
 	}
-	for _, t := range []string{"WaitGroup", "Mutex", "RWMutex", "Once", "Cond"} {
-		if strings.HasPrefix(a.Via, "(*sync."+t+")") {
+	for _, p := range syncVias {
+		if strings.HasPrefix(a.Via, p) {
 			return true
 		}
 	}
 	return false
 }
+
+// syncVias are the prefixes of viaSync's calls of package sync's types
+// (asked for every pair of accesses the rule of intent checks, so made
+// once).
+var syncVias = []string{"(*sync.WaitGroup)", "(*sync.Mutex)", "(*sync.RWMutex)", "(*sync.Once)", "(*sync.Cond)"}
 
 // onFailurePath reports whether a is made on a path that reports a
 // failure and ends the test or the program: its block, or a block it
@@ -330,11 +335,19 @@ func failureCall(in ssa.Instruction) bool {
 	if obj == nil || obj.Pkg() == nil {
 		return false
 	}
-	switch obj.Pkg().Path() + "." + obj.Name() {
-	case "testing.Fatal", "testing.Fatalf", "testing.Error", "testing.Errorf", "testing.Fail", "testing.FailNow",
-		"testing.Skip", "testing.Skipf", "testing.SkipNow",
-		"log.Fatal", "log.Fatalf", "log.Fatalln", "log.Panic", "log.Panicf", "log.Panicln", "os.Exit":
-		return true
+	switch obj.Pkg().Path() {
+	case "testing":
+		switch obj.Name() {
+		case "Fatal", "Fatalf", "Error", "Errorf", "Fail", "FailNow", "Skip", "Skipf", "SkipNow":
+			return true
+		}
+	case "log":
+		switch obj.Name() {
+		case "Fatal", "Fatalf", "Fatalln", "Panic", "Panicf", "Panicln":
+			return true
+		}
+	case "os":
+		return obj.Name() == "Exit"
 	}
 	return false
 }
