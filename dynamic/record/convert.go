@@ -260,14 +260,6 @@ func (in *Instrumented) convert(name string) (*trace.Trace, convOutcome, error) 
 		sents: make(map[trace.ObjID][]laterRecv), sentAt: make(map[trace.ObjID]int),
 	}
 	c.v = trace.NewValidator(t)
-	if fi, err := f.Stat(); err != nil {
-		return nil, convOutcome{}, err
-	} else if fi.Size() == 0 {
-		// No probe ran, so the runtime never started: the program
-		// recorded nothing (its packages under test had nothing to
-		// probe, or the run ended before the runtime's init).
-		return t, convOutcome{}, nil
-	}
 	if _, c.out.Cut, err = rawCut(f); err != nil {
 		return nil, convOutcome{}, err
 	}

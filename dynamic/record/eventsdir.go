@@ -41,7 +41,8 @@ func eventsDir(limit int64) string {
 	return memDir
 }
 
-// createEvents creates the raw events file of a recording in dir, named
+// createEvents creates the raw events file of a recording in dir, a file
+// of no event (avrt.Header) until the program's runtime starts, named
 // after this process, first removing the files of recordings whose
 // process is gone (killed before it could remove its own): in a memory
 // file system, such a file would hold its memory until the machine
@@ -52,8 +53,16 @@ func createEvents(dir string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	// A program in which no probe runs never starts the runtime.
 	name := f.Name()
-	f.Close()
+	_, err = f.Write(avrt.Header())
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(name)
+		return "", err
+	}
 	return name, nil
 }
 

@@ -79,6 +79,10 @@ const (
 	rtGoVersion = "1.20"
 )
 
+// runtimePath is the import path of the recording runtime's own source in
+// this module, whose tests (avcheck's) are recorded without rewriting it.
+var runtimePath = reflect.TypeOf(avrt.Event{}).PkgPath()
+
 //go:embed avrt/*.go avrt/*.s
 var rtFiles embed.FS
 
@@ -195,7 +199,7 @@ func Instrument(plan *Plan, dir string) (*Instrumented, error) {
 		if p.Module.Main && p.Module.GoMod != "" {
 			goMod = p.Module.GoMod
 		}
-		if rt := reflect.TypeOf(avrt.Event{}).PkgPath(); p.PkgPath == rt || p.PkgPath == rt+"_test" {
+		if p.PkgPath == runtimePath || p.PkgPath == runtimePath+"_test" {
 			// avcheck's own tests of its runtime: probes in code that
 			// runs pinned to its P would record while it is pinned.
 			if why := fmt.Sprintf("the files of %s: it is the recording runtime itself", p.PkgPath); !slices.Contains(in.Unrewritten, why) {

@@ -170,13 +170,7 @@ func (in *Instrumented) unrecorded(rawName string) ([]Unprobed, error) {
 	}
 	defer f.Close()
 	slots := make([]byte, 4*avrt.MaxEntered)
-	// An empty file: the runtime never started, no function was
-	// entered (all slots free).
-	if fi, err := f.Stat(); err != nil {
-		return nil, err
-	} else if fi.Size() == 0 {
-		clear(slots)
-	} else if _, err := f.ReadAt(slots, avrt.EnteredOffset); err != nil {
+	if _, err := f.ReadAt(slots, avrt.EnteredOffset); err != nil {
 		return nil, fmt.Errorf("%s: reading the functions entered: %w", rawName, err)
 	}
 	// The slots hold the probe ids of the functions entered (avrt.Enter);

@@ -152,6 +152,14 @@ const EnvLimit = "AVCHECK_RECORD_LIMIT"
 // Magic starts the file, with the event size after it.
 const Magic = "avcheck raw events 1\n"
 
+// Header returns the header of a file of no event: Magic, the event
+// size, and the rest zero (no cut, no function entered).
+func Header() []byte {
+	head := make([]byte, HeaderBytes)
+	head[copy(head, Magic)] = byte(EventSize)
+	return head
+}
+
 // EnvFile is the environment variable that names the file to record to.
 const EnvFile = "AVCHECK_RECORD"
 

@@ -27,10 +27,7 @@ func openMapping(name string) (*mapping, error) {
 	if err != nil {
 		return nil, err
 	}
-	var head [HeaderBytes]byte
-	n := copy(head[:], Magic)
-	head[n] = byte(EventSize)
-	if _, err := f.Write(head[:]); err != nil {
+	if _, err := f.Write(Header()); err != nil {
 		f.Close()
 		return nil, err
 	}
