@@ -13,13 +13,19 @@ import (
 	"testing"
 
 	"github.com/avcheck/avcheck/dynamic/report"
+	"github.com/avcheck/avcheck/internal/children"
 )
 
 // buildAvcheck builds the avcheck command into dir and returns its path.
 func buildAvcheck(t *testing.T, dir string) string {
 	t.Helper()
 	bin := filepath.Join(dir, "avcheck")
+	// Tests that run in parallel record in this process under Delve,
+	// which waits for any child: the go command runs as their recordings
+	// allow, or its exit could be taken from under it.
+	release := children.Spawn()
 	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	release()
 	if err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/avcheck/avcheck/internal/children"
 )
 
 // A replay that reaches its time limit kills its program: forever never
@@ -28,7 +30,11 @@ func TestReplayTimeoutLeavesNothing(t *testing.T) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
+	// The recordings of the parallel tests run under Delve in this
+	// process, which waits for any child: avcheck runs as they allow.
+	release := children.Spawn()
 	err = cmd.Run()
+	release()
 	pgid := cmd.Process.Pid
 	if strings.Contains(stderr.String(), "does not permit ptrace") {
 		t.Skip("ptrace is not permitted here")

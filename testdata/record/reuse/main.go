@@ -37,12 +37,15 @@ func round(c *counter) {
 	once.Do(c.inc)
 
 	// The context package makes the Done channel, out of the probes' sight.
+	// It makes it when Done is first called; asked for before the cancel
+	// can run, it is a new channel that cancel closes, every round.
 	ctx, cancel := context.WithCancel(context.Background())
+	ctxDone := ctx.Done()
 	go func() {
 		c.inc()
 		cancel()
 	}()
-	<-ctx.Done()
+	<-ctxDone
 	c.inc()
 }
 
