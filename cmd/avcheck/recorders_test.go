@@ -60,6 +60,7 @@ func TestRecordersAgree(t *testing.T) {
 		{"acconnect", ""},
 		{"atom001", ""},
 		{"jigsaw", ""},
+		{"pickerstate", ""},
 	} {
 		t.Run(tc.dir, func(t *testing.T) {
 			delve := recorderFindings(t, "delve", tc.dir, tc.test)

@@ -364,3 +364,45 @@ func TestRecordCheckedWithdraw(t *testing.T) {
 		})
 	}
 }
+
+// The branches of testdata/record/condcall's if and switches, whose
+// conditions read through a call, come after the read, with either
+// recorder: on the event after the call, never on the call's own
+// acquire, which would leave the read free to see any value.
+func TestRecordCondCall(t *testing.T) {
+	want := []string{
+		"acq 20 br=0", "wr 21 br=0", "rel 22 br=0", // set(2)
+		"acq 14 br=0", "rd 16 br=0", "rel 15 br=0", // the if's get
+		"acq 20 br=1", "wr 21 br=0", "rel 22 br=0", // set(3)
+		"acq 14 br=0", "rd 16 br=0", "rel 15 br=0", // the first switch's get
+		"acq 20 br=1", "wr 21 br=0", "rel 22 br=0", // set(4), its case
+		"acq 14 br=0", "rd 16 br=0", "rel 15 br=0", // the second switch's get
+		"acq 20 br=1", "wr 21 br=0", "rel 22 br=0", // set(5), past no case
+	}
+	events := func(tr *trace.Trace) []string {
+		var got []string
+		for _, e := range tr.Events {
+			if e.Kind.IsAccess() || e.Kind == trace.KindAcquire || e.Kind == trace.KindRelease {
+				got = append(got, fmt.Sprintf("%s %d br=%d", e.Kind, tr.Site(e.Site).Line, e.Branches))
+			}
+		}
+		return got
+	}
+	t.Run("delve", func(t *testing.T) {
+		plan, bin := prepare(t, "condcall", true)
+		tr, oc := record(t, context.Background(), plan, Options{Binary: bin})
+		if !oc.Complete || oc.Status != 0 || oc.Invalid != "" {
+			t.Fatalf("outcome %+v", oc)
+		}
+		if got := events(tr); !slices.Equal(got, want) {
+			t.Errorf("events:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+	})
+	t.Run("instrument", func(t *testing.T) {
+		in, bin, root := prepareInstrumented(t, "condcall", true)
+		tr := recordInstrumentedOK(t, in, Options{Binary: bin, Dir: root})
+		if got := events(tr); !slices.Equal(got, want) {
+			t.Errorf("events:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+	})
+}

@@ -925,6 +925,22 @@ func (w *fileRewriter) branches() {
 		if st == nil {
 			continue
 		}
+		// The branch is counted once its condition is evaluated, after
+		// the reads (and the calls) the condition makes, as the Delve
+		// recorder counts a line when its goroutine has passed it: a
+		// count before them would leave them free to read anything.
+		switch l := st.(type) {
+		case *ast.IfStmt:
+			if w.condWrapped(l.Cond) {
+				continue
+			}
+		case *ast.SwitchStmt:
+			w.clauseBranches(l.Body, call)
+			continue
+		case *ast.TypeSwitchStmt:
+			w.clauseBranches(l.Body, call)
+			continue
+		}
 		w.before(st, prioProbe, call)
 		switch l := st.(type) {
 		case *ast.ForStmt:
@@ -934,6 +950,40 @@ func (w *fileRewriter) branches() {
 		case *ast.RangeStmt:
 			w.insert(l.Body.Lbrace+1, prioProbe, " "+call+";")
 		}
+	}
+}
+
+// condWrapped wraps an if statement's condition of type bool in the
+// runtime's Cond, which counts the branch once the condition is
+// evaluated, and reports whether it did; a condition of another boolean
+// type is left to the probe before the statement.
+func (w *fileRewriter) condWrapped(cond ast.Expr) bool {
+	b, ok := w.info.TypeOf(cond).(*types.Basic)
+	if !ok || b.Kind() != types.Bool && b.Kind() != types.UntypedBool {
+		return false
+	}
+	// The opening comes before, and the closing after, any other
+	// rewriting of the condition's own expressions.
+	w.insert(cond.Pos(), prioProbe, rtName+".Cond(")
+	w.edits = append(w.edits, edit{off: w.off(cond.End()), end: w.off(cond.End()), prio: prioClose, text: ")" + w.lineDirective(cond.End())})
+	return true
+}
+
+// clauseBranches counts a switch's branch in the clause it takes, once
+// its tag and cases are evaluated: a switch with no default clause gets
+// one, which does nothing but count.
+func (w *fileRewriter) clauseBranches(body *ast.BlockStmt, call string) {
+	hasDefault := false
+	for _, st := range body.List {
+		cc, ok := st.(*ast.CaseClause)
+		if !ok {
+			continue
+		}
+		hasDefault = hasDefault || cc.List == nil
+		w.insert(cc.Colon+1, prioProbe, " "+call+";")
+	}
+	if !hasDefault {
+		w.insert(body.Rbrace, prioProbe, "default: "+call+"; ")
 	}
 }
 

@@ -510,6 +510,17 @@ func Branch() {
 	}
 }
 
+// Cond records that the goroutine passes a conditional branch once its
+// condition b is evaluated, and returns b: an if statement's condition
+// that reads (or calls what reads) is decided by those reads, so the
+// branch comes after them.
+func Cond(b bool) bool {
+	if enabled {
+		emit(KindBranch, 0, 0, 0)
+	}
+	return b
+}
+
 // Param records the value of a parameter that the guard of the next read
 // compares the value read with.
 func Param(v int64) {
