@@ -232,29 +232,60 @@ func TestCorpusTable(t *testing.T) {
 // TestCorpus records every test of the corpus, one at a time, keeping the
 // trace, and predicts on it twice, with -precise=false (the levels
 // predicted and filtered) and with the precise stage (proven); every
-// finding of both, with -all, must be its block's.
+// finding of both, with -all, must be its block's. The blocks are the
+// default recorder's, the instrumenting one's; the test records each
+// test under Delve too (-recorder=delve), whose findings, those that
+// avcheck run reports, must be the same, at the same levels, but for the
+// names of map elements (mapKey).
 func TestCorpus(t *testing.T) {
 	t.Parallel()
 	entries, _ := parseCorpus(t)
 	for _, e := range entries {
 		t.Run(e.dir+"/"+e.test, func(t *testing.T) {
-			out := filepath.Join(t.TempDir(), "run.avt")
-			r := avcheckRun(t, context.Background(), "-all", "-o", out, "./testdata/corpus/"+e.dir, "-run", "^"+e.test+"$")
-			if r.code != exitClean && r.code != exitFindings {
-				t.Fatalf("avcheck run: exit %d\n%s", r.code, r.stderr)
+			var reported [2][]string
+			for i, recorder := range []string{"instrument", "delve"} {
+				out := filepath.Join(t.TempDir(), "run.avt")
+				r := avcheckRun(t, context.Background(), "-all", "-recorder="+recorder, "-o", out, "./testdata/corpus/"+e.dir, "-run", "^"+e.test+"$")
+				if r.code != exitClean && r.code != exitFindings {
+					t.Fatalf("avcheck run -recorder=%s: exit %d\n%s", recorder, r.code, r.stderr)
+				}
+				if !strings.Contains(r.stderr, "avcheck run: the program exited normally;") {
+					t.Errorf("-recorder=%s: the test did not end normally under the recorder:\n%s", recorder, r.stderr)
+				}
+				if strings.Contains(r.stderr, "the trace stops before an impossible event") {
+					t.Errorf("-recorder=%s: the trace was cut short:\n%s", recorder, r.stderr)
+				}
+				precise := corpusPredict(t, "-precise", out)
+				reported[i] = reportedLines(precise)
+				if recorder != "instrument" {
+					continue
+				}
+				plain := corpusPredict(t, "-precise=false", out)
+				got := corpusLines(plain, precise)
+				if !slices.Equal(got, e.findings) {
+					t.Errorf("%s:%d: avcheck run -all -o run.avt ./testdata/corpus/%s -run '^%s$', then avcheck predict -all [-precise=false] run.avt, show\n%s\nthe README says\n%s",
+						corpusReadme, e.line, e.dir, e.test, strings.Join(got, "\n"), strings.Join(e.findings, "\n"))
+				}
 			}
-			if !strings.Contains(r.stderr, "avcheck run: the program exited normally;") {
-				t.Errorf("the test did not end normally under the recorder:\n%s", r.stderr)
-			}
-			plain := corpusPredict(t, "-precise=false", out)
-			precise := corpusPredict(t, "-precise", out)
-			got := corpusLines(plain, precise)
-			if !slices.Equal(got, e.findings) {
-				t.Errorf("%s:%d: avcheck run -all -o run.avt ./testdata/corpus/%s -run '^%s$', then avcheck predict -all [-precise=false] run.avt, show\n%s\nthe README says\n%s",
-					corpusReadme, e.line, e.dir, e.test, strings.Join(got, "\n"), strings.Join(e.findings, "\n"))
+			if !slices.Equal(reported[0], reported[1]) {
+				t.Errorf("-recorder=instrument reports\n%s\n-recorder=delve reports\n%s", strings.Join(reported[0], "\n"), strings.Join(reported[1], "\n"))
 			}
 		})
 	}
+}
+
+// reportedLines lists the findings of a report that avcheck run shows
+// without -all, as the blocks write them, with the keys of map elements
+// left out (mapKey).
+func reportedLines(doc report.Document) []string {
+	var lines []string
+	for _, f := range doc.Findings {
+		if f.Dropped == "" {
+			lines = append(lines, f.Level+" "+mapKey.ReplaceAllString(corpusKey(f), "[k]"))
+		}
+	}
+	slices.Sort(lines)
+	return lines
 }
 
 // corpusPredict runs avcheck predict -json -all on a kept trace and checks

@@ -53,7 +53,7 @@ var subcommands = map[string]subcommand{
 	},
 	"run": {
 		usage: "avcheck run [flags] [package] [-- args]",
-		short: "record a test or program under Delve, predict, report",
+		short: "record a test or program, predict, report",
 		run:   runRecord,
 	},
 	"test": {

@@ -10,10 +10,10 @@ import (
 	"testing"
 )
 
-// The two recorders write one trace model, and on the corpus programs
-// below they give the same findings, at the same levels, with -all: the
-// Delve recorder (-recorder=delve) and the instrumenting one
-// (-recorder=instrument).
+// The two recorders write one trace model, and on every corpus program
+// they give the same findings, at the same levels (TestCorpus compares
+// them): the Delve recorder (-recorder=delve) and the instrumenting one
+// (-recorder=instrument, the default).
 //
 // One difference is allowed, in names only: the Delve recorder names a map
 // element by the key's value (c.m["k"]), which it reads from the
@@ -22,58 +22,6 @@ import (
 
 // mapKey is the key of a map element in a finding's variable.
 var mapKey = regexp.MustCompile(`\[[^\]*]+\]`)
-
-func recorderFindings(t *testing.T, recorder, dir, test string) []string {
-	t.Helper()
-	args := []string{"-all", "-recorder=" + recorder, "./testdata/corpus/" + dir}
-	if test != "" {
-		args = append(args, "-run", "^"+test+"$")
-	}
-	r := avcheckRun(t, context.Background(), args...)
-	if r.code != exitClean && r.code != exitFindings {
-		t.Fatalf("avcheck run %s: exit %d\n%s", strings.Join(args, " "), r.code, r.stderr)
-	}
-	if !strings.Contains(r.stderr, "avcheck run: the program exited normally;") {
-		t.Errorf("-recorder=%s: the test did not end normally:\n%s", recorder, r.stderr)
-	}
-	if strings.Contains(r.stderr, "the trace stops before an impossible event") {
-		t.Errorf("-recorder=%s: the trace was cut short:\n%s", recorder, r.stderr)
-	}
-	var out []string
-	for _, f := range r.doc.Findings {
-		out = append(out, mapKey.ReplaceAllString(summary(f), "[k]"))
-	}
-	slices.Sort(out)
-	return out
-}
-
-func TestRecordersAgree(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct{ dir, test string }{
-		{"splitcounter", ""},
-		{"getset", ""},
-		{"bank-av", ""},
-		{"mapcache", ""},
-		{"lazyinit", "TestLookupBoth"},
-		{"bank-sav", ""},
-		{"checkset", ""},
-		{"acconnect", ""},
-		{"atom001", ""},
-		{"jigsaw", ""},
-		{"pickerstate", ""},
-	} {
-		t.Run(tc.dir, func(t *testing.T) {
-			delve := recorderFindings(t, "delve", tc.dir, tc.test)
-			instr := recorderFindings(t, "instrument", tc.dir, tc.test)
-			if !slices.Equal(delve, instr) {
-				t.Errorf("-recorder=delve finds\n%s\n-recorder=instrument finds\n%s", strings.Join(delve, "\n"), strings.Join(instr, "\n"))
-			}
-			if len(delve) == 0 {
-				t.Errorf("no finding: the comparison shows nothing")
-			}
-		})
-	}
-}
 
 // The instrumenting recorder keeps what a run recorded however it ends:
 // its runtime writes the events into a shared file mapping as they
@@ -182,5 +130,24 @@ func TestRunCorrectNoFinding(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// A package outside the main module, which the instrumenting recorder
+// does not rewrite, is recorded under Delve by default, with a line that
+// says so; asked for by name, the instrumenting recorder refuses it.
+func TestRunOutsideMainModule(t *testing.T) {
+	t.Parallel()
+	r := avcheckRun(t, context.Background(), "-run", "^$", "errors")
+	if r.code != exitClean {
+		t.Fatalf("exit %d, want %d\n%s", r.code, exitClean, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "avcheck run: recording under Delve (-recorder=delve), much more slowly: errors is not in the main module\n") {
+		t.Errorf("stderr does not say the package is recorded under Delve:\n%s", r.stderr)
+	}
+	r = avcheckRun(t, context.Background(), "-recorder=instrument", "-run", "^$", "errors")
+	want := "avcheck run: errors is not in a module: the instrumenting recorder rewrites the packages of the main module only (use -recorder=delve)\n"
+	if r.code != exitError || r.stderr != want {
+		t.Errorf("-recorder=instrument: exit %d, stderr\n%s\nwant exit %d, stderr\n%s", r.code, r.stderr, exitError, want)
 	}
 }

@@ -30,32 +30,34 @@ const runUsage = "usage: avcheck run [-run regexp] [-timeout d] [-max-events n] 
 
 const runHelp = `usage: avcheck run [flags] [package] [-- program args]
 
-Record one run of a package's tests (or of a main package without tests)
-under the debugger, then predict the atomicity violations that run and the
-other interleavings of its events admit, and report them like 'avcheck
+Record one run of a package's tests (or of a main package without tests),
+then predict the atomicity violations that run and the other
+interleavings of its events admit, and report them like 'avcheck
 predict'. The package defaults to the one in the current directory.
 
   1. plan: the regions analyzer finds the shared accesses, go statements
      and intended atomic regions of the package and of the packages of
      its module that it imports;
-  2. build: 'go test -c' (or 'go build') with -gcflags=all=-N -l into a
-     temporary directory, removed afterwards;
-  3. record: the binary runs under Delve with a breakpoint at every probe;
-     locks, WaitGroups, Cond and Once are recorded at the sync package,
-     channel operations inside the runtime, atomics at their lines.
-     With -recorder=instrument, step 2 instead compiles the packages under
-     test from rewritten copies (go build -overlay; your files are not
-     written) that record their own probes, optimised (the recording
-     runtime and the copies of other modules it rewrites are kept in a
-     cache, $AVCHECK_CACHE or avcheck/instrument under the user's cache
-     directory, so that the go build cache serves later builds), and
-     step 3 runs the binary at nearly its own speed (docs/run.md);
+  2. build: the packages under test are compiled from rewritten copies
+     (go build -overlay; your files are not written) whose probes call a
+     small recording runtime, optimised (the runtime and the copies of
+     other modules it rewrites are kept in a cache, $AVCHECK_CACHE or
+     avcheck/instrument under the user's cache directory, so that the go
+     build cache serves later builds);
+  3. record: the binary runs at nearly its own speed, its probes writing
+     their events to a file (docs/run.md).
+     With -recorder=delve, or for a package outside the main module (or
+     a vendored main module), step 2 is 'go test -c' (or 'go build') with
+     -gcflags=all=-N -l and step 3 runs the binary under Delve with a
+     breakpoint at every probe, about a thousand times slower: locks,
+     WaitGroups, Cond and Once are recorded at the sync package, channel
+     operations inside the runtime, atomics at their lines;
   4. predict, prove each finding with a solver over the values the run
      read (-precise, on by default: level proven, or dropped as
      infeasible; see avcheck predict -h);
   5. replay (-replay, on by default): the witness of each proven finding
-     is forced on the program run again under Delve (the binary of
-     step 2, or after -recorder=instrument one built for Delve), up to
+     is forced on the program run again under Delve (a binary built for
+     it, or with -recorder=delve the binary of step 2), up to
      GOMAXPROCS replays at a time, each for at most
      -replay-timeout; a finding whose replay shows the violation (a lost
      update in the values read and written, or the test failing) is
@@ -68,18 +70,18 @@ Examples:
   avcheck run -json -o run.avt ./pkg      keep the trace, JSON report
   avcheck run -sarif ./pkg > av.sarif     SARIF 2.1.0, for GitHub code scanning
   avcheck run ./cmd/server -- -port 0     a main package with arguments
-  avcheck run -recorder=instrument ./pkg  record without the debugger, fast
+  avcheck run -recorder=delve ./pkg       record under the debugger, no rewriting
 
-The run is slow (every probe stops the program); choose one test with
--run. If the program panics, exits, deadlocks, runs past -timeout or is
-interrupted, it is killed and the events recorded so far are predicted on.
+Under Delve the run is slow (every probe stops the program); choose one
+test with -run. If the program panics, exits, deadlocks, runs past
+-timeout or is interrupted, it is killed and the events recorded so far are predicted on.
 Ctrl-C stops any stage within a second: while loading or building, it
 ends the run; while recording, the prediction follows, and a second
 Ctrl-C stops it, showing the findings decided so far (exit status 1).
 SIGTERM (a CI job's time limit) ends the whole run at once: the program
 is killed and nothing more is predicted.
-Recording needs ptrace (see docs/run.md), which also lists what is not
-recorded.
+Recording under Delve, and the replay, need ptrace (see docs/run.md),
+which also lists what is not recorded.
 
 Exit status: 0 nothing reported, 3 findings reported, 1 the package could
 not be built or recorded, 2 bad usage.
@@ -178,8 +180,12 @@ type runConfig struct {
 	precise preciseFlags
 	pkg     string
 	args    []string
-	// recorder is "delve" or "instrument" (see record.Instrument).
-	recorder string
+	// recorder is "delve" or "instrument" (see record.Instrument);
+	// recorderSet says -recorder was given, so that a package the
+	// instrumenting recorder cannot rewrite is an error rather than
+	// recorded under Delve.
+	recorder    string
+	recorderSet bool
 	// maxEvents bounds the instrumenting recorder's trace
 	// (record.Options.MaxEvents).
 	maxEvents int64
@@ -195,7 +201,7 @@ func parseRunArgs(args []string, stdout, stderr io.Writer) (*runConfig, int, boo
 	fs.SetOutput(io.Discard)
 	fs.StringVar(&cfg.run, "run", "", "run only the tests matching `regexp` (as go test -run)")
 	fs.DurationVar(&cfg.timeout, "timeout", 10*time.Minute, "kill the program after `d` and predict on what was recorded")
-	fs.Int64Var(&cfg.maxEvents, "max-events", record.DefaultMaxEvents, "with -recorder=instrument, stop recording after `n` probe events (or once the trace would take a quarter of the free disk) and predict on what was recorded")
+	fs.Int64Var(&cfg.maxEvents, "max-events", record.DefaultMaxEvents, "stop recording after `n` probe events (not under Delve) (or once the trace would take a quarter of the free disk) and predict on what was recorded")
 	fs.StringVar(&cfg.out, "o", "", "keep the recorded trace in `FILE` (see -format and docs/trace-formats.md)")
 	fs.StringVar(&cfg.report, "report", "", "write the JSON report that go vet's avreport reads to `FILE` (default .avcheck/report.json at the module root)")
 	format := fs.String("format", "native", "`format` of the trace kept with -o: native or text")
@@ -203,7 +209,7 @@ func parseRunArgs(args []string, stdout, stderr io.Writer) (*runConfig, int, boo
 	fs.BoolVar(&cfg.asSARIF, "sarif", false, "write the report as SARIF 2.1.0, with paths relative to the top of the Git checkout (see docs/run.md)")
 	fs.BoolVar(&cfg.all, "all", false, "also show findings removed by AVFilter or without a witness, marked as dropped")
 	fs.BoolVar(&cfg.verbose, "v", false, "list, by site, the accesses of the packages under test that were reached but not recorded")
-	fs.StringVar(&cfg.recorder, "recorder", "delve", "how to record: `delve` (the debugger, no rewriting) or instrument (rewritten packages under test, much faster; see docs/run.md)")
+	fs.StringVar(&cfg.recorder, "recorder", "instrument", "how to record: `instrument` (rewritten packages under test; packages outside the main module are recorded under Delve) or delve (the debugger, no rewriting, about a thousand times slower; see docs/run.md)")
 	fs.BoolVar(&cfg.replay, "replay", true, "replay the witness of each proven finding under the debugger, and raise it to level replayed when the violation shows (-replay=false: do not)")
 	fs.DurationVar(&cfg.replayTimeout, "replay-timeout", defaultReplayTimeout, "stop a replay after `d`; its finding stays proven")
 	fs.IntVar(&cfg.maxd, "maxd", 5, "how many source lines apart two accesses may be and still form one proximity region")
@@ -261,9 +267,10 @@ func parseRunArgs(args []string, stdout, stderr io.Writer) (*runConfig, int, boo
 		return nil, code, false
 	}
 	if cfg.recorder != "delve" && cfg.recorder != "instrument" {
-		fmt.Fprintf(stderr, "avcheck run: -recorder %q: want delve or instrument\n", cfg.recorder)
+		fmt.Fprintf(stderr, "avcheck run: -recorder %q: want instrument or delve\n", cfg.recorder)
 		return nil, exitUsage, false
 	}
+	fs.Visit(func(f *flag.Flag) { cfg.recorderSet = cfg.recorderSet || f.Name == "recorder" })
 	if cfg.timeout <= 0 {
 		fmt.Fprintln(stderr, "avcheck run: -timeout must be positive")
 		return nil, exitUsage, false
@@ -337,6 +344,12 @@ func runStages(in *interrupts, args []string, stdout, stderr io.Writer, ended *r
 		cleanup func()
 		instr   *record.Instrumented
 	)
+	if cfg.recorder == "instrument" && !cfg.recorderSet {
+		if why := record.Instrumentable(plan); why != "" {
+			fmt.Fprintf(errw, "avcheck run: recording under Delve (-recorder=delve), much more slowly: %s\n", why)
+			cfg.recorder = "delve"
+		}
+	}
 	if cfg.recorder == "instrument" {
 		bin, instr, cleanup, err = record.BuildInstrumented(ctx, dir, cfg.pkg, program, plan)
 	} else {

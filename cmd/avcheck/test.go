@@ -27,7 +27,7 @@ import (
 const testHelp = `usage: avcheck test [flags] [packages]
 
 Record the tests of every package matched, as 'go test -race' runs them,
-with the instrumenting recorder (avcheck run -recorder=instrument), and
+with the instrumenting recorder (avcheck run's default), and
 predict and report each package's atomicity violations as 'avcheck run'
 does. The packages default to the one in the current directory; ./...
 names every package below it. Each package's output (the tests' own
@@ -88,8 +88,11 @@ type testConfig struct {
 	p        int
 	all      bool
 	recorder string
-	report   string
-	patterns []string
+	// recorderSet says -recorder was given; without it, avcheck run
+	// records a package outside the main module under Delve.
+	recorderSet bool
+	report      string
+	patterns    []string
 	// maxEvents bounds each package's trace (avcheck run -max-events).
 	maxEvents int64
 	// replay and replayTimeout are avcheck run's -replay and
@@ -158,6 +161,7 @@ func parseTestArgs(args []string, stdout, stderr io.Writer) (*testConfig, int, b
 		fmt.Fprintf(stderr, "avcheck test: -recorder %q: want instrument or delve\n", cfg.recorder)
 		return nil, exitUsage, false
 	}
+	fs.Visit(func(f *flag.Flag) { cfg.recorderSet = cfg.recorderSet || f.Name == "recorder" })
 	if *count < 1 {
 		fmt.Fprintf(stderr, "avcheck test: -count %d: want at least 1\n", *count)
 		return nil, exitUsage, false
@@ -341,8 +345,11 @@ func testOne(in *interrupts, cfg *testConfig, p testPackage, reportPath string, 
 	if len(p.TestGoFiles)+len(p.XTestGoFiles) == 0 {
 		return testResult{code: -1}
 	}
-	args := []string{"-recorder=" + cfg.recorder, "-report", reportPath, "-timeout", cfg.timeout.String(), "-max-events", strconv.FormatInt(cfg.maxEvents, 10),
+	args := []string{"-report", reportPath, "-timeout", cfg.timeout.String(), "-max-events", strconv.FormatInt(cfg.maxEvents, 10),
 		"-replay=" + strconv.FormatBool(cfg.replay), "-replay-timeout", cfg.replayTimeout.String()}
+	if cfg.recorderSet {
+		args = append(args, "-recorder="+cfg.recorder)
+	}
 	if cfg.run != "" {
 		args = append(args, "-run", cfg.run)
 	}

@@ -175,6 +175,25 @@ func (in *Instrumented) ownFuncs() map[string]bool {
 	return in.own
 }
 
+// Instrumentable reports why the instrumenting recorder cannot record
+// the plan's packages, or "" if it can: they must be in the main module,
+// which must not be built from a vendor directory (the runtime's module
+// is not in it).
+func Instrumentable(plan *Plan) string {
+	for _, p := range plan.pkgs {
+		if strings.HasSuffix(p.PkgPath, ".test") {
+			continue
+		}
+		if p.Module == nil || !p.Module.Main {
+			return p.PkgPath + " is not in the main module"
+		}
+		if _, err := os.Stat(filepath.Join(p.Module.Dir, "vendor", "modules.txt")); err == nil && !strings.Contains(os.Getenv("GOFLAGS"), "-mod=mod") {
+			return "the main module is built from its vendor directory"
+		}
+	}
+	return ""
+}
+
 // Instrument rewrites the plan's packages into dir, a temporary
 // directory the caller removes; the runtime's module and the copies of
 // other modules go into the cache (cache.go), which outlives it.
