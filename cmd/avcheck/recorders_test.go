@@ -151,3 +151,22 @@ func TestRunOutsideMainModule(t *testing.T) {
 		t.Errorf("-recorder=instrument: exit %d, stderr\n%s\nwant exit %d, stderr\n%s", r.code, r.stderr, exitError, want)
 	}
 }
+
+// The recording runtime's own package is not instrumented (its probes
+// would record while pinned to a P): avcheck says so, and says that this,
+// not -run, is why no probe ran.
+func TestRunRuntimeItself(t *testing.T) {
+	t.Parallel()
+	r := avcheckRun(t, context.Background(), "-recorder=instrument", "./dynamic/record/avrt")
+	if r.code != exitClean {
+		t.Fatalf("exit %d, want %d\n%s", r.code, exitClean, r.stderr)
+	}
+	for _, want := range []string{
+		"avcheck run: not instrumented, so not recorded: the files of github.com/avcheck/avcheck/dynamic/record/avrt: it is the recording runtime itself\n",
+		" probed ran (files not instrumented are listed above)\n",
+	} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("stderr does not say %q:\n%s", want, r.stderr)
+		}
+	}
+}

@@ -428,7 +428,7 @@ func runStages(in *interrupts, args []string, stdout, stderr io.Writer, ended *r
 			fmt.Fprintf(errw, "avcheck run: not instrumented, so not recorded: %s whose address cannot be evaluated before its statement\n", accessCount(instr.Skipped))
 		}
 	}
-	printUnrecorded(errw, plan, t, oc, cfg.verbose, dir)
+	printUnrecorded(errw, plan, t, oc, cfg.verbose, instr != nil && len(instr.Unrewritten) > 0, dir)
 	if oc.Invalid != "" {
 		fmt.Fprintf(errw, "avcheck run: the trace stops before an impossible event: %s\n", oc.Invalid)
 	}

@@ -14,8 +14,10 @@ import (
 // did not record: in one line, how many accesses of the packages under
 // test, in the functions the run entered, were not recorded and why,
 // listed by site with verbose; and, before it, when no access of those
-// packages was recorded at all, why.
-func printUnrecorded(w io.Writer, plan *record.Plan, t *trace.Trace, oc record.Outcome, verbose bool, dir string) {
+// packages was recorded at all, why. unrewritten says that files of the
+// packages under test were not instrumented (said above it), which is
+// then the likelier why no probe ran.
+func printUnrecorded(w io.Writer, plan *record.Plan, t *trace.Trace, oc record.Outcome, verbose, unrewritten bool, dir string) {
 	accesses := 0
 	for i := range t.Events {
 		if t.Events[i].Kind.IsAccess() {
@@ -29,7 +31,10 @@ func printUnrecorded(w io.Writer, plan *record.Plan, t *trace.Trace, oc record.O
 			why = "they make no access of shared state (package-level variables, fields and elements reached through pointers) that the recorder probes"
 		case oc.ProbeHits == 0:
 			why = fmt.Sprintf("none of the %s probed ran", plural(len(plan.Lines()), "line"))
-			if plan.HasTests {
+			switch {
+			case unrewritten:
+				why += " (files not instrumented are listed above)"
+			case plan.HasTests:
 				why += " (does -run select the test that makes them?)"
 			}
 		default:

@@ -198,6 +198,101 @@ func benchInstrumented(b *testing.B, name, arg string) {
 	b.ReportMetric(float64(events)/converting.Seconds(), "convert-events/s")
 }
 
+// BenchmarkInstrumentedMemory records a long run of the lock loop,
+// about 100M events, and reports the recorded program's peak resident
+// memory beside the same program's built normally (the runtime's memory:
+// its chunks of the events' file are mapped while they fill and unmapped
+// after), the raw events' size, and the memory that reading them back in
+// the order of their sequence numbers allocates (the converter's
+// streaming reader, without the trace it builds for the prediction).
+func BenchmarkInstrumentedMemory(b *testing.B) {
+	if _, err := os.Stat("/proc/self/status"); err != nil {
+		b.Skip("no /proc to read a process's peak memory from")
+	}
+	const arg = "3600000"
+	_, bin, root := prepareInstrumented(b, "loop", true)
+	plain := filepath.Join(b.TempDir(), "loop")
+	build := exec.Command("go", "build", "-o", plain, "./testdata/record/loop")
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		b.Fatalf("building loop: %v\n%s", err, out)
+	}
+	dir := os.Getenv("RAWDIR")
+	if dir == "" {
+		dir = eventsDir(200_000_000)
+	}
+	for b.Loop() {
+		raw, err := createEvents(dir)
+		if err != nil {
+			b.Fatal(err)
+		}
+		cmd := exec.Command(bin, arg)
+		cmd.Env = append(os.Environ(), avrt.EnvFile+"="+raw, avrt.EnvLimit+"=200000000")
+		recorded := peakRSS(b, cmd)
+		normal := peakRSS(b, exec.Command(plain, arg))
+		fi, err := os.Stat(raw)
+		if err != nil {
+			b.Fatal(err)
+		}
+		f, err := os.Open(raw)
+		if err != nil {
+			b.Fatal(err)
+		}
+		runtime.GC()
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		events := 0
+		err = readRaw(f, func(avrt.Event) bool { events++; return true })
+		runtime.ReadMemStats(&after)
+		f.Close()
+		os.Remove(raw)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(float64(events), "events")
+		b.ReportMetric(float64(recorded)/(1<<20), "recorded-rss-MB")
+		b.ReportMetric(float64(normal)/(1<<20), "normal-rss-MB")
+		b.ReportMetric(float64(fi.Size())/(1<<20), "raw-MB")
+		b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/(1<<20), "read-alloc-MB")
+	}
+}
+
+// peakRSS runs cmd and returns its peak resident memory in bytes, the
+// last VmHWM that /proc showed while it ran (the rusage of a child
+// started from a large process counts the parent's memory at the fork).
+func peakRSS(tb testing.TB, cmd *exec.Cmd) int64 {
+	tb.Helper()
+	if err := cmd.Start(); err != nil {
+		tb.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	status := fmt.Sprintf("/proc/%d/status", cmd.Process.Pid)
+	var peak int64
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case err := <-done:
+			if err != nil {
+				tb.Fatalf("%s: %v", cmd.Path, err)
+			}
+			return peak
+		case <-tick.C:
+			data, err := os.ReadFile(status)
+			if err != nil {
+				continue
+			}
+			for _, line := range strings.Split(string(data), "\n") {
+				var kb int64
+				if _, err := fmt.Sscanf(line, "VmHWM: %d kB", &kb); err == nil && kb*1024 > peak {
+					peak = kb * 1024
+				}
+			}
+		}
+	}
+}
+
 // The instrumenting recorder compiles and records the recorder's test
 // programs for each kind of synchronisation: every run ends normally
 // with a trace that is a possible execution, cut short by no event.
