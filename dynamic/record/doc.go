@@ -1,14 +1,16 @@
-// Package record runs a Go test or program under the Delve debugger and
-// records the trace (dynamic/trace) that the predictors read. With
-// dynamic/replay, it is one of the two packages of avcheck that import
-// Delve; none of Delve's types leave it.
+// Package record runs a Go test or program and records the trace
+// (dynamic/trace) that the predictors read, in one of two ways.
 //
-// Beside Delve, the instrumenting recorder (instrument.go, irecord.go,
-// convert.go) records the same trace without a debugger: it compiles the
-// packages under test from rewritten copies whose probes call the
-// recording runtime, package avrt, and converts the runtime's raw events
-// into the trace afterwards. It probes what the plan below says, at the
-// probes' own statements and call sites.
+// The instrumenting recorder (instrument.go, irecord.go, convert.go),
+// avcheck run's default, compiles the packages under test from rewritten
+// copies whose probes call the recording runtime, package avrt, and
+// converts the runtime's raw events into the trace afterwards. It probes
+// what the plan below says, at the probes' own statements and call sites.
+//
+// The Delve recorder (Record) runs the program under the Delve debugger,
+// with no rewriting, and records at its breakpoints. With dynamic/replay,
+// this package is one of the two of avcheck that import Delve; none of
+// Delve's types leave it.
 //
 // The probe plan (MakePlan) comes from the regions analyzer: a breakpoint
 // at every line with a direct access to shared state (sync/atomic calls
