@@ -1,13 +1,16 @@
 package record
 
 import (
+	"cmp"
 	"embed"
 	"encoding/json"
 	"fmt"
 	"go/ast"
+	"go/build/constraint"
 	"go/scanner"
 	"go/token"
 	"go/types"
+	"go/version"
 	"io/fs"
 	"maps"
 	"os"
@@ -77,6 +80,11 @@ const (
 	// comparable type parameter (a map whose keys are interfaces). No
 	// construct changes its meaning between those and older Go.
 	rtGoVersion = "1.20"
+	// fileGoVersion is the version that a //go:build line gives each
+	// rewritten file of a main module whose go line is older than it
+	// (langVersion): the oldest a file's line can raise it to, and one
+	// whose loops keep their older meaning.
+	fileGoVersion = "1.21"
 )
 
 // runtimePath is the import path of the recording runtime's own source in
@@ -146,6 +154,19 @@ type Instrumented struct {
 	// enterIDs id). claimed holds the ranges of raw ids the files took.
 	raw     map[uint32]idKey
 	claimed [][2]uint64
+	// What the overlays are written from, to write them again without
+	// a file whose rewriting did not compile (dropRewriting): the main
+	// module's go.mod and its rewritten copy, the copies of the files of
+	// the packages under test (replace) and of other modules' too
+	// (replaceAll), and the go.mod lines that other modules' copies add
+	// (deps, nil once the build goes without them).
+	goMod      string
+	mod, deps  []byte
+	replace    map[string]string
+	replaceAll map[string]string
+	// fileGo is the version the rewritten files say (langVersion), ""
+	// if the main module's go line is recent enough.
+	fileGo string
 	// cache is the directory of the cache (cache.go), "" if none.
 	cache string
 }
@@ -205,6 +226,11 @@ func Instrument(plan *Plan, dir string) (*Instrumented, error) {
 		}
 	}
 	in.entryPlaced = make([]bool, len(in.enterIDs))
+	for _, p := range plan.pkgs {
+		if m := p.Module; m != nil && m.Main && (m.GoVersion == "" || version.Compare("go"+m.GoVersion, "go"+fileGoVersion) < 0) {
+			in.fileGo = "go" + fileGoVersion
+		}
+	}
 	var goMod string
 	done := make(map[string]bool)
 	replace := make(map[string]string)
@@ -251,6 +277,9 @@ func Instrument(plan *Plan, dir string) (*Instrumented, error) {
 			if !changed {
 				continue
 			}
+			if testBreakRewriting != nil {
+				out = testBreakRewriting(name, out)
+			}
 			for _, id := range w.entries {
 				in.entryPlaced[id] = true
 			}
@@ -274,27 +303,90 @@ func Instrument(plan *Plan, dir string) (*Instrumented, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The rewritten calls of the runtime are calls of generic functions:
-	// a module older than rtGoVersion is built as one of that version,
-	// as other modules' copies are (raiseGo).
-	mod = fmt.Appendf(slices.Clip(raiseGo(mod)), "\nrequire %s v0.0.0\n\nreplace %s => %s\n", rtModule, rtModule, rtDir)
-	if in.ownOverlay, err = writeOverlayFile(dir, "own", goMod, mod, replace); err != nil {
-		return nil, err
-	}
+	// The go line stays: the rewritten files of an older module say
+	// their own version (langVersion).
+	mod = fmt.Appendf(slices.Clip(mod), "\nrequire %s v0.0.0\n\nreplace %s => %s\n", rtModule, rtModule, rtDir)
+	in.goMod, in.mod, in.replace = goMod, mod, replace
 	depDir := filepath.Join(dir, "deps")
 	if err := os.Mkdir(depDir, 0o700); err != nil {
 		return nil, err
 	}
-	deps, err := in.instrumentDeps(depDir, replace)
+	in.replaceAll = maps.Clone(replace)
+	deps, err := in.instrumentDeps(depDir, in.replaceAll)
 	if err != nil {
 		return nil, err
 	}
-	if len(in.OtherModules.Rewritten) == 0 {
-		in.Overlay, in.ownOverlay = in.ownOverlay, ""
-		return in, nil
+	if len(in.OtherModules.Rewritten) > 0 {
+		in.deps = []byte(deps)
 	}
-	in.Overlay, err = writeOverlayFile(dir, "all", goMod, append(slices.Clip(mod), deps...), replace)
-	return in, err
+	return in, in.writeOverlays()
+}
+
+// testBreakRewriting, set by a test, changes a file's rewritten text
+// into one that does not compile.
+var testBreakRewriting func(name string, out []byte) []byte
+
+// writeOverlays writes the overlay of the packages under test, and the
+// one with other modules' copies too if they are built: Overlay is the
+// one the build uses.
+func (in *Instrumented) writeOverlays() error {
+	own, err := writeOverlayFile(in.dir, "own", in.goMod, in.mod, in.replace)
+	if err != nil {
+		return err
+	}
+	if in.deps == nil {
+		in.Overlay, in.ownOverlay = own, ""
+		return nil
+	}
+	all, err := writeOverlayFile(in.dir, "all", in.goMod, append(slices.Clip(in.mod), in.deps...), in.replaceAll)
+	in.Overlay, in.ownOverlay = all, own
+	return err
+}
+
+// withoutOtherModules makes the build go without other modules' copies,
+// whose rewriting did not compile (why).
+func (in *Instrumented) withoutOtherModules(why string) {
+	in.OtherModules.Failed = why
+	in.Overlay, in.ownOverlay, in.deps = in.ownOverlay, "", nil
+}
+
+// dropRewriting makes the build compile, as they are, the files under
+// test that the compiler's errors (e, of a build in dir) name: their
+// rewriting did not compile, which is avcheck's fault, not the user's.
+// Each goes into Unrewritten with the first error about it. It reports
+// whether it dropped any.
+func (in *Instrumented) dropRewriting(e *BuildError, dir string) (bool, error) {
+	copies := make(map[string]string, len(in.replace))
+	for name, c := range in.replace {
+		copies[c] = name
+	}
+	var dropped []string
+	for line := range strings.SplitSeq(e.Output, "\n") {
+		i := strings.Index(line, ".go:")
+		if i < 0 {
+			continue
+		}
+		file := line[:i+len(".go")]
+		if !filepath.IsAbs(file) {
+			file = filepath.Join(dir, file)
+		}
+		file = filepath.Clean(file)
+		if name, ok := copies[file]; ok {
+			file = name
+		}
+		if _, ok := in.replace[file]; !ok {
+			continue
+		}
+		delete(in.replace, file)
+		delete(in.replaceAll, file)
+		in.Files = slices.DeleteFunc(in.Files, func(f string) bool { return f == file })
+		in.Unrewritten = append(in.Unrewritten, fmt.Sprintf("%s: compiled as it is: its rewriting did not compile (an error of avcheck's, please report it): %s", file, strings.TrimSpace(line[i+len(".go:"):])))
+		dropped = append(dropped, file)
+	}
+	if len(dropped) == 0 {
+		return false, nil
+	}
+	return true, in.writeOverlays()
 }
 
 // writeOverlayFile writes an overlay that compiles the files of replace
@@ -396,12 +488,14 @@ type edit struct {
 
 // The priorities of insertions at one offset.
 const (
-	prioTest    = iota // a test's begin (avrt.TestBegin, TestGo): its goroutine's first event
+	prioReadEnd = iota // the end of a read probed where it is evaluated, innermost
+	prioTest           // a test's begin (avrt.TestBegin, TestGo): its goroutine's first event
 	prioBegin          // a region's begin, before the accesses of its first statement
 	prioProbe          // an access or sync probe before a statement
 	prioFinish         // a region's end, before a return
 	prioWrapEnd        // the end of an expression's wrapping, inside the code's other rewriting
 	prioCode           // the rewriting of the code itself
+	prioRead           // the start of a read probed where it is evaluated, innermost
 	prioClose          // the end of the block around an else-if
 	prioMade           // after a statement, the variables it declares being new memory
 	prioAfter          // after a statement, once its last expression is closed
@@ -432,6 +526,8 @@ type fileRewriter struct {
 	// first asked for (id), and idOf indexes it.
 	ids  []idKey
 	idOf map[idKey]int
+	// inPlace holds the reads probed where they are evaluated.
+	inPlace []inPlaceRead
 }
 
 func newFileRewriter(in *Instrumented, p *packages.Package, f *ast.File, name string, src []byte) *fileRewriter {
@@ -678,8 +774,9 @@ func (w *fileRewriter) conditional(n ast.Node, st ast.Stmt) bool {
 func (w *fileRewriter) addressable(e ast.Expr) bool {
 	switch e := ast.Unparen(e).(type) {
 	case *ast.Ident:
-		_, ok := w.info.Uses[e].(*types.Var)
-		return ok
+		// Not a field's name, the key of a struct literal's element.
+		v, ok := w.info.Uses[e].(*types.Var)
+		return ok && !v.IsField()
 	case *ast.StarExpr:
 		return true
 	case *ast.SelectorExpr:
@@ -732,10 +829,50 @@ func (w *fileRewriter) rewrite() (out []byte, changed bool, err error) {
 	if len(w.edits) == 0 {
 		return nil, false, nil
 	}
+	if w.in.fileGo != "" && !w.syncOnly {
+		w.langVersion()
+	}
 	// The import, after the package clause, on its line.
 	w.edits = append(w.edits, edit{off: w.off(w.file.Name.End()), end: w.off(w.file.Name.End()), prio: prioCode,
 		text: "; import " + rtName + " " + strconv.Quote(rtModule) + w.lineDirective(w.file.Name.End())})
 	return w.numberIDs(w.apply()), true, nil
+}
+
+// langVersion gives the file the language version that the runtime's
+// generic calls need, in a main module whose go line is older (such as
+// go 1.12): a //go:build line with it, which the compiler takes as the
+// file's version. The go.mod's go line is not raised instead: the go
+// command would then ask an old module's go.mod for the requirements of
+// every module it builds, which it does not list ("updates to go.mod
+// needed"). A file's own //go:build line gets the version on its line;
+// otherwise the line goes before the first, with its // +build lines'
+// constraint (which a //go:build line overrides) and a //line comment
+// that keeps every line where it was.
+func (w *fileRewriter) langVersion() {
+	var plus []string
+	for _, cg := range w.file.Comments {
+		if cg.Pos() >= w.file.Package {
+			break
+		}
+		for _, c := range cg.List {
+			switch {
+			case constraint.IsGoBuild(c.Text):
+				expr := strings.TrimSpace(strings.TrimPrefix(c.Text, "//go:build"))
+				w.edits = append(w.edits, edit{off: w.off(c.Pos()), end: w.off(c.End()), prio: prioCode,
+					text: fmt.Sprintf("//go:build %s && (%s)", w.in.fileGo, expr)})
+				return
+			case constraint.IsPlusBuild(c.Text):
+				if x, err := constraint.Parse(c.Text); err == nil {
+					plus = append(plus, "("+x.String()+")")
+				}
+			}
+		}
+	}
+	line := "//go:build " + w.in.fileGo
+	if len(plus) > 0 {
+		line += " && " + strings.Join(plus, " && ")
+	}
+	w.edits = append(w.edits, edit{off: 0, end: 0, prio: -1, text: fmt.Sprintf("%s\n\n//line %s:1:1\n", line, w.name)})
 }
 
 func (w *fileRewriter) apply() []byte {
@@ -803,6 +940,9 @@ func (w *fileRewriter) accesses() {
 				continue
 			}
 			w.in.Probes++
+			if st == nil {
+				continue // probed where it is evaluated (placeReads)
+			}
 			if p.AfterCall && w.writtenAfter(st, e) || w.definesCaptured(st, e) {
 				afterStmt[st] = append(afterStmt[st], call)
 				continue
@@ -839,6 +979,7 @@ func (w *fileRewriter) accesses() {
 	for st, calls := range afterStmt {
 		w.after(st, strings.Join(calls, "; "))
 	}
+	w.placeReads()
 }
 
 // iterationEnds inserts text where an iteration of loop f ends and its
@@ -1025,9 +1166,23 @@ func (w *fileRewriter) accessProbe(line int, p AccessProbe) (ast.Stmt, ast.Expr,
 	if len(path) == 0 {
 		return nil, nil, "", false
 	}
+	// A read that no statement can be probed before is probed where it
+	// is evaluated (readInPlace), if it can be.
+	canInPlace := !p.Write && !p.Contents && p.Map == ""
+	inPlace := false
 	st, ok := w.stmtOf(path[0])
 	if !ok {
-		return nil, nil, "", false
+		// The expression is looked for in its innermost statement.
+		for _, n := range path {
+			if s, isStmt := n.(ast.Stmt); isStmt {
+				st = s
+				break
+			}
+		}
+		if !canInPlace || st == nil {
+			return nil, nil, "", false
+		}
+		inPlace = true
 	}
 	want := p.Expr
 	if p.Contents {
@@ -1052,8 +1207,14 @@ func (w *fileRewriter) accessProbe(line int, p AccessProbe) (ast.Stmt, ast.Expr,
 		}
 		return true
 	})
-	if found == nil || w.declaredIn(found, st) {
+	if found == nil {
 		return nil, nil, "", false
+	}
+	if !inPlace && w.declaredIn(found, st) {
+		if !canInPlace {
+			return nil, nil, "", false
+		}
+		inPlace = true
 	}
 	// The statement may be one the expression is not evaluated before,
 	// such as a literal's: the expression must be in it.
@@ -1104,31 +1265,18 @@ func (w *fileRewriter) accessProbe(line int, p AccessProbe) (ast.Stmt, ast.Expr,
 			}
 		}
 	}
+	if inPlace {
+		if !w.readInPlace(found, site) {
+			return nil, nil, "", false
+		}
+		return nil, found, "", true
+	}
 	if !w.pure(found) || !w.addressable(found) {
 		return nil, nil, "", false
 	}
-	fn := "Read"
-	if p.Write {
-		fn = "Write"
-	} else {
-		// The value read, as the Delve recorder records it: an integer
-		// or boolean, a pointer's address, a slice's or string's length.
-		switch t := w.info.TypeOf(found).Underlying().(type) {
-		case *types.Basic:
-			switch {
-			case t.Info()&types.IsInteger != 0:
-				fn = "ReadInt"
-			case t.Info()&types.IsBoolean != 0:
-				fn = "ReadBool"
-			case t.Info()&types.IsString != 0:
-				fn = "ReadStringLen"
-			}
-		case *types.Pointer:
-			fn = "ReadPtr"
-			w.in.sites[site].Size = sizeOf(t.Elem())
-		case *types.Slice:
-			fn = "ReadSliceLen"
-		}
+	fn := "Write"
+	if !p.Write {
+		fn = w.readFunc(found, site)
 	}
 	call := fmt.Sprintf("%s.%s(&(%s), %s)", rtName, fn, w.text(found), w.siteID(site))
 	if fn == "ReadInt" && p.Guard != nil && !p.Guard.Returned && !p.Guard.Len {
@@ -1151,6 +1299,172 @@ func (w *fileRewriter) accessProbe(line int, p AccessProbe) (ast.Stmt, ast.Expr,
 		}
 	}
 	return st, found, w.guarded(found, st, call), true
+}
+
+// readFunc returns the runtime's function that records a read of e, with
+// the value read as the Delve recorder records it: an integer or
+// boolean, a pointer's address, a slice's or string's length.
+func (w *fileRewriter) readFunc(e ast.Expr, site uint32) string {
+	switch t := w.info.TypeOf(e).Underlying().(type) {
+	case *types.Basic:
+		switch {
+		case t.Info()&types.IsInteger != 0:
+			return "ReadInt"
+		case t.Info()&types.IsBoolean != 0:
+			return "ReadBool"
+		case t.Info()&types.IsString != 0:
+			return "ReadStringLen"
+		}
+	case *types.Pointer:
+		w.in.sites[site].Size = sizeOf(t.Elem())
+		return "ReadPtr"
+	case *types.Slice:
+		return "ReadSliceLen"
+	}
+	return "Read"
+}
+
+// readInPlace probes the read of e where the program evaluates it, for a
+// read that no statement can be probed before: in a case of a switch, or
+// naming a variable that its statement declares (the condition of
+// "if v, ok := m[k]; ok && v.n > 0"). e becomes (*avrt.ReadIntAt(&(e),
+// site)): evaluated when, and only if, the program evaluates e, so it
+// never panics where the program does not. It reports false, probing
+// nothing, where &e does not compile, e is written rather than read, or
+// e is in a constant expression (len of an array), which a call would
+// make not constant.
+func (w *fileRewriter) readInPlace(e ast.Expr, site uint32) bool {
+	if !w.addressable(e) {
+		return false
+	}
+	prev := ast.Node(e)
+	for cur := w.parents[e]; cur != nil; prev, cur = cur, w.parents[cur] {
+		switch c := cur.(type) {
+		case *ast.UnaryExpr:
+			if c.Op == token.AND && prev == c.X {
+				return false
+			}
+		case *ast.AssignStmt:
+			if slices.Contains(c.Lhs, prev.(ast.Expr)) {
+				return false
+			}
+		case *ast.IncDecStmt:
+			return false
+		case *ast.RangeStmt:
+			if prev == c.Key || prev == c.Value {
+				return false
+			}
+		}
+		x, ok := cur.(ast.Expr)
+		if !ok {
+			break
+		}
+		if tv, ok := w.info.Types[x]; ok && tv.Value != nil {
+			return false
+		}
+	}
+	if tv, ok := w.info.Types[e]; ok && tv.Value != nil {
+		return false
+	}
+	// The operands of an expression are read in an order the language
+	// leaves open, except that calls and receives run left to right (and
+	// a && or || operand after the one on its left): the compiler loads
+	// x.n in x.n == f() after f returns. Wrapped, x.n's address would be
+	// taken before f runs, which changes what the program reads if f
+	// changes x. So the expression whose operands e is read among must
+	// make no call or receive but e's own.
+	unit := e
+	for {
+		x, ok := w.parents[unit].(ast.Expr)
+		if b, logical := x.(*ast.BinaryExpr); !ok || logical && (b.Op == token.LAND || b.Op == token.LOR) {
+			break
+		}
+		unit = x
+	}
+	if w.runsCode(unit, e) {
+		return false
+	}
+	// The guard's parameters would have to be recorded just before the
+	// read, which an expression has no room for.
+	if g := w.in.sites[site].Guard; g != nil {
+		for _, c := range g.Cmps {
+			if c.Param != "" {
+				w.in.sites[site].Guard = nil
+				break
+			}
+		}
+	}
+	w.inPlace = append(w.inPlace, inPlaceRead{e: e, fn: w.readFunc(e, site) + "At", site: site})
+	return true
+}
+
+// runsCode reports whether evaluating e, but not its subexpression
+// except, calls a function (other than a conversion or a builtin that
+// only reads, len and cap) or receives from a channel.
+func (w *fileRewriter) runsCode(e, except ast.Expr) bool {
+	runs := false
+	ast.Inspect(e, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false // not run here
+		case ast.Expr:
+			if n == except {
+				return false
+			}
+		}
+		switch n := n.(type) {
+		case *ast.CallExpr:
+			if tv, ok := w.info.Types[n.Fun]; ok && tv.IsType() {
+				return true
+			}
+			if id, ok := ast.Unparen(n.Fun).(*ast.Ident); ok {
+				if b, ok := w.info.Uses[id].(*types.Builtin); ok && (b.Name() == "len" || b.Name() == "cap") {
+					return true
+				}
+			}
+			runs = true
+		case *ast.UnaryExpr:
+			if n.Op == token.ARROW {
+				runs = true
+			}
+		}
+		return !runs
+	})
+	return runs
+}
+
+// An inPlaceRead is a read probed where it is evaluated (readInPlace).
+type inPlaceRead struct {
+	e    ast.Expr
+	fn   string
+	site uint32
+}
+
+// placeReads inserts the wrappings of the reads probed in place. One
+// read's expression may hold another's (a.b in a.b.c, p in *p): the
+// outer one opens first and closes last.
+func (w *fileRewriter) placeReads() {
+	reads := slices.Clone(w.inPlace)
+	slices.SortStableFunc(reads, func(a, b inPlaceRead) int {
+		if c := cmp.Compare(a.e.End(), b.e.End()); c != 0 {
+			return c
+		}
+		return cmp.Compare(b.e.Pos(), a.e.Pos())
+	})
+	for _, r := range reads {
+		w.edits = append(w.edits, edit{off: w.off(r.e.End()), end: w.off(r.e.End()), prio: prioReadEnd,
+			text: fmt.Sprintf("), %s))", w.siteID(r.site)) + w.lineDirective(r.e.End())})
+	}
+	slices.SortStableFunc(reads, func(a, b inPlaceRead) int {
+		if c := cmp.Compare(a.e.Pos(), b.e.Pos()); c != 0 {
+			return c
+		}
+		return cmp.Compare(b.e.End(), a.e.End())
+	})
+	for _, r := range reads {
+		w.edits = append(w.edits, edit{off: w.off(r.e.Pos()), end: w.off(r.e.Pos()), prio: prioRead,
+			text: fmt.Sprintf("(*%s.%s(&(", rtName, r.fn) + w.lineDirective(r.e.Pos())})
+	}
 }
 
 // sizeOf returns the size of values of type t on the machine that

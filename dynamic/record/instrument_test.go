@@ -3,6 +3,7 @@ package record
 import (
 	"context"
 	"fmt"
+	"go/version"
 	"io"
 	"maps"
 	"os"
@@ -424,17 +425,23 @@ func sendsGoOnEarly(tr *trace.Trace) []string {
 
 // A module whose go line is older than the Go that builds it keeps its
 // language when instrumented: its loop variables are shared by the
-// iterations, as before Go 1.22, so the program exits 0 only if its go
-// line was not raised past 1.21. A go line older than Go 1.20 is raised
-// to it, whose loop variables are shared too: the rewritten code calls
-// the runtime's generic functions, with interface{} for comparable where
-// a map's keys are interfaces, which Go 1.20 allows.
+// iterations, as before Go 1.22, so the program exits 0 only if its
+// files were not given a version past 1.21. The rewritten code calls the
+// runtime's generic functions (with interface{} for comparable where a
+// map's keys are interfaces, which Go 1.20 allows): each rewritten file
+// says go1.21 in a //go:build line, its own if it has one, and keeps its
+// lines (runtime.Caller's line is the source's). The go line stays: an
+// old module does not list in its go.mod the modules its dependencies
+// require (here b, which a requires), which Go 1.17 and later ask for.
 func TestInstrumentedOldGoLine(t *testing.T) {
-	const prog = `package main
+	files := map[string]string{
+		"main.go": `package main
 
 import (
 	"os"
 	"sync"
+
+	"example.com/a"
 )
 
 var (
@@ -452,25 +459,66 @@ func main() {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			mu.Lock()
-			n++
-			mu.Unlock()
+			if k == 0 {
+				incTagged()
+			} else {
+				incPlus()
+			}
 		}()
 	}
 	wg.Wait()
 	seen := make(map[interface{}]int)
 	seen[n]++
-	if fs[0]() != 3 || n != 2 || seen[2] != 1 {
+	if fs[0]() != 3 || n != 2 || seen[2] != 1 || a.Twice(1) != 2 {
 		os.Exit(1)
 	}
 }
-`
+`,
+		"tagged.go": `//go:build !avcheck_never
+
+package main
+
+import (
+	"os"
+	"runtime"
+)
+
+func incTagged() {
+	mu.Lock()
+	n++
+	mu.Unlock()
+	if _, _, line, _ := runtime.Caller(0); line != 15 {
+		os.Exit(3)
+	}
+}
+`,
+		"plus.go": `// +build !avcheck_never
+
+package main
+
+func incPlus() {
+	mu.Lock()
+	n++
+	mu.Unlock()
+}
+`,
+		"a/go.mod": "module example.com/a\n\ngo 1.12\n\nrequire example.com/b v0.0.0\n",
+		"a/a.go":   "package a\n\nimport \"example.com/b\"\n\nfunc Twice(x int) int { return b.Add(x, x) }\n",
+		"b/go.mod": "module example.com/b\n\ngo 1.12\n",
+		"b/b.go":   "package b\n\nfunc Add(x, y int) int { return x + y }\n",
+	}
 	module := func(goLine string) string {
 		dir := t.TempDir()
-		for name, data := range map[string]string{
-			"go.mod":  "module example.com/old\n\ngo " + goLine + "\n",
-			"main.go": prog,
-		} {
+		files := maps.Clone(files)
+		mod := "module example.com/old\n\ngo " + goLine + "\n\nrequire example.com/a v0.0.0\n\nreplace example.com/a => ./a\n\nreplace example.com/b => ./b\n"
+		if version.Compare("go"+goLine, "go1.17") >= 0 {
+			mod += "\nrequire example.com/b v0.0.0 // indirect\n"
+		}
+		files["go.mod"] = mod
+		for name, data := range files {
+			if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o700); err != nil {
+				t.Fatal(err)
+			}
 			if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o600); err != nil {
 				t.Fatal(err)
 			}
@@ -478,7 +526,7 @@ func main() {
 		return dir
 	}
 
-	for _, goLine := range []string{"1.20", "1.18", "1.15"} {
+	for _, goLine := range []string{"1.21", "1.20", "1.18", "1.15", "1.12"} {
 		dir := module(goLine)
 		plan, err := MakePlan(PlanOptions{Dir: dir, Pattern: "."})
 		if err != nil {
@@ -489,12 +537,15 @@ func main() {
 		if err != nil {
 			t.Fatalf("go %s: %v", goLine, err)
 		}
+		if len(in.Files) != 3 || len(in.Unrewritten) > 0 {
+			t.Errorf("go %s: files rewritten %q, not rewritten %q, want all 3 rewritten", goLine, in.Files, in.Unrewritten)
+		}
 		tr, oc, err := RecordInstrumented(context.Background(), in, Options{Binary: bin, Dir: dir})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if !oc.Complete || oc.Status != 0 {
-			t.Fatalf("go %s: outcome %+v, want exit status 0 (the loop variable shared, as before Go 1.22)", goLine, oc)
+			t.Fatalf("go %s: outcome %+v, want exit status 0 (the loop variable shared, as before Go 1.22, and the lines kept)", goLine, oc)
 		}
 		writes := 0
 		for _, e := range tr.Events {
@@ -909,5 +960,95 @@ func TestInstrumentedRuntimeItself(t *testing.T) {
 	}
 	if len(tr.Events) != 0 {
 		t.Errorf("%d events recorded, want none", len(tr.Events))
+	}
+}
+
+// A read that no statement can be probed before is recorded where the
+// program evaluates it (testdata/record/inplace): the cases of a switch
+// each when it is tested, the second only once the first has ruled out a
+// nil pointer, *b.q after b.q, and p.n in the condition of an if whose
+// statement declares p. The Delve recorder, which records a line's reads
+// when the line is reached, cannot evaluate p.n there (p is not declared
+// yet), and records *b.q and b.q in the order of the plan.
+func TestInstrumentedReadsInPlace(t *testing.T) {
+	kind := func(k string) []string { // kind(), b.p set to a node of n k
+		switch k {
+		case "":
+			return []string{"acq 22", "rd b.p 25", "rel 23"}
+		case "2":
+			return []string{"acq 22", "rd b.p 25", "rd b.p 27", "rd b.p.n 27", "rel 23"}
+		}
+		return []string{"acq 22", "rd b.p 25", "rd b.p 27", "rd b.p.n 27", "rd b.q 29", "rd *b.q 29", "rel 23"}
+	}
+	set := []string{"acq 45", "wr b.p 46", "wr b.q 47", "rel 48"}
+	want := slices.Concat(kind(""), set, kind("2"), []string{"acq 36", "rd b.p 38", "rd b.p.n 38", "rel 37"}, set, kind("1"))
+	events := func(tr *trace.Trace) []string {
+		var got []string
+		for _, e := range tr.Events {
+			name := tr.Object(e.Obj).Name
+			if e.Kind.IsAccess() && name != "b" || e.Kind == trace.KindAcquire || e.Kind == trace.KindRelease {
+				got = append(got, fmt.Sprintf("%s %s %d", e.Kind, name, tr.Site(e.Site).Line))
+			}
+		}
+		// The lock's events name their object b.mu.
+		for i, s := range got {
+			got[i] = strings.Replace(s, " b.mu", "", 1)
+		}
+		return got
+	}
+	t.Run("instrument", func(t *testing.T) {
+		in, bin, root := prepareInstrumented(t, "inplace", true)
+		if in.Skipped != 2 {
+			t.Errorf("%d accesses not probed, want 2 (over's)", in.Skipped)
+		}
+		tr := recordInstrumentedOK(t, in, Options{Binary: bin, Dir: root})
+		if got := events(tr); !slices.Equal(got, want) {
+			t.Errorf("events:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+	})
+	t.Run("delve", func(t *testing.T) {
+		want := slices.Clone(want)
+		want = slices.DeleteFunc(want, func(s string) bool { return s == "rd b.p.n 38" })
+		i := slices.Index(want, "rd b.q 29")
+		want[i], want[i+1] = want[i+1], want[i]
+		plan, bin := prepare(t, "inplace", true)
+		tr, oc := record(t, context.Background(), plan, Options{Binary: bin})
+		if !oc.Complete || oc.Status != 0 || oc.Invalid != "" || oc.Unevaluated != 1 {
+			t.Fatalf("outcome %+v, want a normal end and one access not evaluated", oc)
+		}
+		if got := events(tr); !slices.Equal(got, want) {
+			t.Errorf("events:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+	})
+}
+
+// A file whose rewriting does not compile is compiled as it is, and said
+// to be: the package is recorded without its probes, never refused.
+func TestInstrumentedRewritingFails(t *testing.T) {
+	testBreakRewriting = func(name string, out []byte) []byte {
+		if filepath.Base(name) == "forcond.go" {
+			return append(out, "\nvar _ = notDeclared\n"...)
+		}
+		return out
+	}
+	defer func() { testBreakRewriting = nil }()
+	in, bin, root := prepareInstrumented(t, "forcond", false)
+	file := filepath.Join(root, "testdata/record/forcond/forcond.go")
+	if len(in.Unrewritten) != 1 || !strings.HasPrefix(in.Unrewritten[0], file+": compiled as it is: its rewriting did not compile") || !strings.Contains(in.Unrewritten[0], "undefined: notDeclared") {
+		t.Errorf("files not rewritten: %q, want %s with the compiler's error", in.Unrewritten, file)
+	}
+	if want := []string{filepath.Join(root, "testdata/record/forcond/forcond_test.go")}; !slices.Equal(in.Files, want) {
+		t.Errorf("files rewritten: %q, want %q", in.Files, want)
+	}
+	tr := recordInstrumentedOK(t, in, Options{Binary: bin, Dir: filepath.Join(root, "testdata/record/forcond")})
+	var accesses []string
+	for _, e := range tr.Events {
+		if e.Kind.IsAccess() {
+			accesses = append(accesses, fmt.Sprintf("%s %s", e.Kind, tr.Object(e.Obj).Name))
+		}
+	}
+	// Those of the test's file only: none of the loop's, in forcond.go.
+	if want := []string{"rd l", "rd chan@forcond_test.go:10"}; !slices.Equal(accesses, want) {
+		t.Errorf("accesses %q, want %q", accesses, want)
 	}
 }

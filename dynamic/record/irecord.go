@@ -48,8 +48,21 @@ func BuildInstrumented(ctx context.Context, dir, pkg string, isMain bool, plan *
 		// The rewritten packages of other modules (deps.go) did not
 		// compile: without them, the build fails only if the user's
 		// code does, and its errors are then about the user's files.
-		in.OtherModules.Failed = oneLine(be)
-		in.Overlay, in.ownOverlay = in.ownOverlay, ""
+		in.withoutOtherModules(oneLine(be))
+		bin, err = goBuild(ctx, dir, pkg, isMain, binDir, workDir, []string{"-overlay=" + in.Overlay})
+	}
+	// A rewritten file that does not compile is compiled as it is, and
+	// the build tried again: each round drops at least one file, and
+	// the compiler's errors stop at ten a package.
+	for errors.As(err, &be) {
+		dropped, derr := in.dropRewriting(be, dir)
+		if derr != nil {
+			err = derr
+			break
+		}
+		if !dropped {
+			break
+		}
 		bin, err = goBuild(ctx, dir, pkg, isMain, binDir, workDir, []string{"-overlay=" + in.Overlay})
 	}
 	if err != nil {

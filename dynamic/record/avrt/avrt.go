@@ -357,6 +357,47 @@ func ReadStringLen[S ~string](p *S, site uint32) {
 	}
 }
 
+// The functions below record a read as the functions above do, and
+// return p: a read that no statement can be probed before (in a case of
+// a switch, say) is probed where the program evaluates it, as
+// (*ReadIntAt(&x, site)).
+
+// ReadAt is Read, returning p.
+func ReadAt[T any](p *T, site uint32) *T {
+	Read(p, site)
+	return p
+}
+
+// ReadIntAt is ReadInt, returning p.
+func ReadIntAt[T Integer](p *T, site uint32) *T {
+	ReadInt(p, site)
+	return p
+}
+
+// ReadBoolAt is ReadBool, returning p.
+func ReadBoolAt[T ~bool](p *T, site uint32) *T {
+	ReadBool(p, site)
+	return p
+}
+
+// ReadPtrAt is ReadPtr, returning p.
+func ReadPtrAt[P ~*E, E any](p *P, site uint32) *P {
+	ReadPtr(p, site)
+	return p
+}
+
+// ReadSliceLenAt is ReadSliceLen, returning p.
+func ReadSliceLenAt[S ~[]E, E any](p *S, site uint32) *S {
+	ReadSliceLen(p, site)
+	return p
+}
+
+// ReadStringLenAt is ReadStringLen, returning p.
+func ReadStringLenAt[S ~string](p *S, site uint32) *S {
+	ReadStringLen(p, site)
+	return p
+}
+
 // Write records a write of *p, before it.
 func Write[T any](p *T, site uint32) {
 	if enabled {
