@@ -716,6 +716,20 @@ func (w *fileRewriter) declaredIn(e ast.Node, st ast.Stmt) bool {
 	return found
 }
 
+// onlyReads reports whether the call c runs no code: a conversion, or
+// len or cap.
+func (w *fileRewriter) onlyReads(c *ast.CallExpr) bool {
+	if tv, ok := w.info.Types[c.Fun]; ok && tv.IsType() {
+		return true
+	}
+	if id, ok := ast.Unparen(c.Fun).(*ast.Ident); ok {
+		if b, ok := w.info.Uses[id].(*types.Builtin); ok && (b.Name() == "len" || b.Name() == "cap") {
+			return true
+		}
+	}
+	return false
+}
+
 // pure reports whether evaluating e a second time does nothing but read:
 // no calls but conversions, len and cap, no receives, no literals of
 // functions.
@@ -724,15 +738,7 @@ func (w *fileRewriter) pure(e ast.Expr) bool {
 	ast.Inspect(e, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.CallExpr:
-			if tv, found := w.info.Types[n.Fun]; found && tv.IsType() {
-				return true
-			}
-			if id, isID := ast.Unparen(n.Fun).(*ast.Ident); isID {
-				if b, isB := w.info.Uses[id].(*types.Builtin); isB && (b.Name() == "len" || b.Name() == "cap") {
-					return true
-				}
-			}
-			if w.isContextDone(n) {
+			if w.onlyReads(n) || w.isContextDone(n) {
 				return true
 			}
 			ok = false
@@ -845,11 +851,14 @@ func (w *fileRewriter) rewrite() (out []byte, changed bool, err error) {
 // command would then ask an old module's go.mod for the requirements of
 // every module it builds, which it does not list ("updates to go.mod
 // needed"). A file's own //go:build line gets the version on its line;
-// otherwise the line goes before the first, with its // +build lines'
-// constraint (which a //go:build line overrides) and a //line comment
-// that keeps every line where it was.
+// otherwise the line goes before the first, with the constraint of the
+// file's // +build lines, and a //line comment keeps every line of the
+// file where it was. The // +build lines are emptied: a //go:build line
+// overrides them, and go vet (which go test runs) refuses those that do
+// not say what it says.
 func (w *fileRewriter) langVersion() {
-	var plus []string
+	var goBuild *ast.Comment
+	var plus []constraint.Expr
 	for _, cg := range w.file.Comments {
 		if cg.Pos() >= w.file.Package {
 			break
@@ -857,20 +866,23 @@ func (w *fileRewriter) langVersion() {
 		for _, c := range cg.List {
 			switch {
 			case constraint.IsGoBuild(c.Text):
-				expr := strings.TrimSpace(strings.TrimPrefix(c.Text, "//go:build"))
-				w.edits = append(w.edits, edit{off: w.off(c.Pos()), end: w.off(c.End()), prio: prioCode,
-					text: fmt.Sprintf("//go:build %s && (%s)", w.in.fileGo, expr)})
-				return
+				goBuild = c
 			case constraint.IsPlusBuild(c.Text):
 				if x, err := constraint.Parse(c.Text); err == nil {
-					plus = append(plus, "("+x.String()+")")
+					plus = append(plus, x)
 				}
+				w.edits = append(w.edits, edit{off: w.off(c.Pos()), end: w.off(c.End()), prio: prioCode, text: "//"})
 			}
 		}
 	}
 	line := "//go:build " + w.in.fileGo
-	if len(plus) > 0 {
-		line += " && " + strings.Join(plus, " && ")
+	if goBuild != nil {
+		expr := strings.TrimSpace(strings.TrimPrefix(goBuild.Text, "//go:build"))
+		w.edits = append(w.edits, edit{off: w.off(goBuild.Pos()), end: w.off(goBuild.End()), prio: prioCode, text: line + " && (" + expr + ")"})
+		return
+	}
+	for _, x := range plus {
+		line += " && (" + x.String() + ")"
 	}
 	w.edits = append(w.edits, edit{off: 0, end: 0, prio: -1, text: fmt.Sprintf("%s\n\n//line %s:1:1\n", line, w.name)})
 }
@@ -1414,13 +1426,8 @@ func (w *fileRewriter) runsCode(e, except ast.Expr) bool {
 		}
 		switch n := n.(type) {
 		case *ast.CallExpr:
-			if tv, ok := w.info.Types[n.Fun]; ok && tv.IsType() {
+			if w.onlyReads(n) {
 				return true
-			}
-			if id, ok := ast.Unparen(n.Fun).(*ast.Ident); ok {
-				if b, ok := w.info.Uses[id].(*types.Builtin); ok && (b.Name() == "len" || b.Name() == "cap") {
-					return true
-				}
 			}
 			runs = true
 		case *ast.UnaryExpr:
@@ -1580,7 +1587,9 @@ func (w *fileRewriter) code() {
 		case *ast.CompositeLit:
 			// A map literal with its type written (not one whose type
 			// its enclosing literal gives) makes a map as make does.
-			if _, ok := w.info.TypeOf(n).Underlying().(*types.Map); ok && n.Type != nil {
+			// Not one whose address is taken (&M{} of a map type M),
+			// which Made records.
+			if _, ok := w.info.TypeOf(n).Underlying().(*types.Map); ok && n.Type != nil && !w.addressTaken(n) {
 				w.made(n, "MadeMap")
 			}
 		case *ast.RangeStmt:
@@ -1740,6 +1749,20 @@ func (w *fileRewriter) isCaptured(v *types.Var) bool {
 		}
 	}
 	return w.captured[v]
+}
+
+// addressTaken reports whether e is the operand of &.
+func (w *fileRewriter) addressTaken(e ast.Expr) bool {
+	p := w.parents[e]
+	for {
+		par, ok := p.(*ast.ParenExpr)
+		if !ok {
+			break
+		}
+		p = w.parents[par]
+	}
+	u, ok := p.(*ast.UnaryExpr)
+	return ok && u.Op == token.AND
 }
 
 // made wraps an allocation, &T{...} or new(T) (wrapper Made), the make

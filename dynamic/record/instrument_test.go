@@ -425,20 +425,21 @@ func sendsGoOnEarly(tr *trace.Trace) []string {
 
 // A module whose go line is older than the Go that builds it keeps its
 // language when instrumented: its loop variables are shared by the
-// iterations, as before Go 1.22, so the program exits 0 only if its
-// files were not given a version past 1.21. The rewritten code calls the
+// iterations, as before Go 1.22, so the test passes only if its files
+// were not given a version past 1.21. The rewritten code calls the
 // runtime's generic functions (with interface{} for comparable where a
 // map's keys are interfaces, which Go 1.20 allows): each rewritten file
-// says go1.21 in a //go:build line, its own if it has one, and keeps its
-// lines (runtime.Caller's line is the source's). The go line stays: an
-// old module does not list in its go.mod the modules its dependencies
-// require (here b, which a requires), which Go 1.17 and later ask for.
+// says go1.21 in a //go:build line, its own if it has one, its // +build
+// lines emptied (go vet, which go test runs, would refuse them), and
+// keeps its lines (runtime.Caller's line is the source's). The go line
+// stays: an old module does not list in its go.mod the modules its
+// dependencies require (here b, which a requires), which Go 1.17 and
+// later ask for.
 func TestInstrumentedOldGoLine(t *testing.T) {
 	files := map[string]string{
-		"main.go": `package main
+		"old.go": `package old
 
 import (
-	"os"
 	"sync"
 
 	"example.com/a"
@@ -449,54 +450,81 @@ var (
 	n  int
 )
 
-func main() {
+// Run reports whether the loop variables were shared.
+func Run() bool {
 	var fs []func() int
 	for i := 0; i < 3; i++ {
 		fs = append(fs, func() int { return i })
 	}
 	var wg sync.WaitGroup
-	for k := 0; k < 2; k++ {
+	for k := 0; k < 3; k++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if k == 0 {
+			switch k {
+			case 0:
 				incTagged()
-			} else {
+			case 1:
 				incPlus()
+			default:
+				incBoth()
 			}
 		}()
 	}
 	wg.Wait()
 	seen := make(map[interface{}]int)
 	seen[n]++
-	if fs[0]() != 3 || n != 2 || seen[2] != 1 || a.Twice(1) != 2 {
-		os.Exit(1)
+	return fs[0]() == 3 && n == 3 && seen[3] == 1 && a.Twice(1) == 2
+}
+`,
+		"old_test.go": `package old
+
+import "testing"
+
+func TestRun(t *testing.T) {
+	if !Run() {
+		t.Fatal("loop variables not shared")
 	}
 }
 `,
 		"tagged.go": `//go:build !avcheck_never
 
-package main
+package old
 
-import (
-	"os"
-	"runtime"
-)
+import "runtime"
+
+// counts is a map type, made through its address.
+type counts map[string]int
 
 func incTagged() {
 	mu.Lock()
 	n++
 	mu.Unlock()
-	if _, _, line, _ := runtime.Caller(0); line != 15 {
-		os.Exit(3)
+	c := &counts{}
+	if len(*c) != 0 {
+		panic("not empty")
+	}
+	if _, _, line, _ := runtime.Caller(0); line != 19 {
+		panic("line moved")
 	}
 }
 `,
 		"plus.go": `// +build !avcheck_never
 
-package main
+package old
 
 func incPlus() {
+	mu.Lock()
+	n++
+	mu.Unlock()
+}
+`,
+		"both.go": `//go:build !avcheck_never && !avcheck_either
+// +build !avcheck_never,!avcheck_either
+
+package old
+
+func incBoth() {
 	mu.Lock()
 	n++
 	mu.Unlock()
@@ -532,20 +560,20 @@ func incPlus() {
 		if err != nil {
 			t.Fatal(err)
 		}
-		bin, in, cleanup, err := BuildInstrumented(context.Background(), dir, ".", true, plan)
+		bin, in, cleanup, err := BuildInstrumented(context.Background(), dir, ".", false, plan)
 		t.Cleanup(cleanup)
 		if err != nil {
 			t.Fatalf("go %s: %v", goLine, err)
 		}
-		if len(in.Files) != 3 || len(in.Unrewritten) > 0 {
-			t.Errorf("go %s: files rewritten %q, not rewritten %q, want all 3 rewritten", goLine, in.Files, in.Unrewritten)
+		if len(in.Files) != 5 || len(in.Unrewritten) > 0 {
+			t.Errorf("go %s: files rewritten %q, not rewritten %q, want all 5 rewritten", goLine, in.Files, in.Unrewritten)
 		}
 		tr, oc, err := RecordInstrumented(context.Background(), in, Options{Binary: bin, Dir: dir})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if !oc.Complete || oc.Status != 0 {
-			t.Fatalf("go %s: outcome %+v, want exit status 0 (the loop variable shared, as before Go 1.22, and the lines kept)", goLine, oc)
+			t.Fatalf("go %s: outcome %+v, want exit status 0 (the loop variables shared, as before Go 1.22, and the lines kept)", goLine, oc)
 		}
 		writes := 0
 		for _, e := range tr.Events {
@@ -553,8 +581,8 @@ func incPlus() {
 				writes++
 			}
 		}
-		if writes != 2 {
-			t.Errorf("go %s: %d writes of n recorded, want 2", goLine, writes)
+		if writes != 3 {
+			t.Errorf("go %s: %d writes of n recorded, want 3", goLine, writes)
 		}
 	}
 }
