@@ -170,3 +170,26 @@ func TestRunRuntimeItself(t *testing.T) {
 		}
 	}
 }
+
+// The accesses that the instrumenting recorder cannot probe are counted,
+// and -v lists them with why: in testdata/record/inplace, the two reads
+// of a case that calls.
+func TestRunNotProbed(t *testing.T) {
+	t.Parallel()
+	want := "avcheck run: not instrumented, so not recorded: 2 accesses whose address cannot be evaluated before its statement"
+	r := avcheckRun(t, context.Background(), "-replay=false", "./testdata/record/inplace")
+	if !strings.Contains(r.stderr, want+"; -v lists them\n") {
+		t.Errorf("stderr does not say %q:\n%s", want+"; -v lists them", r.stderr)
+	}
+	r = avcheckRun(t, context.Background(), "-replay=false", "-v", "./testdata/record/inplace")
+	why := "read among calls, which could change it before the program reads it"
+	for _, line := range []string{
+		want + "\n",
+		"/testdata/record/inplace/main.go:57:7: b.p (read): " + why + "\n",
+		"/testdata/record/inplace/main.go:57:7: b.p.n (read): " + why + "\n",
+	} {
+		if !strings.Contains(r.stderr, line) {
+			t.Errorf("stderr does not say %q:\n%s", line, r.stderr)
+		}
+	}
+}

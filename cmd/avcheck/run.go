@@ -208,7 +208,7 @@ func parseRunArgs(args []string, stdout, stderr io.Writer) (*runConfig, int, boo
 	fs.BoolVar(&cfg.asJSON, "json", false, "write the report as JSON (the schema of avcheck predict -json)")
 	fs.BoolVar(&cfg.asSARIF, "sarif", false, "write the report as SARIF 2.1.0, with paths relative to the top of the Git checkout (see docs/run.md)")
 	fs.BoolVar(&cfg.all, "all", false, "also show findings removed by AVFilter or without a witness, marked as dropped")
-	fs.BoolVar(&cfg.verbose, "v", false, "list, by site, the accesses of the packages under test that were reached but not recorded")
+	fs.BoolVar(&cfg.verbose, "v", false, "list, by site, the accesses of the packages under test that were reached but not recorded, and those the instrumenting recorder could not probe")
 	fs.StringVar(&cfg.recorder, "recorder", "instrument", "how to record: `instrument` (rewritten packages under test; packages outside the main module are recorded under Delve) or delve (the debugger, no rewriting, about a thousand times slower; see docs/run.md)")
 	fs.BoolVar(&cfg.replay, "replay", true, "replay the witness of each proven finding under the debugger, and raise it to level replayed when the violation shows (-replay=false: do not)")
 	fs.DurationVar(&cfg.replayTimeout, "replay-timeout", defaultReplayTimeout, "stop a replay after `d`; its finding stays proven")
@@ -425,7 +425,14 @@ func runStages(in *interrupts, args []string, stdout, stderr io.Writer, ended *r
 			fmt.Fprintf(errw, "avcheck run: not instrumented, so not recorded: %s of defer or go statements\n", plural(instr.Deferred, "atomic operation"))
 		}
 		if instr.Skipped > 0 {
-			fmt.Fprintf(errw, "avcheck run: not instrumented, so not recorded: %s whose address cannot be evaluated before its statement\n", accessCount(instr.Skipped))
+			more := "; -v lists them"
+			if cfg.verbose {
+				more = ""
+			}
+			fmt.Fprintf(errw, "avcheck run: not instrumented, so not recorded: %s whose address cannot be evaluated before its statement%s\n", accessCount(instr.Skipped), more)
+			if cfg.verbose {
+				printNotProbed(errw, instr.NotProbed, dir)
+			}
 		}
 	}
 	printUnrecorded(errw, plan, t, oc, cfg.verbose, instr != nil && len(instr.Unrewritten) > 0, dir)

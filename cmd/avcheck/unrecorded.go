@@ -70,16 +70,34 @@ func printUnrecorded(w io.Writer, plan *record.Plan, t *trace.Trace, oc record.O
 		return
 	}
 	for _, u := range oc.Unrecorded {
-		file := u.File
-		if rel, err := filepath.Rel(dir, file); err == nil && !strings.HasPrefix(rel, "..") {
-			file = rel
-		}
+		file := relPath(dir, u.File)
 		why := u.Reason
 		if u.Detail != "" {
 			why += ": " + u.Detail
 		}
 		fmt.Fprintf(w, "\t%s:%d:%d: %s: %s\n", file, u.Line.Line, u.Col, u.Expr, why)
 	}
+}
+
+// printNotProbed lists the accesses that the instrumenting recorder
+// could not probe, with why, as printUnrecorded lists the accesses not
+// recorded.
+func printNotProbed(w io.Writer, nps []record.NotProbed, dir string) {
+	for _, np := range nps {
+		kind := "read"
+		if np.Write {
+			kind = "write"
+		}
+		fmt.Fprintf(w, "\t%s:%d:%d: %s (%s): %s\n", relPath(dir, np.File), np.Line.Line, np.Col, np.Expr, kind, np.Why)
+	}
+}
+
+// relPath returns file relative to dir if it is below it.
+func relPath(dir, file string) string {
+	if rel, err := filepath.Rel(dir, file); err == nil && !strings.HasPrefix(rel, "..") {
+		return rel
+	}
+	return file
 }
 
 func accessCount(n int) string {

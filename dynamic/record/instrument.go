@@ -126,6 +126,8 @@ type Instrumented struct {
 	// (their expression calls a function, or names a variable that is
 	// not in scope before the statement, ...), and Probes those placed.
 	Skipped, Probes int
+	// NotProbed lists the probes skipped, with why.
+	NotProbed []NotProbed
 	// Deferred counts the sync/atomic calls of defer and go statements,
 	// which are not recorded: a probe around the call would run it at
 	// the statement, not when the deferred call or the goroutine runs.
@@ -405,6 +407,14 @@ func writeOverlayFile(dir, name, goMod string, mod []byte, replace map[string]st
 	}
 	overlay := filepath.Join(dir, name+".overlay.json")
 	return overlay, os.WriteFile(overlay, data, 0o600)
+}
+
+// NotProbed is an access of the plan that the rewriting could not probe.
+type NotProbed struct {
+	Spot
+	Expr  string
+	Write bool
+	Why   string
 }
 
 // OtherModules says what of the synchronisation of other modules'
@@ -946,9 +956,17 @@ func (w *fileRewriter) accesses() {
 			if p.Atomic != "" {
 				continue // the call is wrapped (code)
 			}
-			st, e, call, ok := w.accessProbe(l.Line, p)
-			if !ok {
+			if p.Write && initialisingExpr(p.Expr) {
+				// A composite literal's element or a call's variadic
+				// argument, written as the value is built: no other
+				// goroutine can see it yet (as unrecorded.go's
+				// initialising tells the Delve recorder).
+				continue
+			}
+			st, e, call, why := w.accessProbe(l.Line, p)
+			if why != "" {
 				w.in.Skipped++
+				w.in.NotProbed = append(w.in.NotProbed, NotProbed{Spot: Spot{Line: l, Col: p.Col}, Expr: p.Expr, Write: p.Write, Why: why})
 				continue
 			}
 			w.in.Probes++
@@ -1164,19 +1182,36 @@ func inside(n, outer ast.Node) bool {
 	return outer != nil && outer.Pos() <= n.Pos() && n.End() <= outer.End()
 }
 
+// initialisingExpr reports whether an access's expression names the
+// memory that a composite literal or a call's variadic arguments make.
+func initialisingExpr(expr string) bool {
+	for _, p := range []string{"complit.", "complit[", "slicelit[", "varargs["} {
+		if strings.HasPrefix(expr, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// callsWhy is why an access whose expression calls is not probed before
+// its statement: the probe would call a second time.
+const callsWhy = "its expression calls a function or receives, which a probe would do again"
+
 // accessProbe finds the expression of an access probe and returns the
-// statement to probe it before and the probe's call.
-func (w *fileRewriter) accessProbe(line int, p AccessProbe) (ast.Stmt, ast.Expr, string, bool) {
+// statement to probe it before, the expression and the probe's call; no
+// statement for a read probed where it is evaluated (readInPlace); or
+// why the access cannot be probed.
+func (w *fileRewriter) accessProbe(line int, p AccessProbe) (ast.Stmt, ast.Expr, string, string) {
 	if line < 1 || line > w.tf.LineCount() {
-		return nil, nil, "", false
+		return nil, nil, "", "not in its file"
 	}
 	pos := w.tf.LineStart(line) + token.Pos(p.Col-1)
 	if int(pos) >= w.tf.Base()+w.tf.Size() {
-		return nil, nil, "", false
+		return nil, nil, "", "not in its file"
 	}
 	path, _ := astutil.PathEnclosingInterval(w.file, pos, pos)
 	if len(path) == 0 {
-		return nil, nil, "", false
+		return nil, nil, "", "not in its file"
 	}
 	// A read that no statement can be probed before is probed where it
 	// is evaluated (readInPlace), if it can be.
@@ -1184,6 +1219,7 @@ func (w *fileRewriter) accessProbe(line int, p AccessProbe) (ast.Stmt, ast.Expr,
 	inPlace := false
 	st, ok := w.stmtOf(path[0])
 	if !ok {
+		const notInStmt = "a write, or an access of a map, in a case of a switch"
 		// The expression is looked for in its innermost statement.
 		for _, n := range path {
 			if s, isStmt := n.(ast.Stmt); isStmt {
@@ -1192,7 +1228,7 @@ func (w *fileRewriter) accessProbe(line int, p AccessProbe) (ast.Stmt, ast.Expr,
 			}
 		}
 		if !canInPlace || st == nil {
-			return nil, nil, "", false
+			return nil, nil, "", notInStmt
 		}
 		inPlace = true
 	}
@@ -1220,11 +1256,11 @@ func (w *fileRewriter) accessProbe(line int, p AccessProbe) (ast.Stmt, ast.Expr,
 		return true
 	})
 	if found == nil {
-		return nil, nil, "", false
+		return nil, nil, "", "its expression is not on its line"
 	}
 	if !inPlace && w.declaredIn(found, st) {
 		if !canInPlace {
-			return nil, nil, "", false
+			return nil, nil, "", "a write naming a variable that its own statement declares"
 		}
 		inPlace = true
 	}
@@ -1232,7 +1268,7 @@ func (w *fileRewriter) accessProbe(line int, p AccessProbe) (ast.Stmt, ast.Expr,
 	// such as a literal's: the expression must be in it.
 	if !(st.Pos() <= found.Pos() && found.End() <= st.End()) {
 		if ifs, ok := st.(*ast.IfStmt); !ok || ifs.Else == nil {
-			return nil, nil, "", false
+			return nil, nil, "", "not evaluated where its statement runs"
 		}
 	}
 	name := p.Expr
@@ -1253,38 +1289,54 @@ func (w *fileRewriter) accessProbe(line int, p AccessProbe) (ast.Stmt, ast.Expr,
 	}
 	if p.Contents {
 		if !w.pure(found) {
-			return nil, nil, "", false
+			return nil, nil, "", callsWhy
 		}
-		return st, found, w.guarded(found, st, fmt.Sprintf("%s.Contents(%s, %s)", rtName, w.text(found), w.siteID(site))), true
+		return st, found, w.guarded(found, st, fmt.Sprintf("%s.Contents(%s, %s)", rtName, w.text(found), w.siteID(site))), ""
 	}
 	if ix, ok := ast.Unparen(found).(*ast.IndexExpr); ok {
 		if _, isMap := w.info.TypeOf(ix.X).Underlying().(*types.Map); isMap {
 			if !w.pure(ix.X) || !w.pure(ix.Index) {
-				return nil, nil, "", false
+				return nil, nil, "", callsWhy
 			}
 			fn := "Read"
 			if p.Write {
 				fn = "Write"
 			}
-			return st, found, w.guarded(found, st, fmt.Sprintf("%s.Map(%s, %s).%s(%s)", rtName, w.text(ix.X), w.siteID(site), fn, w.text(ix.Index))), true
+			return st, found, w.guarded(found, st, fmt.Sprintf("%s.Map(%s, %s).%s(%s)", rtName, w.text(ix.X), w.siteID(site), fn, w.text(ix.Index))), ""
 		}
 	}
 	if call, ok := ast.Unparen(found).(*ast.CallExpr); ok && len(call.Args) == 2 {
 		// delete(m, k)
 		if id, ok := ast.Unparen(call.Fun).(*ast.Ident); ok {
 			if b, ok := w.info.Uses[id].(*types.Builtin); ok && b.Name() == "delete" && w.pure(call.Args[0]) && w.pure(call.Args[1]) {
-				return st, found, w.guarded(found, st, fmt.Sprintf("%s.Map(%s, %s).Write(%s)", rtName, w.text(call.Args[0]), w.siteID(site), w.text(call.Args[1]))), true
+				return st, found, w.guarded(found, st, fmt.Sprintf("%s.Map(%s, %s).Write(%s)", rtName, w.text(call.Args[0]), w.siteID(site), w.text(call.Args[1]))), ""
 			}
 		}
 	}
 	if inPlace {
-		if !w.readInPlace(found, site) {
-			return nil, nil, "", false
+		if why := w.readInPlace(found, site); why != "" {
+			return nil, nil, "", why
 		}
-		return nil, found, "", true
+		return nil, found, "", ""
 	}
-	if !w.pure(found) || !w.addressable(found) {
-		return nil, nil, "", false
+	if id, ok := found.(*ast.Ident); ok && w.info.Defs[id] != nil {
+		// Its first value, given before any closure or pointer can
+		// share it.
+		return nil, nil, "", "the variable its own statement declares"
+	}
+	if !w.pure(found) && canInPlace {
+		// Before the statement, the probe would call what found calls
+		// a second time; in place, found is evaluated once.
+		if why := w.readInPlace(found, site); why != "" {
+			return nil, nil, "", why
+		}
+		return nil, found, "", ""
+	}
+	if !w.pure(found) {
+		return nil, nil, "", callsWhy
+	}
+	if !w.addressable(found) {
+		return nil, nil, "", "its address cannot be taken"
 	}
 	fn := "Write"
 	if !p.Write {
@@ -1310,7 +1362,7 @@ func (w *fileRewriter) accessProbe(line int, p AccessProbe) (ast.Stmt, ast.Expr,
 			call = strings.Join(params, "; ") + "; " + call
 		}
 	}
-	return st, found, w.guarded(found, st, call), true
+	return st, found, w.guarded(found, st, call), ""
 }
 
 // readFunc returns the runtime's function that records a read of e, with
@@ -1345,26 +1397,26 @@ func (w *fileRewriter) readFunc(e ast.Expr, site uint32) string {
 // nothing, where &e does not compile, e is written rather than read, or
 // e is in a constant expression (len of an array), which a call would
 // make not constant.
-func (w *fileRewriter) readInPlace(e ast.Expr, site uint32) bool {
+func (w *fileRewriter) readInPlace(e ast.Expr, site uint32) string {
 	if !w.addressable(e) {
-		return false
+		return "its address cannot be taken"
 	}
 	prev := ast.Node(e)
 	for cur := w.parents[e]; cur != nil; prev, cur = cur, w.parents[cur] {
 		switch c := cur.(type) {
 		case *ast.UnaryExpr:
 			if c.Op == token.AND && prev == c.X {
-				return false
+				return "its address is taken"
 			}
 		case *ast.AssignStmt:
 			if slices.Contains(c.Lhs, prev.(ast.Expr)) {
-				return false
+				return "assigned to"
 			}
 		case *ast.IncDecStmt:
-			return false
+			return "assigned to"
 		case *ast.RangeStmt:
 			if prev == c.Key || prev == c.Value {
-				return false
+				return "assigned to"
 			}
 		}
 		x, ok := cur.(ast.Expr)
@@ -1372,11 +1424,11 @@ func (w *fileRewriter) readInPlace(e ast.Expr, site uint32) bool {
 			break
 		}
 		if tv, ok := w.info.Types[x]; ok && tv.Value != nil {
-			return false
+			return "in a constant expression"
 		}
 	}
 	if tv, ok := w.info.Types[e]; ok && tv.Value != nil {
-		return false
+		return "in a constant expression"
 	}
 	// The operands of an expression are read in an order the language
 	// leaves open, except that calls and receives run left to right (and
@@ -1393,8 +1445,8 @@ func (w *fileRewriter) readInPlace(e ast.Expr, site uint32) bool {
 		}
 		unit = x
 	}
-	if w.runsCode(unit, e) {
-		return false
+	if w.runsCode(unit, e, w.ancestors(e, unit)) {
+		return "read among calls, which could change it before the program reads it"
 	}
 	// The guard's parameters would have to be recorded just before the
 	// read, which an expression has no room for.
@@ -1407,13 +1459,25 @@ func (w *fileRewriter) readInPlace(e ast.Expr, site uint32) bool {
 		}
 	}
 	w.inPlace = append(w.inPlace, inPlaceRead{e: e, fn: w.readFunc(e, site) + "At", site: site})
-	return true
+	return ""
+}
+
+// ancestors returns the expressions from e's parent up to outer.
+func (w *fileRewriter) ancestors(e, outer ast.Expr) map[ast.Node]bool {
+	up := make(map[ast.Node]bool)
+	for n := ast.Node(e); n != ast.Node(outer); {
+		n = w.parents[n]
+		up[n] = true
+	}
+	return up
 }
 
 // runsCode reports whether evaluating e, but not its subexpression
 // except, calls a function (other than a conversion or a builtin that
-// only reads, len and cap) or receives from a channel.
-func (w *fileRewriter) runsCode(e, except ast.Expr) bool {
+// only reads, len and cap) or receives from a channel. A call in
+// callsAfter (one that holds except, which runs once except is
+// evaluated) does not count, its other operands do.
+func (w *fileRewriter) runsCode(e, except ast.Expr, callsAfter map[ast.Node]bool) bool {
 	runs := false
 	ast.Inspect(e, func(n ast.Node) bool {
 		switch n := n.(type) {
@@ -1426,7 +1490,7 @@ func (w *fileRewriter) runsCode(e, except ast.Expr) bool {
 		}
 		switch n := n.(type) {
 		case *ast.CallExpr:
-			if w.onlyReads(n) {
+			if w.onlyReads(n) || callsAfter[n] {
 				return true
 			}
 			runs = true

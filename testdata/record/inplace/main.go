@@ -73,4 +73,13 @@ func main() {
 	fmt.Println(b.kind(), b.count())
 	b.set(1)
 	fmt.Println(b.kind())
+	b.mu.Lock()
+	fmt.Println(ring[pick()].n > 0)
+	b.mu.Unlock()
 }
+
+// ring is read through an index that a call gives: a probe before the
+// statement would call pick a second time, in place it runs once.
+var ring = []*node{{n: 1}}
+
+func pick() int { return 0 }
