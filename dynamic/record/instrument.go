@@ -1513,25 +1513,21 @@ type inPlaceRead struct {
 
 // placeReads inserts the wrappings of the reads probed in place. One
 // read's expression may hold another's (a.b in a.b.c, p in *p): the
-// outer one opens first and closes last.
+// outer one opens first and closes last. In the order of their starts,
+// outer first, the openings nest; the closings nest in the reverse order
+// (edits at one offset apply in the order they were added).
 func (w *fileRewriter) placeReads() {
 	reads := slices.Clone(w.inPlace)
-	slices.SortStableFunc(reads, func(a, b inPlaceRead) int {
-		if c := cmp.Compare(a.e.End(), b.e.End()); c != 0 {
-			return c
-		}
-		return cmp.Compare(b.e.Pos(), a.e.Pos())
-	})
-	for _, r := range reads {
-		w.edits = append(w.edits, edit{off: w.off(r.e.End()), end: w.off(r.e.End()), prio: prioReadEnd,
-			text: fmt.Sprintf("), %s))", w.siteID(r.site)) + w.lineDirective(r.e.End())})
-	}
 	slices.SortStableFunc(reads, func(a, b inPlaceRead) int {
 		if c := cmp.Compare(a.e.Pos(), b.e.Pos()); c != 0 {
 			return c
 		}
 		return cmp.Compare(b.e.End(), a.e.End())
 	})
+	for _, r := range slices.Backward(reads) {
+		w.edits = append(w.edits, edit{off: w.off(r.e.End()), end: w.off(r.e.End()), prio: prioReadEnd,
+			text: fmt.Sprintf("), %s))", w.siteID(r.site)) + w.lineDirective(r.e.End())})
+	}
 	for _, r := range reads {
 		w.edits = append(w.edits, edit{off: w.off(r.e.Pos()), end: w.off(r.e.Pos()), prio: prioRead,
 			text: fmt.Sprintf("(*%s.%s(&(", rtName, r.fn) + w.lineDirective(r.e.Pos())})
