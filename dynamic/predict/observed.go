@@ -20,20 +20,36 @@ import (
 //
 // Observed is a single pass with vector clocks in the style of AeroDrome
 // (Mathur and Viswanathan, "Atomicity Checking in Linear Time using Vector
-// Clocks", ASPLOS 2020). Each goroutine's clock counts transactions; the
-// clock of an object (a variable's last write, each goroutine's last read,
-// each goroutine's last release of a lock, ...) is the clock of the
-// transaction that last published into it. When goroutine t, inside a
-// transaction that began at own-clock b, acquires a clock K with
-// K[t] >= b, then K depends on t's current transaction, which now depends
-// on K: a cycle. When a transaction ends, everything that learned of its
-// beginning learns all of it (a transaction is one node of the graph), and
-// the check is repeated for the goroutines that receive it.
+// Clocks", ASPLOS 2020). The clock of a goroutine, or of an object (a
+// variable's last write, each goroutine's last read, each goroutine's
+// last release of a lock, ...), says which transactions it knows of.
+// When goroutine t, inside a transaction, acquires a clock K that knows
+// of that transaction, then K depends on it, and it now depends on K: a
+// cycle. When a transaction ends, everything that learned of its
+// beginning learns all of it (a transaction is one node of the graph),
+// and the check is repeated for the goroutines that receive it.
 //
-// Three refinements:
+// Clocks are indexed by slots, not goroutines. A clock's knowledge of a
+// transaction matters only while that transaction is open: every check
+// asks whether a clock knows of the current transaction of the goroutine
+// that acquires it (or ends, or stores it), and the end of a transaction
+// hands its knowledge on to everything that knew of it. So a transaction
+// takes a slot as it begins and frees it as it ends, and its component
+// is a generation, a count of the transactions begun, in which the later
+// transaction wins a join; a component means something only while it
+// equals its slot's current generation. A clock is as wide as the most
+// transactions ever open at once, not as the goroutines of the run (a
+// test that starts thousands of short-lived goroutines made clocks of
+// thousands of components, and goroutines times objects of them), and
+// a clock that knows of no open transaction never will again, so the
+// objects forget such clocks: each keeps as many as know of an open
+// transaction.
+//
+// Refinements:
 //   - Clocks are kept per publishing goroutine, so a goroutine never
 //     "depends on itself" through its own earlier publication.
-//   - The end-of-transaction update visits the goroutines and only the
+//   - The end-of-transaction update visits only the goroutines that
+//     learned of the transaction (each slot lists them) and only the
 //     clocks of objects stored, while the transaction ran, knowing of
 //     it: each goroutine keeps the list of them for its open
 //     transaction, added to whenever a clock is stored. (Visiting every
@@ -41,30 +57,21 @@ import (
 //     goroutines interleaving long transactions, the goroutines squared
 //     per object per transaction: 45K events per second at 64
 //     goroutines.)
-//   - A published clock remembers which version of its publisher's clock
-//     it copies, and each goroutine the latest version of every other
-//     goroutine's clock it has joined, so an acquisition of a clock
-//     already learned checks for the cycle but skips the join (the idea
-//     of FastTrack's epochs, Flanagan and Freund, PLDI 2009, applied to
-//     whole clocks). Without it a lock acquisition or a write joins
-//     every goroutine's last release or read, each as wide as the
-//     goroutines, nearly all of them already known.
-//     Joining the current version of a goroutine's clock also learns
-//     the versions that goroutine has seen.
-//     Likewise a goroutine publishing the version it last published
-//     there stores nothing, and the look for a cycle reads the clocks
-//     of an object only if the object is on the list of the acquiring
-//     goroutine's open transaction (no other clock can know of it).
+//   - A goroutine publishing the clock it last published there stores
+//     nothing, and the look for a cycle reads the clocks of an object
+//     only if the object is on the list of the acquiring goroutine's
+//     open transaction (no other clock can know of it).
 //
-// An event costs time proportional to the number of goroutines, and a
-// transaction's end also the clocks that learned of it; only channel
+// An event costs time proportional to the slots, and a transaction's end
+// also the goroutines and clocks that learned of it; only channel
 // messages allocate (a copy of the sender's clock). An event outside a
 // region is a one-event transaction: it learns before it publishes, so it
-// can close no cycle by itself and needs no end update.
+// can close no cycle by itself; it needs no slot and no end update.
 //
 // Atomic operations are synchronisation (release/acquire, as in hb.go), not
-// conflicting accesses. Memory grows with goroutines, objects and channel
-// messages in flight, not with the trace's length.
+// conflicting accesses. Memory grows with goroutines, objects, the
+// transactions open at once and channel messages in flight, not with the
+// trace's length.
 
 // txTracker follows one goroutine's transactions. A transaction is the
 // outermost instance of a region. Traces mark regions in two ways, both
@@ -183,16 +190,27 @@ type Observed struct {
 	lastO   *obsObj
 	moved   []obsSlot
 
+	// The slots: each open transaction holds one, an index of the
+	// clocks, while it runs (see slots below).
+	gen     uint64    // the generation of the last transaction begun
+	cur     []uint64  // per slot: the generation of its transaction, 0 if free
+	owner   []int32   // per slot: the goroutine of its transaction
+	knowers [][]int32 // per slot: the goroutines, other than its owner, whose clock knows its transaction
+	free    []int32   // the free slots
+
 	found   bool
 	finding Finding
 }
 
 type obsThread struct {
 	id      trace.GoID
-	c       VC
+	c       gclock
 	tx      txTracker
 	lastSeq uint64 // the goroutine's previous event
-	begin   uint32 // own component at the current transaction's beginning
+	// slot and begin are the slot and generation of the open
+	// transaction (active); c[slot] is begin while it runs.
+	slot  int32
+	begin uint64
 	// learned lists the clocks of objects stored, while the open
 	// transaction ran, knowing of it: what its end must extend.
 	learned  []obsSlot
@@ -200,79 +218,126 @@ type obsThread struct {
 	begin1   trace.Event // the transaction's first event, for findings
 	last     trace.Event // the goroutine's previous event
 	active   bool
-	// ver counts the changes of c (from 1), so that (goroutine, ver)
-	// names a value of its clock; clocks only grow, so a later version
-	// is at least an earlier one. seen[u] is the latest version of
-	// goroutine u's clock that c has joined: a clock published as u's
-	// version v with v <= seen[u] adds nothing to c, and joining it can
-	// be skipped.
-	ver  uint64
-	seen []uint64
+	// ver counts the changes of c (from 1), so that a goroutine that
+	// publishes the clock it last published somewhere stores nothing.
+	ver uint64
 }
 
-// saw notes that goroutine t's clock has joined version v of goroutine
-// u's clock (v 0 names no version).
-func (th *obsThread) saw(u int, v uint64) {
-	if v == 0 {
-		return
+// gclock is a clock of observed mode: component s is the generation of
+// the last transaction that held slot s that the clock knows of. Only a
+// component equal to its slot's current generation means anything (the
+// clock knows of that open transaction); generations grow, so the
+// pointwise maximum of two clocks keeps what either knows.
+type gclock []uint64
+
+// Get returns component s, zero past the end.
+func (a gclock) Get(s int32) uint64 {
+	if int(s) < len(a) {
+		return a[s]
 	}
-	for len(th.seen) <= u {
-		th.seen = append(th.seen, 0)
-	}
-	if v > th.seen[u] {
-		th.seen[u] = v
-	}
+	return 0
 }
 
-// sawAll notes that goroutine t's clock has joined the current version
-// of goroutine u's clock, whose seen is useen: it has thereby joined all
-// the versions u's has.
-func (th *obsThread) sawAll(u int, v uint64, useen []uint64) {
-	th.saw(u, v)
-	if len(th.seen) < len(useen) {
-		th.seen = append(th.seen, make([]uint64, len(useen)-len(th.seen))...)
-	}
-	for w, x := range useen {
-		if x > th.seen[w] {
-			th.seen[w] = x
+// leq reports whether a is pointwise at most b.
+func (a gclock) leq(b gclock) bool {
+	for i, x := range a {
+		if x != 0 && (i >= len(b) || x > b[i]) {
+			return false
 		}
 	}
+	return true
 }
 
-// knows reports whether goroutine t's clock has joined version v of
-// goroutine u's clock, or a later one.
-func (th *obsThread) knows(u int, v uint64) bool {
-	return v != 0 && u < len(th.seen) && th.seen[u] >= v
+// join sets *a to the pointwise maximum of *a and b.
+func (a *gclock) join(b gclock) {
+	a.grow(len(b))
+	x := *a
+	for i, v := range b {
+		x[i] = max(x[i], v)
+	}
 }
 
-// learn joins k into t's clock, noting a change of version.
-func (th *obsThread) learn(k VC) {
-	if joinChanged(&th.c, k) {
+// grow extends *a with zeros to length n.
+func (a *gclock) grow(n int) {
+	if n > len(*a) {
+		*a = append(*a, make(gclock, n-len(*a))...)
+	}
+}
+
+// clone returns a copy of a that the caller owns.
+func (a gclock) clone() gclock { return append(gclock(nil), a...) }
+
+// live reports whether clock c knows of a transaction still open. A
+// clock that does not never will: it learns more only from the end of
+// a transaction it knows of (extend), and whoever joins it learns
+// nothing that matters, so it is forgotten.
+func (o *Observed) live(c gclock) bool {
+	for s, v := range c {
+		if v != 0 && v == o.cur[s] {
+			return true
+		}
+	}
+	return false
+}
+
+// open gives goroutine t's transaction, beginning now, a slot and the
+// next generation.
+func (o *Observed) open(t int) {
+	var s int32
+	if n := len(o.free); n > 0 {
+		s = o.free[n-1]
+		o.free = o.free[:n-1]
+	} else {
+		s = int32(len(o.cur))
+		o.cur = append(o.cur, 0)
+		o.owner = append(o.owner, 0)
+		o.knowers = append(o.knowers, nil)
+	}
+	o.gen++
+	o.cur[s], o.owner[s] = o.gen, int32(t)
+	th := &o.th[t]
+	th.slot, th.begin, th.active = s, o.gen, true
+	th.c.grow(int(s) + 1)
+	th.c[s] = o.gen
+	th.ver++
+}
+
+// release frees goroutine t's slot once its transaction's end has been
+// propagated: the clocks' components for it now name an ended
+// transaction.
+func (o *Observed) release(t int) {
+	s := o.th[t].slot
+	o.cur[s] = 0
+	clear(o.knowers[s])
+	o.knowers[s] = o.knowers[s][:0]
+	o.free = append(o.free, s)
+}
+
+// learn joins k into goroutine u's clock, noting a change of version and
+// each open transaction u learns of.
+func (o *Observed) learn(u int, k gclock) {
+	th := &o.th[u]
+	th.c.grow(len(k))
+	x := th.c[:len(k)]
+	changed := false
+	for s, v := range k {
+		if v <= x[s] {
+			continue
+		}
+		x[s], changed = v, true
+		if v == o.cur[s] && int(o.owner[s]) != u {
+			o.knowers[s] = append(o.knowers[s], int32(u))
+		}
+	}
+	if changed {
 		th.ver++
 	}
-}
-
-// joinChanged sets *a to the pointwise maximum of *a and b, as VC.join,
-// and reports whether *a changed.
-func joinChanged(a *VC, b VC) bool {
-	if len(b) > len(*a) {
-		a.grow(len(b))
-	}
-	x := (*a)[:len(b)]
-	changed := false
-	for i, v := range b {
-		if v > x[i] {
-			x[i] = v
-			changed = true
-		}
-	}
-	return changed
 }
 
 // pubClock is a clock published by one goroutine, with the event that
 // published it.
 type pubClock struct {
-	vc VC
+	vc gclock
 	// ver is the version of goroutine g's clock that vc is a copy of,
 	// or 0 if vc is not one (it was extended by a transaction's end).
 	ver  uint64
@@ -284,13 +349,13 @@ type pubClock struct {
 	last lastLearn
 }
 
-// lastLearn is the goroutine and transaction (its begin) whose list of
-// clocks a clock (or a channel's clocks) was last added to, so that it is
-// not added again and again. Its zero value names none: a transaction
-// begins at 1 or more.
+// lastLearn is the goroutine and transaction (its generation) whose list
+// of clocks a clock (or a channel's clocks) was last added to, so that it
+// is not added again and again. Its zero value names none: generations
+// begin at 1.
 type lastLearn struct {
 	g int32
-	b uint32
+	b uint64
 }
 
 // slotKind says which clock, or clocks, of an object a slot names.
@@ -298,39 +363,93 @@ type slotKind uint8
 
 const (
 	slotW    slotKind = iota // the last write
-	slotR                    // goroutine i's last read
-	slotPub                  // goroutine i's last release
-	slotRPub                 // goroutine i's last RUnlock
+	slotR                    // goroutine g's last read
+	slotPub                  // goroutine g's last release
+	slotRPub                 // goroutine g's last RUnlock
 	slotChan                 // the channel's clocks: its close and messages in flight
 )
 
-// obsSlot names a clock of an object (or a channel's clocks) by its place,
-// which stays valid as the object's slices grow.
+// obsSlot names a clock of an object (or a channel's clocks) by its
+// object, kind, publishing goroutine and place in the object's list.
 type obsSlot struct {
 	x    *obsObj
 	kind slotKind
+	g    int32
 	i    int32
 }
 
-// clock returns the clock s names; s is not a slotChan.
+// clock returns the clock s names, nil if it has been forgotten since;
+// s is not a slotChan.
 func (s obsSlot) clock() *pubClock {
+	var ps pubs
 	switch s.kind {
 	case slotR:
-		return &s.x.r[s.i]
+		ps = s.x.r
 	case slotPub:
-		return &s.x.pub[s.i]
+		ps = s.x.pub
 	case slotRPub:
-		return &s.x.rpub[s.i]
+		ps = s.x.rpub
+	default:
+		return &s.x.w
 	}
-	return &s.x.w
+	if p := &ps[s.i]; p.set && p.g == s.g {
+		return p
+	}
+	return nil
 }
 
-// lastLearn returns where the slot's last list is kept.
+// lastLearn returns where the slot's last list is kept, nil if its clock
+// has been forgotten.
 func (s obsSlot) lastLearn() *lastLearn {
 	if s.kind == slotChan {
 		return &s.x.ch.last
 	}
-	return &s.clock().last
+	if p := s.clock(); p != nil {
+		return &p.last
+	}
+	return nil
+}
+
+// pubs is an object's clocks published one per goroutine (each
+// goroutine's last read, or release, ...), in no order: only the clocks
+// that know of an open transaction, the others forgotten (Observed.live).
+// They are few whatever the number of goroutines the run has had. A
+// forgotten clock's place is free (not set) until add reuses it, so that
+// a clock keeps its place while it is kept.
+type pubs []pubClock
+
+// of returns goroutine g's clock in ps, nil if none.
+func (ps pubs) of(g int32) *pubClock {
+	if i := ps.index(g); i >= 0 {
+		return &ps[i]
+	}
+	return nil
+}
+
+// index returns the index of goroutine g's clock in ps, -1 if none.
+func (ps pubs) index(g int32) int {
+	for i := range ps {
+		if ps[i].set && ps[i].g == g {
+			return i
+		}
+	}
+	return -1
+}
+
+// drop forgets ps's clock i; its memory stays, for add to reuse.
+func (ps pubs) drop(i int) {
+	ps[i] = pubClock{vc: ps[i].vc[:0]}
+}
+
+// add returns the index of a free place in ps, adding one if none is.
+func (ps *pubs) add() int {
+	for i := range *ps {
+		if !(*ps)[i].set {
+			return i
+		}
+	}
+	*ps = append(*ps, pubClock{})
+	return len(*ps) - 1
 }
 
 // from records the publishing event e of goroutine t in p.
@@ -346,16 +465,16 @@ type obsObj struct {
 	id   trace.ObjID
 	w    pubClock
 	wThr int
-	r    []pubClock // per goroutine: its last read
-	pub  []pubClock // per goroutine: its last release (Unlock, Done, Signal, Store...)
-	rpub []pubClock // per goroutine: its last RUnlock
+	r    pubs // per goroutine: its last read
+	pub  pubs // per goroutine: its last release (Unlock, Done, Signal, Store...)
+	rpub pubs // per goroutine: its last RUnlock
 	ch   *obsChan
 
-	// learnB[u] is the last transaction of goroutine u (its begin) that
-	// a clock stored in x knew of. No clock of x knows of u's open
-	// transaction unless learnB[u] is its begin, which spares reading
-	// them all to look for a cycle.
-	learnB []uint32
+	// learnB[s] is the last transaction of slot s (its generation) that
+	// a clock stored in x knew of. No clock of x knows of an open
+	// transaction unless learnB of its slot is its generation, which
+	// spares reading them all to look for a cycle.
+	learnB []uint64
 }
 
 type obsChan struct {
@@ -418,9 +537,7 @@ func (o *Observed) thread(g trace.GoID) int {
 	if !ok {
 		i = len(o.th)
 		o.gIdx[g] = i
-		var c VC
-		c.grow(i + 1)
-		o.th = append(o.th, obsThread{id: g, c: c, ver: 1})
+		o.th = append(o.th, obsThread{id: g, ver: 1})
 	}
 	o.lastG, o.lastI = g, i
 	return i
@@ -455,31 +572,33 @@ func (o *Observed) obj(id trace.ObjID) *obsObj {
 
 // touch notes that slot s now holds clock c: each open transaction that
 // c knows of adds s to the clocks its end must extend.
-func (o *Observed) touch(s obsSlot, c VC) {
+func (o *Observed) touch(s obsSlot, c gclock) {
 	x, last := s.x, s.lastLearn()
-	for u := range o.th {
+	for sl, b := range c {
+		if b == 0 || b != o.cur[sl] {
+			continue
+		}
+		u := o.owner[sl]
 		uth := &o.th[u]
-		if !uth.active || c.Get(u) < uth.begin {
+		if !uth.active {
+			continue // its end is being propagated
+		}
+		if len(x.learnB) <= sl {
+			x.learnB = append(x.learnB, make([]uint64, len(o.cur)-len(x.learnB))...)
+		}
+		x.learnB[sl] = b
+		if last == nil || *last == (lastLearn{u, b}) {
 			continue
 		}
-		if len(x.learnB) <= u {
-			// Once, as wide as the goroutines, rather than growing
-			// by appending.
-			x.learnB = append(x.learnB, make([]uint32, len(o.th)-len(x.learnB))...)
-		}
-		x.learnB[u] = uth.begin
-		if last.g == int32(u) && last.b == uth.begin {
-			continue
-		}
-		*last = lastLearn{int32(u), uth.begin}
+		*last = lastLearn{u, b}
 		uth.learned = append(uth.learned, s)
 	}
 }
 
-// learned reports whether a clock stored in x knew of goroutine u's
-// transaction begun at b.
-func (x *obsObj) learned(u int, b uint32) bool {
-	return u < len(x.learnB) && x.learnB[u] == b
+// learned reports whether a clock stored in x knew of the transaction of
+// slot sl and generation b.
+func (x *obsObj) learned(sl int32, b uint64) bool {
+	return int(sl) < len(x.learnB) && x.learnB[sl] == b
 }
 
 // Found reports whether a cycle has been found.
@@ -505,7 +624,7 @@ func (o *Observed) Finish() *Finding {
 func (o *Observed) Step(e *trace.Event) {
 	t := o.thread(e.G)
 	th := &o.th[t]
-	ended, begun, in, last := o.props.stepTx(&th.tx, e)
+	ended, begun, _, last := o.props.stepTx(&th.tx, e)
 	if ended {
 		o.end(t)
 	}
@@ -513,16 +632,15 @@ func (o *Observed) Step(e *trace.Event) {
 	th.last = *e
 	switch {
 	case begun:
-		th.c[t]++
-		th.ver++
-		th.begin, th.beginSeq, th.active = th.c[t], e.Seq, true
+		o.open(t)
+		th.beginSeq = e.Seq
 		clear(th.learned)
 		th.learned = th.learned[:0]
 		th.begin1 = *e
-	case !in:
-		th.c[t]++ // a one-event transaction
-		th.ver++
 	}
+	// An event outside every region is a transaction of its own, which
+	// needs no slot: it learns before it publishes, so no cycle closes
+	// through it that does not close through the transactions around it.
 	o.apply(t, e)
 	if last {
 		o.end(t)
@@ -543,18 +661,18 @@ func (o *Observed) apply(t int, e *trace.Event) {
 		if x.wThr != t && x.w.set {
 			o.acquire(t, &x.w, e)
 		}
-		o.acquireAll(t, x, x.r, e)
+		o.acquireAll(t, x, &x.r, e)
 		x.w.vc = append(x.w.vc[:0], o.th[t].c...)
 		x.w.from(t, o.th[t].ver, e)
 		x.wThr = t
-		o.touch(obsSlot{x, slotW, 0}, o.th[t].c)
+		o.touch(obsSlot{x: x, kind: slotW}, o.th[t].c)
 	case trace.KindAcquire:
 		x := o.obj(e.Obj)
-		o.acquireAll(t, x, x.pub, e)
-		o.acquireAll(t, x, x.rpub, e)
+		o.acquireAll(t, x, &x.pub, e)
+		o.acquireAll(t, x, &x.rpub, e)
 	case trace.KindRAcquire:
 		x := o.obj(e.Obj)
-		o.acquireAll(t, x, x.pub, e)
+		o.acquireAll(t, x, &x.pub, e)
 	case trace.KindRelease, trace.KindCondSignal, trace.KindCondBroadcast, trace.KindWGDone, trace.KindAtomicStore:
 		x := o.obj(e.Obj)
 		o.publish(t, x, slotPub, &x.pub, e)
@@ -568,23 +686,22 @@ func (o *Observed) apply(t int, e *trace.Event) {
 		}
 	case trace.KindWGWait, trace.KindCondWait, trace.KindAtomicLoad:
 		x := o.obj(e.Obj)
-		o.acquireAll(t, x, x.pub, e)
+		o.acquireAll(t, x, &x.pub, e)
 	case trace.KindAtomicRMW:
 		x := o.obj(e.Obj)
-		o.acquireAll(t, x, x.pub, e)
+		o.acquireAll(t, x, &x.pub, e)
 		o.publish(t, x, slotPub, &x.pub, e)
 	case trace.KindOnceDo:
 		x := o.obj(e.Obj)
 		if e.Arg == 1 {
 			o.publish(t, x, slotPub, &x.pub, e)
 		} else {
-			o.acquireAll(t, x, x.pub, e)
+			o.acquireAll(t, x, &x.pub, e)
 		}
 	case trace.KindFork:
 		c := o.thread(trace.GoID(e.Arg))
 		o.lastG, o.lastI = e.G, t
-		o.th[c].learn(o.th[t].c)
-		o.th[c].sawAll(t, o.th[t].ver, o.th[t].seen)
+		o.learn(c, o.th[t].c)
 	case trace.KindSend:
 		o.send(t, e)
 	case trace.KindRecv:
@@ -595,7 +712,7 @@ func (o *Observed) apply(t int, e *trace.Event) {
 		ch.closed.vc = append(ch.closed.vc[:0], o.th[t].c...)
 		ch.closed.from(t, o.th[t].ver, e)
 		ch.closer = t
-		o.touch(obsSlot{x, slotChan, 0}, o.th[t].c)
+		o.touch(obsSlot{x: x, kind: slotChan}, o.th[t].c)
 	}
 }
 
@@ -610,50 +727,53 @@ func (o *Observed) acquire(t int, k *pubClock, e *trace.Event) {
 // says k may know of t's transaction.
 func (o *Observed) acquireChecked(t int, k *pubClock, e *trace.Event, check bool) {
 	th := &o.th[t]
-	if check && th.active && !o.found && k.vc.Get(t) >= th.begin {
+	if check && th.active && !o.found && k.vc.Get(th.slot) >= th.begin {
 		o.report(t, o.access(e, "closing"), Access{Seq: k.seq, G: o.th[k.g].id, Op: k.op, Obj: e.Obj, Site: k.site, Role: "source"})
 	}
-	if th.knows(int(k.g), k.ver) {
-		return
-	}
-	th.learn(k.vc)
-	if u := &o.th[k.g]; k.ver != 0 && k.ver == u.ver {
-		// k is u's clock as it is now.
-		th.sawAll(int(k.g), k.ver, u.seen)
-	} else {
-		th.saw(int(k.g), k.ver)
-	}
+	o.learn(t, k.vc)
 }
 
 // acquireAll acquires every other goroutine's publication in ps, clocks
-// of x.
-func (o *Observed) acquireAll(t int, x *obsObj, ps []pubClock, e *trace.Event) {
+// of x, and forgets those that know of no open transaction.
+func (o *Observed) acquireAll(t int, x *obsObj, ps *pubs, e *trace.Event) {
 	th := &o.th[t]
-	check := th.active && x.learned(t, th.begin)
-	for u := range ps {
-		p := &ps[u]
-		if u == t || !p.set || !check && th.knows(int(p.g), p.ver) {
-			continue
+	check := th.active && x.learned(th.slot, th.begin)
+	for i := range *ps {
+		p := &(*ps)[i]
+		switch {
+		case !p.set:
+		case !o.live(p.vc):
+			ps.drop(i)
+		case int(p.g) != t:
+			o.acquireChecked(t, p, e, check)
 		}
-		o.acquireChecked(t, p, e, check)
 	}
 }
 
-// publish records goroutine t's clock as its publication in *ps.
-func (o *Observed) publish(t int, x *obsObj, kind slotKind, ps *[]pubClock, e *trace.Event) {
-	if len(*ps) <= t {
-		*ps = append(*ps, make([]pubClock, len(o.th)-len(*ps))...)
-	}
-	p := &(*ps)[t]
+// publish records goroutine t's clock as its publication in *ps, or
+// forgets t's publication there if its clock knows of no open
+// transaction.
+func (o *Observed) publish(t int, x *obsObj, kind slotKind, ps *pubs, e *trace.Event) {
 	th := &o.th[t]
-	if p.set && p.ver == th.ver {
+	i := ps.index(int32(t))
+	if i >= 0 && (*ps)[i].ver == th.ver {
 		// The same clock as before: x has learned all it knows.
-		p.from(t, th.ver, e)
+		(*ps)[i].from(t, th.ver, e)
 		return
 	}
+	if !o.live(th.c) {
+		if i >= 0 {
+			ps.drop(i)
+		}
+		return
+	}
+	if i < 0 {
+		i = ps.add()
+	}
+	p := &(*ps)[i]
 	p.vc = append(p.vc[:0], th.c...)
 	p.from(t, th.ver, e)
-	o.touch(obsSlot{x, kind, int32(t)}, th.c)
+	o.touch(obsSlot{x, kind, int32(t), int32(i)}, th.c)
 }
 
 func (o *Observed) chanOf(x *obsObj) *obsChan {
@@ -690,10 +810,10 @@ func (o *Observed) send(t int, e *trace.Event) {
 			ch.waiting[r] = t
 		}
 	}
-	m := obsMsg{pubClock{vc: o.th[t].c.Clone()}, t}
+	m := obsMsg{pubClock{vc: o.th[t].c.clone()}, t}
 	m.from(t, o.th[t].ver, e)
 	ch.sends[k] = m
-	o.touch(obsSlot{x, slotChan, 0}, o.th[t].c)
+	o.touch(obsSlot{x: x, kind: slotChan}, o.th[t].c)
 }
 
 func (o *Observed) recv(t int, e *trace.Event) {
@@ -726,40 +846,40 @@ func (o *Observed) recv(t int, e *trace.Event) {
 		}
 		return
 	}
-	m := obsMsg{pubClock{vc: o.th[t].c.Clone()}, t}
+	m := obsMsg{pubClock{vc: o.th[t].c.clone()}, t}
 	m.from(t, o.th[t].ver, e)
 	ch.recvs[k] = m
-	o.touch(obsSlot{x, slotChan, 0}, o.th[t].c)
+	o.touch(obsSlot{x: x, kind: slotChan}, o.th[t].c)
 }
 
 // end closes goroutine t's transaction: every goroutine and object clock
 // that learned of its beginning learns all of it, and a goroutine that
-// thereby learns of its own current transaction closes a cycle.
+// thereby learns of its own current transaction closes a cycle. Then
+// its slot is free.
 func (o *Observed) end(t int) {
 	th := &o.th[t]
+	if !th.active {
+		return
+	}
 	th.active = false
-	b, c, v := th.begin, th.c, th.ver
-	for u := range o.th {
-		if u == t || o.th[u].c.Get(t) < b {
-			continue
-		}
+	sl, b, c := th.slot, th.begin, th.c
+	// learn adds only to the lists of the transactions u learns of,
+	// which u did not know of: never to this one's.
+	for _, u := range o.knowers[sl] {
 		uth := &o.th[u]
-		if uth.active && !o.found && c.Get(u) >= uth.begin {
+		if uth.active && !o.found && c.Get(uth.slot) >= uth.begin {
 			// u's transaction reached t's, which had learned of u's:
 			// the cycle closes as t's transaction ends.
-			o.report(u, o.access(&th.last, "closing"), o.access(&th.begin1, "source"))
+			o.report(int(u), o.access(&th.last, "closing"), o.access(&th.begin1, "source"))
 		}
-		if !uth.knows(t, v) {
-			uth.learn(c)
-			uth.sawAll(t, v, th.seen)
-		}
+		o.learn(int(u), c)
 	}
 	// The clocks that learned of the transaction while it ran; those
 	// that learn more now hold c, which may know of other open
 	// transactions.
 	moved := o.moved[:0]
 	for _, s := range th.learned {
-		if o.extend(s, t, b, c) {
+		if o.extend(s, sl, b, c) {
 			moved = append(moved, s)
 		}
 	}
@@ -770,14 +890,16 @@ func (o *Observed) end(t int) {
 	}
 	clear(moved)
 	o.moved = moved[:0]
+	o.release(t)
 }
 
-// extend joins c into every clock of slot s that knows of t's transaction
-// begun at b, and reports whether any changed.
-func (o *Observed) extend(s obsSlot, t int, b uint32, c VC) bool {
+// extend joins c into every clock of slot s that knows of the
+// transaction of slot sl and generation b, and reports whether any
+// changed.
+func (o *Observed) extend(s obsSlot, sl int32, b uint64, c gclock) bool {
 	changed := false
 	ext := func(p *pubClock) {
-		if p.set && p.vc.Get(t) >= b && !c.LEQ(p.vc) {
+		if p != nil && p.set && p.vc.Get(sl) >= b && !c.leq(p.vc) {
 			p.vc.join(c)
 			p.ver = 0
 			changed = true
