@@ -1134,6 +1134,12 @@ const maxInstances = 1000
 func (s *patSearch) triplets(v int, groups []accGroup, slots []slotGroup) {
 	for i := range slots {
 		sg := &slots[i]
+		if len(sg.entries) == 0 {
+			// Every placement of the group is across a guard: nothing
+			// to match, and a goroutine's groups against every other
+			// goroutine's are goroutines squared.
+			continue
+		}
 		for gi := range groups {
 			fg := &groups[gi]
 			if fg.key.g == sg.key.g || fg.key.write != sg.key.fWrite {
