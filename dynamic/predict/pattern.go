@@ -840,6 +840,14 @@ func (s *patSearch) racePairs(v int, g1, g2 *accGroup) {
 	lo, hi := 0, 0
 	var c *patCand
 	ga, gb := g1.key.g, g2.key.g
+	if n1, n2 := len(g1.ep), len(g2.ep); n1 == 0 || n2 == 0 ||
+		g1.ep[n1-1] <= ix.clk(g2.snap[0], ga) || g2.ep[n2-1] <= ix.clk(g1.snap[0], gb) {
+		// One group happens before the other's first access (a
+		// goroutine that ended before the other began): no pair, and
+		// with thousands of short-lived goroutines on a variable, most
+		// pairs of groups are such.
+		return
+	}
 	for j := range g2.ep {
 		if c != nil && c.f.Count >= maxInstances && len(c.reps) == maxReps {
 			return
@@ -1160,6 +1168,14 @@ func (s *patSearch) tripletPairs(sg *slotGroup, fg *accGroup) {
 	var c *patCand
 	n := len(fg.ep)
 	lo, hi := 0, 0
+	if first, last := &sg.entries[0], &sg.entries[len(sg.entries)-1]; n == 0 ||
+		fg.ep[n-1] <= ix.clk(ix.acc[first.ai].snap, fg.key.g) ||
+		ix.acc[last.aj].ep <= ix.clk(fg.snap[0], ix.acc[last.aj].g) {
+		// Every f happens before the first entry's access i, or the
+		// last entry's access i+1 before every f (goroutines that do
+		// not overlap): the bounds below would leave nothing.
+		return
+	}
 	for _, en := range sg.entries {
 		if c != nil && c.f.Count >= maxInstances && len(c.reps) == maxReps {
 			return
