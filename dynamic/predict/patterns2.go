@@ -585,10 +585,37 @@ func (s *patSearch) atomicSetOuter(a *asvIndex, og *frameGroup) {
 	if cl == nil {
 		return
 	}
-	for _, r := range cl[frameClass(ok.wx, ok.wy)] {
-		if r.g != ok.g {
-			s.atomicSetMatch(og, r.gr)
+	// The frame whose a1 comes first and the one whose a2 comes last:
+	// one goroutine's events are in program order in the trace, so their
+	// clocks bound every frame's.
+	if len(og.frames) == 0 {
+		return
+	}
+	first, last := &og.frames[0], &og.frames[0]
+	for i := range og.frames {
+		fr := &og.frames[i]
+		if fr.ev1 < first.ev1 {
+			first = fr
 		}
+		if fr.ev2 > last.ev2 {
+			last = fr
+		}
+	}
+	ix := s.ix
+	for _, r := range cl[frameClass(ok.wx, ok.wy)] {
+		if r.g == ok.g {
+			continue
+		}
+		if ps := r.gr.pairs; len(ps) == 0 ||
+			ps[len(ps)-1].firstEp <= ix.clkAt(first.clock1, r.gr.key.g) ||
+			last.ep2 <= ix.clkAt(ps[0].lastClock, ok.g) {
+			// Every pair's first access happens before every frame's
+			// a1, or every frame's a2 before every pair's last access
+			// (goroutines that do not overlap): the bounds of
+			// atomicSetMatch would leave nothing.
+			continue
+		}
+		s.atomicSetMatch(og, r.gr)
 	}
 }
 
