@@ -243,6 +243,13 @@ func start(name string) error {
 
 // emit records one event of the calling goroutine.
 func emit(kind Kind, obj, arg uint64, site uint32) {
+	if stopped.Load() {
+		// The recording has stopped at its limit: the events the Ps'
+		// chunks could still hold are past the cut, which the
+		// converter drops, so for the rest of a long run a probe
+		// costs this load.
+		return
+	}
 	g := goid()
 	pid := procPin()
 	if pid < len(shards) {

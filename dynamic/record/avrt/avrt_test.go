@@ -157,6 +157,21 @@ func BenchmarkLoop(b *testing.B) {
 	b.ReportMetric(float64(2*b.N)/b.Elapsed().Seconds(), "events/s")
 }
 
+// BenchmarkLoopStopped is BenchmarkLoop once the recording has stopped
+// at its limit: what each probe costs for the rest of a long run.
+func BenchmarkLoopStopped(b *testing.B) {
+	begin(b)
+	stopped.Store(true)
+	b.Cleanup(func() { stopped.Store(false) })
+	var n int
+	for i := 0; i < b.N; i++ {
+		ReadInt(&n, 1)
+		Write(&n, 2)
+		n++
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(2*b.N), "ns/probe")
+}
+
 // BenchmarkPingPong records two goroutines handing a counter to each
 // other through a mutex, each round a lock, a read, a write and an
 // unlock: the cost per event with the goroutines on two Ps.
