@@ -604,7 +604,9 @@ func TestInstrumentedValues(t *testing.T) {
 		"q.events:61 len=1",
 		"q.events:61 len=1",
 		"q.events:61 len=1",
+		"label:117 addr size=16",
 		"l.name:87 len=5",
+		"holder:119 addr size=8",
 		"h.cur:101 addr size=16",
 		"balance:101 at v+8",
 	}

@@ -800,25 +800,23 @@ func TestInstrumentedRangeArray(t *testing.T) {
 	noFindings(t, tr)
 }
 
-// A variable declared without a value that a closure captures is new
-// memory at each declaration (testdata/record/stackvars): goroutines
-// that end give their stacks to the next ones, and without the record
-// of the declaration (avrt.Made) the jobs' variables are one, written
-// by each job's goroutine with no order between them: a race.
+// The variables of a goroutine's own stack are not recorded
+// (testdata/record/stackvars, where a closure that does not outlive its
+// function captures one, and a named result is made through its
+// methods): goroutines that end give their stacks to the next ones, and
+// a stack that grows moves, so the jobs' variables would be one
+// variable, written by each job's goroutine with no order between them:
+// a race. No other goroutine can reach them.
 func TestInstrumentedStackVars(t *testing.T) {
 	tr := recordTestdata(t, "stackvars")
-	written := map[string]map[trace.ObjID]bool{"caught": {}, "b.begin": {}}
+	written := map[string]int{"caught": 0, "b.begin": 0}
 	for _, e := range tr.Events {
-		if w := written[tr.Object(e.Obj).Name]; e.Kind == trace.KindWrite && w != nil {
-			w[e.Obj] = true
+		if _, ok := written[tr.Object(e.Obj).Name]; ok && e.Kind.IsAccess() {
+			written[tr.Object(e.Obj).Name]++
 		}
 	}
-	// One caught per job; one Buf per call of newBuf, its named result
-	// (freshParams).
-	for name, vars := range written {
-		if len(vars) != 3 {
-			t.Errorf("%d variables %s written, want 3", len(vars), name)
-		}
+	if written["caught"] != 0 || written["b.begin"] != 0 {
+		t.Errorf("accesses recorded of the stacks' variables: %v, want none", written)
 	}
 	noFindings(t, tr)
 }

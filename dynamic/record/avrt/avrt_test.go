@@ -7,6 +7,7 @@ import (
 	"sort"
 	"sync"
 	"testing"
+	"unsafe"
 )
 
 // The tests of this package record into one file, started once.
@@ -85,11 +86,67 @@ func TestGoid(t *testing.T) {
 	wg.Wait()
 }
 
+// heapInt is a variable on the heap, for tests and benchmarks whose
+// accesses must be recorded: those of a goroutine's stack are not.
+var heapInt = new(int)
+
+// growStack calls itself n times with a frame of a few hundred bytes, so
+// that the goroutine's stack grows (and moves) past a few levels.
+//
+//go:noinline
+func growStack(n int) int {
+	var pad [256]byte
+	pad[n%len(pad)] = byte(n)
+	if n == 0 {
+		return int(pad[0])
+	}
+	return growStack(n-1) + int(pad[n%len(pad)])
+}
+
+// TestPrivate checks that the accesses of a goroutine's own stack are not
+// recorded, those of the heap are, and that a stack that grew and moved
+// is still the goroutine's.
+func TestPrivate(t *testing.T) {
+	if getg() == nil {
+		t.Skip("no g on this architecture")
+	}
+	begin(t)
+	if !stackKnown {
+		t.Fatal("calibration did not find the stack's bounds in the g")
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		var x int
+		before := ptr(&x)
+		if !private(unsafe.Pointer(&x)) || private(unsafe.Pointer(heapInt)) {
+			t.Errorf("private: the stack's variable %v, the heap's %v; want true, false", private(unsafe.Pointer(&x)), private(unsafe.Pointer(heapInt)))
+		}
+		Write(&x, 0x7e571)
+		Write(heapInt, 0x7e572)
+		growStack(2000)
+		if after := ptr(&x); after == before || !private(unsafe.Pointer(&x)) {
+			t.Errorf("after the stack grew: the variable at %#x (before %#x), private %v; want it moved, and private", after, before, private(unsafe.Pointer(&x)))
+		}
+		Write(&x, 0x7e573)
+	}()
+	<-done
+	sites := map[uint32]int{}
+	for _, e := range readRaw(t, startFile) {
+		sites[e.Site]++
+	}
+	// The file holds the events of every test run before (-count).
+	if sites[0x7e571] != 0 || sites[0x7e573] != 0 || sites[0x7e572] == 0 {
+		t.Errorf("events of the stack's variable %d and %d, of the heap's %d; want none, none and some", sites[0x7e571], sites[0x7e573], sites[0x7e572])
+	}
+}
+
 // TestRecord records the events of goroutines that share a counter under
 // a lock, more than a chunk's worth, and reads them back: every event is
 // there once, in an order where each goroutine's own events keep theirs.
 func TestRecord(t *testing.T) {
 	begin(t)
+	from := seq.Load() // the file holds the events of the tests run before
 	const workers, iters = 4, 3 * ChunkEvents
 	var mu sync.Mutex
 	var n int
@@ -113,7 +170,7 @@ func TestRecord(t *testing.T) {
 	last := make(map[uint64]uint32) // per goroutine, the site of its last access
 	held := uint64(0)
 	for _, e := range evs {
-		if e.Obj != ptr(&mu) && e.Obj != ptr(&n) {
+		if e.Seq <= from || e.Obj != ptr(&mu) && e.Obj != ptr(&n) {
 			continue
 		}
 		counts[e.Kind]++
@@ -147,12 +204,12 @@ func TestRecord(t *testing.T) {
 // runtime's cost per event without contention.
 func BenchmarkLoop(b *testing.B) {
 	begin(b)
-	var n int
+	n := heapInt
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
-		ReadInt(&n, 1)
-		Write(&n, 2)
-		n++
+		ReadInt(n, 1)
+		Write(n, 2)
+		*n++
 	}
 	b.ReportMetric(float64(2*b.N)/b.Elapsed().Seconds(), "events/s")
 }
@@ -163,11 +220,11 @@ func BenchmarkLoopStopped(b *testing.B) {
 	begin(b)
 	stopped.Store(true)
 	b.Cleanup(func() { stopped.Store(false) })
-	var n int
+	n := heapInt
 	for i := 0; i < b.N; i++ {
-		ReadInt(&n, 1)
-		Write(&n, 2)
-		n++
+		ReadInt(n, 1)
+		Write(n, 2)
+		*n++
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(2*b.N), "ns/probe")
 }

@@ -23,6 +23,32 @@ func procUnpin()
 // calibrate; -1 if it was not found, and the ids come from runtime.Stack.
 var goidOffset = -1
 
+// stackKnown says that calibrate found a g's first two words to be the
+// bounds of its goroutine's stack (the runtime's g.stack, lo and hi).
+var stackKnown bool
+
+// private reports whether address p lies in the calling goroutine's
+// stack. A variable there is the goroutine's own: Go never lets another
+// goroutine reach it (anything shared is on the heap), which is what
+// lets the runtime move a stack as it grows and give its memory to
+// another goroutine's stack once it is freed. So its accesses are not
+// recorded: they can be in no violation, and an address of a stack that
+// moved, taken for the variable of another goroutine that had that
+// memory before, would make one up. p is a pointer, not an address, and
+// the function does not grow the stack: an address taken before a call
+// that moved the stack would be the old stack's.
+//
+//go:nosplit
+//go:nocheckptr
+func private(p unsafe.Pointer) bool {
+	if !stackKnown {
+		return false
+	}
+	g := getg()
+	lo, hi := *(*uintptr)(g), *(*uintptr)(unsafe.Add(g, 8))
+	return uintptr(p)-lo < hi-lo
+}
+
 // maxGOffset bounds the search for the id in a g.
 const maxGOffset = 512
 
@@ -61,6 +87,7 @@ func calibrate() {
 	const samples = 5
 	var marks [maxGOffset / 8]int
 	var wg sync.WaitGroup
+	bounded := 0 // the goroutines whose g's first two words bound a local
 	for k := 0; k < samples; k++ {
 		wg.Add(1)
 		go func() {
@@ -68,6 +95,10 @@ func calibrate() {
 			id, g := slowGoid(), getg()
 			if id == 0 {
 				return
+			}
+			var local [16]byte
+			if a := uint64(uintptr(unsafe.Pointer(&local))); gWord(g, 0) <= a && a < gWord(g, 8) {
+				bounded++
 			}
 			for i := range marks {
 				if gWord(g, i*8) == id {
@@ -77,6 +108,7 @@ func calibrate() {
 		}()
 		wg.Wait()
 	}
+	stackKnown = bounded == samples
 	for i, n := range marks {
 		if n == samples {
 			goidOffset = i * 8

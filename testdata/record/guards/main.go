@@ -113,6 +113,16 @@ func main() {
 	wait(q)
 	atLeast(q, 2)
 	show(q)
-	(&Label{name: "hello"}).Long()
-	(&Holder{cur: a}).Show()
+	label = &Label{name: "hello"}
+	label.Long()
+	holder = &Holder{cur: a}
+	holder.Show()
 }
+
+// label and holder are on the heap, as variables that goroutines share
+// are: the instrumenting recorder does not record the accesses of a
+// goroutine's own stack.
+var (
+	label  *Label
+	holder *Holder
+)

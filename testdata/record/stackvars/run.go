@@ -2,7 +2,8 @@
 // its panic in a variable of its own that a deferred closure writes. A
 // goroutine's stack is given to the next goroutine once it ends, so the
 // jobs' variables share their addresses: the instrumenting recorder
-// records each declaration as new memory, and nothing is reported.
+// does not record the accesses of a goroutine's own stack, and nothing
+// is reported.
 package stackvars
 
 import "sync/atomic"
