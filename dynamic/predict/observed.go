@@ -418,14 +418,6 @@ func (s obsSlot) lastLearn() *lastLearn {
 // a clock keeps its place while it is kept.
 type pubs []pubClock
 
-// of returns goroutine g's clock in ps, nil if none.
-func (ps pubs) of(g int32) *pubClock {
-	if i := ps.index(g); i >= 0 {
-		return &ps[i]
-	}
-	return nil
-}
-
 // index returns the index of goroutine g's clock in ps, -1 if none.
 func (ps pubs) index(g int32) int {
 	for i := range ps {

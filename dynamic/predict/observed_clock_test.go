@@ -108,7 +108,7 @@ func TestObservedPubs(t *testing.T) {
 	o.publish(a, x, slotPub, &x.pub, e)
 	o.open(b)
 	o.publish(b, x, slotPub, &x.pub, e)
-	if len(x.pub) != 2 || x.pub.of(int32(a)) == nil || x.pub.of(int32(b)) == nil {
+	if len(x.pub) != 2 || x.pub.index(int32(a)) < 0 || x.pub.index(int32(b)) < 0 {
 		t.Fatalf("published clocks %v, want a's and b's", x.pub)
 	}
 	// a's clock is listed for a's end, and extended by it.
@@ -119,7 +119,7 @@ func TestObservedPubs(t *testing.T) {
 	// c acquires: b's clock is kept, a's (of an ended transaction) is
 	// forgotten.
 	o.acquireAll(c, x, &x.pub, e)
-	if kept() != 1 || x.pub.of(int32(b)) == nil {
+	if kept() != 1 || x.pub.index(int32(b)) < 0 {
 		t.Errorf("published clocks after a's end %v, want b's only", x.pub)
 	}
 	if o.th[c].c.Get(o.th[b].slot) != o.th[b].begin {

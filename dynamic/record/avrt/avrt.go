@@ -313,9 +313,14 @@ func emitSlow(g uint64, kind Kind, obj, arg uint64, site uint32) {
 
 func ptr[T any](p *T) uint64 { return uint64(uintptr(unsafe.Pointer(p))) }
 
+// recorded reports whether an access of, or an allocation at, p is
+// recorded: while recording, unless p is in the calling goroutine's own
+// stack (private).
+func recorded(p unsafe.Pointer) bool { return enabled && !private(p) }
+
 // Read records a read of *p.
 func Read[T any](p *T, site uint32) {
-	if enabled && !private(unsafe.Pointer(p)) {
+	if recorded(unsafe.Pointer(p)) {
 		emit(KindRead, ptr(p), 0, site)
 	}
 }
@@ -327,14 +332,14 @@ type Integer interface {
 
 // ReadInt records a read of *p with the value it holds.
 func ReadInt[T Integer](p *T, site uint32) {
-	if enabled && !private(unsafe.Pointer(p)) {
+	if recorded(unsafe.Pointer(p)) {
 		emit(KindReadValue, ptr(p), uint64(*p), site)
 	}
 }
 
 // ReadBool records a read of *p with the value it holds.
 func ReadBool[T ~bool](p *T, site uint32) {
-	if enabled && !private(unsafe.Pointer(p)) {
+	if recorded(unsafe.Pointer(p)) {
 		var v uint64
 		if *p {
 			v = 1
@@ -345,21 +350,21 @@ func ReadBool[T ~bool](p *T, site uint32) {
 
 // ReadPtr records a read of the pointer *p with the address it holds.
 func ReadPtr[P ~*E, E any](p *P, site uint32) {
-	if enabled && !private(unsafe.Pointer(p)) {
+	if recorded(unsafe.Pointer(p)) {
 		emit(KindReadAddr, ptr(p), uint64(uintptr(unsafe.Pointer(*p))), site)
 	}
 }
 
 // ReadSliceLen records a read of the slice *p with its length.
 func ReadSliceLen[S ~[]E, E any](p *S, site uint32) {
-	if enabled && !private(unsafe.Pointer(p)) {
+	if recorded(unsafe.Pointer(p)) {
 		emit(KindReadLen, ptr(p), uint64(len(*p)), site)
 	}
 }
 
 // ReadStringLen records a read of the string *p with its length.
 func ReadStringLen[S ~string](p *S, site uint32) {
-	if enabled && !private(unsafe.Pointer(p)) {
+	if recorded(unsafe.Pointer(p)) {
 		emit(KindReadLen, ptr(p), uint64(len(*p)), site)
 	}
 }
@@ -407,7 +412,7 @@ func ReadStringLenAt[S ~string](p *S, site uint32) *S {
 
 // Write records a write of *p, before it.
 func Write[T any](p *T, site uint32) {
-	if enabled && !private(unsafe.Pointer(p)) {
+	if recorded(unsafe.Pointer(p)) {
 		emit(KindWrite, ptr(p), 0, site)
 	}
 }

@@ -201,7 +201,7 @@ func MadeChan[C any](ch C, site uint32) C {
 // the garbage collector freed are other variables, though they have the
 // old ones' addresses.
 func Made[T any](p *T, site uint32) *T {
-	if enabled && p != nil && !private(unsafe.Pointer(p)) {
+	if p != nil && recorded(unsafe.Pointer(p)) {
 		if size := unsafe.Sizeof(*p); size > 0 {
 			emit(KindMade, uint64(uintptr(unsafe.Pointer(p))), uint64(size), site)
 		}
@@ -212,7 +212,7 @@ func Made[T any](p *T, site uint32) *T {
 // MadeSlice records that make returned the slice s, whose backing array
 // is new, and returns it, as Made does for an object.
 func MadeSlice[S ~[]E, E any](s S, site uint32) S {
-	if enabled && cap(s) > 0 && !private(unsafe.Pointer(&s[:cap(s)][0])) {
+	if cap(s) > 0 && recorded(unsafe.Pointer(&s[:cap(s)][0])) {
 		var e E
 		if size := unsafe.Sizeof(e); size > 0 {
 			emit(KindMade, uint64(uintptr(unsafe.Pointer(&s[:cap(s)][0]))), uint64(cap(s))*uint64(size), site)
