@@ -1652,6 +1652,10 @@ func (w *fileRewriter) code() {
 			if _, ok := w.info.TypeOf(n).Underlying().(*types.Map); ok && n.Type != nil && !w.addressTaken(n) {
 				w.made(n, "MadeMap")
 			}
+			// So does a slice literal its backing array, as make.
+			if _, ok := w.info.TypeOf(n).Underlying().(*types.Slice); ok && n.Type != nil && !w.addressTaken(n) {
+				w.made(n, "MadeSlice")
+			}
 		case *ast.RangeStmt:
 			if _, ok := w.info.TypeOf(n.X).Underlying().(*types.Chan); ok && w.pure(n.X) && n.Body != nil {
 				site := w.siteAt(n, false, "", trace.ObjChan)
@@ -1838,7 +1842,49 @@ func (w *fileRewriter) made(x ast.Expr, wrapper string) {
 		text: fmt.Sprintf(", %s)", w.siteID(site)) + w.lineDirective(x.End())})
 }
 
+// isString reports whether t is a string type.
+func isString(t types.Type) bool {
+	b, ok := t.Underlying().(*types.Basic)
+	return ok && b.Info()&types.IsString != 0
+}
+
+// appended wraps append(x, ...) in the call that records the backing
+// array it returns when that is new (avrt.Appended): x is evaluated a
+// second time before the append, for the array it had, so only an x that
+// is read only (pure, or a slice expression of such operands) is,
+// and not one of a type parameter's type, whose element type the
+// wrapper's own type parameters could not be inferred from.
+func (w *fileRewriter) appended(c *ast.CallExpr) {
+	x := c.Args[0]
+	if _, ok := w.info.TypeOf(x).(*types.TypeParam); ok || strings.Contains(w.text(x), "//") {
+		return
+	}
+	if !w.pure(x) {
+		se, ok := ast.Unparen(x).(*ast.SliceExpr)
+		if !ok || !w.pure(se.X) {
+			return
+		}
+		for _, e := range []ast.Expr{se.Low, se.High, se.Max} {
+			if e != nil && !w.pure(e) {
+				return
+			}
+		}
+	}
+	site := w.siteAt(c, false, "", 0)
+	w.replace(c.Pos(), c.Pos(), rtName+".Appended("+w.text(x)+", ")
+	w.edits = append(w.edits, edit{off: w.off(c.End()), end: w.off(c.End()), prio: prioWrapEnd,
+		text: fmt.Sprintf(", %s)", w.siteID(site)) + w.lineDirective(c.End())})
+}
+
 func (w *fileRewriter) call(c *ast.CallExpr) {
+	if tv, ok := w.info.Types[c.Fun]; ok && tv.IsType() && len(c.Args) == 1 {
+		// A conversion of a string to a slice ([]byte(s), []rune(s))
+		// makes the slice's backing array.
+		if _, ok := tv.Type.Underlying().(*types.Slice); ok && isString(w.info.TypeOf(c.Args[0])) {
+			w.made(c, "MadeSlice")
+		}
+		return
+	}
 	if id, ok := ast.Unparen(c.Fun).(*ast.Ident); ok {
 		if b, ok := w.info.Uses[id].(*types.Builtin); ok && b.Name() == "make" && len(c.Args) > 0 {
 			switch w.info.TypeOf(c).Underlying().(type) {
@@ -1854,6 +1900,9 @@ func (w *fileRewriter) call(c *ast.CallExpr) {
 		}
 		if b, ok := w.info.Uses[id].(*types.Builtin); ok && b.Name() == "new" && len(c.Args) == 1 {
 			w.made(c, "Made")
+		}
+		if b, ok := w.info.Uses[id].(*types.Builtin); ok && b.Name() == "append" && len(c.Args) > 1 {
+			w.appended(c)
 		}
 		if b, ok := w.info.Uses[id].(*types.Builtin); ok && b.Name() == "close" && len(c.Args) == 1 {
 			if ch, ok := w.info.TypeOf(c.Args[0]).Underlying().(*types.Chan); ok && ch.Dir() != types.RecvOnly {

@@ -739,7 +739,10 @@ func TestInstrumentedContext(t *testing.T) {
 // literals record the memory they return (avrt.Made, MadeSlice,
 // MadeMap), and the converter gives the variables in it new ids, and a
 // new map's elements and contents too (without MadeMap, 2 findings and 2
-// or 5 variables of each map's, not 8). Without them, the second worker's boxes are the
+// or 5 variables of each map's, not 8). So do append, when it grows a
+// slice into a new array (avrt.Appended; without it, 1 finding and 5
+// variables, not 16), slice literals and conversions of strings to
+// slices (without them, 2 findings and 4 and 2 variables, not 8). Without them, the second worker's boxes are the
 // first's, whose variables it writes (2 of each, not 8), and 28 races
 // and violations are predicted between the workers. The variable b that
 // each round declares and its goroutine captures is new memory too.
@@ -749,7 +752,7 @@ func TestInstrumentedAllocReuse(t *testing.T) {
 	written := map[string]map[trace.ObjID]bool{}
 	captured := map[trace.ObjID]bool{} // the variables b that the rounds' goroutines read
 	for _, e := range tr.Events {
-		if s := tr.Site(e.Site); e.Kind == trace.KindRead && filepath.Base(s.File) == "main.go" && s.Line == 51 && tr.Object(e.Obj).Name == "b" {
+		if s := tr.Site(e.Site); e.Kind == trace.KindRead && filepath.Base(s.File) == "main.go" && s.Line == 62 && tr.Object(e.Obj).Name == "b" {
 			captured[e.Obj] = true
 		}
 		if e.Kind != trace.KindWrite {
@@ -765,7 +768,12 @@ func TestInstrumentedAllocReuse(t *testing.T) {
 	// map, and a tally with a map (a literal), each map of one element:
 	// a map made where a freed one was is another map (avrt.MadeMap),
 	// its elements and contents other variables.
-	for name, want := range map[string]int{"b.n": 8, "b.items[b.n]": 16, "t.sum": 8, "b.seen[v]": 8, "b.seen[*]": 8, "t.at[v]": 8, "t.at[*]": 8} {
+	for name, want := range map[string]int{"b.n": 8, "b.items[b.n]": 16, "t.sum": 8, "b.seen[v]": 8, "b.seen[*]": 8, "t.at[v]": 8, "t.at[*]": 8,
+		// Each round's box grows its history twice, to 1 element then 2,
+		// each time into a new array (avrt.Appended), and each tally's
+		// slice literal and conversion of a string are new arrays
+		// (MadeSlice).
+		"b.hist[len(b.hist) - 1]": 16, "t.last[0]": 8, "t.name[0]": 8} {
 		if got := len(written[name]); got != want {
 			t.Errorf("%d variables %s written, want %d", got, name, want)
 		}

@@ -221,6 +221,22 @@ func MadeSlice[S ~[]E, E any](s S, site uint32) S {
 	return s
 }
 
+// Appended records that append(old, ...) returned s, and returns it:
+// when s's backing array is not old's, append made it, and its
+// variables are new ones, as MadeSlice's are, though the array has the
+// address of one the garbage collector freed (a slice grown element by
+// element leaves a freed array at each doubling, for the allocator to
+// give the next object).
+func Appended[S ~[]E, E any](old, s S, site uint32) S {
+	if cap(s) > 0 && unsafe.SliceData(s) != unsafe.SliceData(old) && recorded(unsafe.Pointer(unsafe.SliceData(s))) {
+		var e E
+		if size := unsafe.Sizeof(e); size > 0 {
+			emit(KindMade, uint64(uintptr(unsafe.Pointer(unsafe.SliceData(s)))), uint64(cap(s))*uint64(size), site)
+		}
+	}
+	return s
+}
+
 // MadeMap records that a map was made (make, or a literal), and returns
 // it: the elements and contents of a map made where another was that the
 // garbage collector freed are other variables, as Made's are.

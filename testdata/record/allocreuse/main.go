@@ -20,6 +20,7 @@ type box struct {
 	n     int
 	items []int
 	seen  map[int]bool
+	hist  []int
 }
 
 func (b *box) push(v int) bool {
@@ -29,23 +30,33 @@ func (b *box) push(v int) bool {
 	b.items[b.n] = v
 	b.n++
 	b.seen[v] = true
+	b.hist = append(b.hist, 0)
+	b.hist[len(b.hist)-1] = v
 	return true
 }
 
-// tally sums values, and keeps the sum at each.
+// tally sums values, and keeps the sum at each, the last value and the
+// name of the last.
 type tally struct {
-	sum int
-	at  map[int]int
+	sum  int
+	at   map[int]int
+	last []int
+	name []byte
 }
 
-func (t *tally) add(v int) { t.sum = t.sum + v; t.at[v] = t.sum }
+func (t *tally) add(v int) {
+	t.sum = t.sum + v
+	t.at[v] = t.sum
+	t.last[0] = v
+	t.name[0] = byte('0' + v%10)
+}
 
 // round makes a box, its items and map and a tally and its map, and uses
 // them from a
 // goroutine, then, once it is done, from its own.
 func round(i int) int {
 	b := &box{items: make([]int, 2), seen: make(map[int]bool)}
-	t := &tally{at: map[int]int{}}
+	t := &tally{at: map[int]int{}, last: []int{0}, name: []byte(strconv.Itoa(i))}
 	done := make(chan struct{})
 	go func() {
 		b.push(i)
