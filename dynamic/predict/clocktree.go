@@ -136,11 +136,54 @@ func (t *clockTree) build(n, h uint32, lo int, vc []uint32) uint32 {
 	return m
 }
 
+// joinInto sets *vc to the pointwise maximum of *vc and the snapshot r,
+// growing *vc as far as r has components that are not zero.
+func (t *clockTree) joinInto(vc *VC, r clockRef) {
+	if r.h != 0 {
+		t.joinNode(vc, r.root, r.h, 0)
+	}
+}
+
+func (t *clockTree) joinNode(vc *VC, n, h uint32, lo int) {
+	if n == 0 {
+		return
+	}
+	node := t.nodes[int(n)<<clockBits : int(n+1)<<clockBits]
+	if h == 1 {
+		for c, v := range node {
+			if v == 0 {
+				continue
+			}
+			if lo+c >= len(*vc) {
+				vc.grow(lo + c + 1)
+			}
+			if v > (*vc)[lo+c] {
+				(*vc)[lo+c] = v
+			}
+		}
+		return
+	}
+	span := 1 << (clockBits * (h - 1))
+	for c, k := range node {
+		t.joinNode(vc, k, h-1, lo+c*span)
+	}
+}
+
 // newNode appends an all-zero node and returns its number.
+//
+// The nodes double when they are full: append grows a large slice by a
+// quarter, and while the trace is read, with the collector off
+// (cmd/avcheck), every outgrown array stays, four times the final one
+// in all; doubled, once.
 func (t *clockTree) newNode() uint32 {
-	var zero [clockFan]uint32
 	m := uint32(len(t.nodes) >> clockBits)
-	t.nodes = append(t.nodes, zero[:]...)
+	if len(t.nodes)+clockFan > cap(t.nodes) {
+		nodes := make([]uint32, len(t.nodes), 2*cap(t.nodes)+clockFan)
+		copy(nodes, t.nodes)
+		t.nodes = nodes
+	}
+	t.nodes = t.nodes[:len(t.nodes)+clockFan]
+	clear(t.nodes[len(t.nodes)-clockFan:])
 	return m
 }
 

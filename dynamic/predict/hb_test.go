@@ -1,6 +1,7 @@
 package predict
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -199,6 +200,29 @@ func TestHB(t *testing.T) {
 			3 armw a
 			2 aload a
 			2 rd y`, false, [][2]int{{0, 3}, {4, 8}}, [][2]int{{4, 3}}},
+		{"ended goroutine", `
+			1 fork 2
+			2 wr x
+			2 wgdone w
+			2 end
+			1 fork 3
+			3 wr x
+			1 wgwait w
+			1 rd x
+			1 fork 4
+			4 rd x
+			3 end
+			4 end`, false, [][2]int{{1, 7}, {1, 9}}, [][2]int{{1, 5}, {5, 7}, {5, 9}}},
+		{"sender ended before its receive", `
+			chan c 1
+			1 fork 2
+			2 wr x
+			2 send c 1
+			2 send c 2
+			2 end
+			1 recv c 1
+			1 rd x
+			1 recv c 2`, false, [][2]int{{2, 7}}, nil},
 		{"locks ignored", `
 			1 acq m
 			1 wr x
@@ -235,6 +259,39 @@ func TestHB(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// The clock of an ended goroutine is dropped (or kept for a new one to
+// reuse): a run of short-lived goroutines, each of whose clocks grows as
+// wide as the goroutines before it, holds clocks of the goroutines alive
+// only, not of all of them.
+func TestHBEndedClocks(t *testing.T) {
+	var src strings.Builder
+	const n = 2000
+	for g := 2; g < n+2; g++ {
+		fmt.Fprintf(&src, "1 fork %d\n%d wr x\n%d wgdone w\n%d end\n", g, g, g, g)
+	}
+	tr := tt(t, src.String())
+	h := NewHB(HBOptions{Object: tr.Object})
+	for i := range tr.Events {
+		h.Step(&tr.Events[i])
+	}
+	words := 0
+	for i := range h.Goroutines() {
+		words += cap(h.Clock(i))
+	}
+	for _, c := range h.spare {
+		words += cap(c)
+	}
+	// Goroutine 1's clock and the spare ones, each as wide as the
+	// goroutines (with the room that growing leaves), against n times
+	// that if every ended goroutine's were kept.
+	if max := (1 + maxSpare) * 2 * (n + 1); words > max {
+		t.Errorf("the clocks hold %d words after %d goroutines ended, want at most %d", words, n, max)
+	}
+	if c := h.Clock(h.Index(2)); c != nil {
+		t.Errorf("an ended goroutine's clock is %v, want nil", c)
 	}
 }
 
