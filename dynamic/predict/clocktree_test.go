@@ -1,7 +1,10 @@
 package predict
 
 import (
+	"math"
 	"math/rand/v2"
+	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/avcheck/avcheck/dynamic/trace"
@@ -115,5 +118,73 @@ func TestIndexSnapshotsShortLived(t *testing.T) {
 	}
 	if words*5 > flat {
 		t.Errorf("%d words of snapshot nodes for %d snapshots of %d goroutines, want under a fifth of flat copies (about %d)", words, len(ix.snaps), len(ix.gids), flat)
+	}
+}
+
+// overlapping gives exactly the pairs of groups of which the first does
+// not happen before the second's first access, as trying every pair
+// does, on traces of short-lived goroutines (each variable's groups a
+// chain, mostly) and of long-lived ones (all overlap); and on the chains
+// it tests a few of the goroutines squared.
+func TestOverlappingGroups(t *testing.T) {
+	for _, sh := range []tracegen.Shape{
+		{Seed: 1, Events: 20000, Goroutines: 8, Vars: 4, Locks: 4, Lifetime: 1},
+		{Seed: 2, Events: 20000, Goroutines: 16, Vars: 8, Locks: 4, Lifetime: 2, Interleaved: true, Unlocked: 0.2, Violations: true},
+		{Seed: 3, Events: 20000, Goroutines: 4, Vars: 4, Locks: 2, Lifetime: 3, Violations: true},
+		{Seed: 4, Events: 20000, Goroutines: 64, Vars: 4, Locks: 4, Interleaved: true},
+	} {
+		tr := tracegen.ShapeTrace(sh)
+		if err := trace.Validate(tr); err != nil {
+			t.Fatal(err)
+		}
+		ix := buildIndex(tr)
+		s := &patSearch{ix: ix}
+		swept, tested, all := 0, 0, 0
+		for v := range ix.byVar {
+			groups := s.groupVar(ix.byVar[v])
+			if len(groups) < 2 {
+				continue
+			}
+			pairs, ok := s.overlapping(groups)
+			if !ok {
+				t.Fatalf("%+v: variable %d: overlapping gave up", sh, v)
+			}
+			var want []uint64
+			for i := range groups {
+				for j := i + 1; j < len(groups); j++ {
+					gi, gj := &groups[i], &groups[j]
+					if gi.key.g != gj.key.g && (gi.key.write || gj.key.write) && gi.ep[len(gi.ep)-1] > ix.clk(gj.snap[0], gi.key.g) {
+						want = append(want, uint64(i)<<32|uint64(j))
+					}
+				}
+			}
+			if !slices.Equal(pairs, want) {
+				t.Fatalf("%+v: variable %d (%d groups): %d pairs, want %d", sh, v, len(groups), len(pairs), len(want))
+			}
+			swept++
+			tested += len(pairs)
+			all += len(groups) * (len(groups) - 1) / 2
+		}
+		if swept == 0 {
+			t.Fatalf("%+v: no variable with groups", sh)
+		}
+		if sh.Lifetime == 1 && s.ovl.tests*5 > all {
+			t.Errorf("%+v: %d pairs of groups tested of %d, want under a fifth", sh, s.ovl.tests, all)
+		}
+		t.Logf("%+v: %d variables, %d of %d pairs overlap, %d tested", sh, swept, tested, all, s.ovl.tests)
+
+		// The findings are those of trying every pair.
+		got := Predict(tr, Options{}).Findings
+		defer func(m int) { sweepMin = m }(sweepMin)
+		sweepMin = math.MaxInt
+		want := Predict(tr, Options{}).Findings
+		sweepMin = 64
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%+v: %d findings with the sweep, %d without, or not the same", sh, len(got), len(want))
+		}
+		t.Logf("%d findings", len(got))
+		if sh.Violations && len(got) == 0 {
+			t.Errorf("%+v: no finding", sh)
+		}
 	}
 }

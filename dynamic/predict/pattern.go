@@ -540,6 +540,8 @@ type patSearch struct {
 	// The goroutine and lock-state indices gap was last set from.
 	gapG, gapSt1, gapSt2 uint32
 	gapMemo              [gapMemoSize]gapAnswer
+	// Scratch of overlapping.
+	ovl overlapScratch
 }
 
 func (s *patSearch) get(key []byte, mk func() Finding) *patCand {
@@ -818,6 +820,14 @@ func opLetter(write bool) string {
 // coexist, so that some interleaving runs them back to back (section 3,
 // "Data race"; Algorithm 1's condition with acquisition histories added).
 func (s *patSearch) races(v int, groups []accGroup) {
+	if len(groups) >= sweepMin {
+		if pairs, ok := s.overlapping(groups); ok {
+			for _, p := range pairs {
+				s.racePairs(v, &groups[p>>32], &groups[uint32(p)])
+			}
+			return
+		}
+	}
 	for i := range groups {
 		for j := i + 1; j < len(groups); j++ {
 			g1, g2 := &groups[i], &groups[j]
@@ -827,6 +837,110 @@ func (s *patSearch) races(v int, groups []accGroup) {
 			s.racePairs(v, g1, g2)
 		}
 	}
+}
+
+// sweepMin is the number of groups of a variable from which races finds
+// the pairs of groups that can overlap by a sweep (overlapping) rather
+// than by trying every pair.
+var sweepMin = 64
+
+// sweepBack is how many groups back overlapping looks for a group that
+// happens before the one at hand; sweepActive bounds the list of
+// earlier groups that it keeps for a group.
+const (
+	sweepBack   = 8
+	sweepActive = 256
+	sweepPairs  = 1 << 20
+)
+
+type overlapScratch struct {
+	ring  [sweepBack][]int32 // the lists of the last sweepBack groups
+	full  [sweepBack]bool    // whose list was too long to keep
+	cur   []int32
+	pairs []uint64
+	tests int // the pairs of groups tested so far, for the tests
+}
+
+// overlapping returns the pairs of groups (i<<32 | j, i < j, in that
+// order) of two goroutines, one of them writing, of which i does not
+// happen before j's first access: the pairs that racePairs does not
+// dismiss at once, and, with thousands of short-lived goroutines on a
+// variable, a few of the goroutines squared. The groups must be in the
+// order of their first accesses, and the pairs at most sweepPairs; ok is
+// false if they are not (races then tries every pair, as for fewer
+// groups, without holding them).
+//
+// The test "i before j" (i's last epoch within the clock of j's first
+// access) is transitive through a group k of another goroutine than
+// j's: k's last epoch within j's clock means k's whole clock there is,
+// which holds the clock of k's first access. So if k happens before j,
+// the groups that do not happen before j are among those that do not
+// happen before k and those after k: a group's list comes from that of
+// a recent group before it, not from every group, and a goroutine's
+// group that follows a chain of others (a pool's tasks, each started
+// once the last is done) is tested against a few. When no such k is
+// near, or its list was too long to keep, every earlier group is tested.
+func (s *patSearch) overlapping(groups []accGroup) (pairs []uint64, ok bool) {
+	ix := s.ix
+	sc := &s.ovl
+	before := func(i, j int) bool {
+		sc.tests++
+		gi := &groups[i]
+		return gi.ep[len(gi.ep)-1] <= ix.clk(groups[j].snap[0], gi.key.g)
+	}
+	pairs = sc.pairs[:0]
+	if !slices.ContainsFunc(groups, func(g accGroup) bool { return g.key.write }) {
+		return pairs, true // no race without a write
+	}
+	for j := range groups {
+		if j > 0 && groups[j].ev[0] < groups[j-1].ev[0] {
+			return nil, false
+		}
+		base := -1
+		for k := j - 1; k >= max(0, j-sweepBack); k-- {
+			if !sc.full[k%sweepBack] && groups[k].key.g != groups[j].key.g && before(k, j) {
+				base = k
+				break
+			}
+		}
+		cur := sc.cur[:0]
+		try := func(i int) {
+			if !before(i, j) {
+				cur = append(cur, int32(i))
+			}
+		}
+		if base < 0 {
+			for i := range j {
+				try(i)
+			}
+		} else {
+			for _, i := range sc.ring[base%sweepBack] {
+				try(int(i))
+			}
+			for i := base + 1; i < j; i++ {
+				try(i)
+			}
+		}
+		gj := &groups[j].key
+		for _, i := range cur {
+			if gi := &groups[i].key; gi.g != gj.g && (gi.write || gj.write) {
+				pairs = append(pairs, uint64(i)<<32|uint64(j))
+			}
+		}
+		if len(pairs) > sweepPairs {
+			sc.pairs = pairs[:0]
+			return nil, false
+		}
+		r := j % sweepBack
+		sc.full[r] = len(cur) > sweepActive
+		if !sc.full[r] {
+			sc.ring[r] = append(sc.ring[r][:0], cur...)
+		}
+		sc.cur = cur
+	}
+	slices.Sort(pairs)
+	sc.pairs = pairs
+	return pairs, true
 }
 
 // racePairs sweeps two groups of one variable for unordered pairs. For an
