@@ -620,6 +620,26 @@ func (c *converter) step(r avrt.Event) {
 		}
 		c.signaled[obj] = true
 		c.emit(gs, e)
+	case avrt.KindPoolPut, avrt.KindPoolGet:
+		// An item of a sync.Pool: a Put is a Cond's Signal of it, and
+		// the Get that returns it a Wait that returns after it (the
+		// race detector's release and acquire of the item). Its id
+		// is the item's address with the top two bits set, which no
+		// variable's id has (varIDs). A Get of an item no Put put,
+		// which the pool's New made, is new memory: no order.
+		obj = trace.ObjID(r.Obj | 3<<62)
+		if r.Kind == avrt.KindPoolGet {
+			if !c.signaled[obj] {
+				return
+			}
+			e.Kind = trace.KindCondWait
+		} else {
+			e.Kind = trace.KindCondSignal
+		}
+		c.object(obj, trace.ObjCond, s, "item of "+s.Name)
+		e.Obj = obj
+		c.signaled[obj] = true
+		c.emit(gs, e)
 	case avrt.KindOnce:
 		if id, ok := c.onceIDs[r.Obj]; ok {
 			obj = id

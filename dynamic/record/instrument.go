@@ -1616,6 +1616,8 @@ var syncMethods = map[string]struct {
 	"(*sync.Cond).Signal":      {"CondSignal", trace.ObjCond},
 	"(*sync.Cond).Broadcast":   {"CondBroadcast", trace.ObjCond},
 	"(*sync.Once).Do":          {"OnceDo", trace.ObjOnce},
+	"(*sync.Pool).Put":         {"PoolPut", trace.ObjCond},
+	"(*sync.Pool).Get":         {"PoolGet", trace.ObjCond},
 }
 
 // code rewrites the calls, channel operations and go statements of the
@@ -2176,6 +2178,7 @@ func (w *fileRewriter) send(s *ast.SendStmt) {
 
 func (w *fileRewriter) recv(u *ast.UnaryExpr) {
 	if !w.pure(u.X) {
+		w.recvFrom(u)
 		return
 	}
 	site := w.siteAt(u, false, "", trace.ObjChan)
@@ -2226,6 +2229,45 @@ func (w *fileRewriter) recv(u *ast.UnaryExpr) {
 	// Any other: wrapped, recorded after it returned.
 	w.replace(u.Pos(), u.Pos(), rtName+".Recv(")
 	w.replace(u.End(), u.End(), fmt.Sprintf(", %s, %s)", w.text(u.X), w.siteID(site)))
+}
+
+// recvFrom records the receive <-x of an operand that is not evaluated a
+// second time (a call's result: <-clock.After(d)) by a call that does
+// the receive (avrt.RecvFrom, or RecvFromOK for two values) and records
+// it after it returned. Not in a select's case, nor from an operand of a
+// type parameter's type.
+func (w *fileRewriter) recvFrom(u *ast.UnaryExpr) {
+	if _, ok := w.info.TypeOf(u.X).(*types.TypeParam); ok {
+		return
+	}
+	parent := w.parents[u]
+	for {
+		p, ok := parent.(*ast.ParenExpr)
+		if !ok {
+			break
+		}
+		parent = w.parents[p]
+	}
+	wrapper := "RecvFrom"
+	switch p := parent.(type) {
+	case *ast.CommClause:
+		return
+	case ast.Stmt:
+		if _, ok := w.parents[p].(*ast.CommClause); ok {
+			return
+		}
+		if as, ok := p.(*ast.AssignStmt); ok && len(as.Lhs) == 2 {
+			wrapper = "RecvFromOK"
+		}
+	case *ast.ValueSpec:
+		if len(p.Names) == 2 {
+			wrapper = "RecvFromOK"
+		}
+	}
+	site := w.siteAt(u, false, "", trace.ObjChan)
+	w.replace(u.OpPos, u.X.Pos(), rtName+"."+wrapper+"(")
+	w.edits = append(w.edits, edit{off: w.off(u.End()), end: w.off(u.End()), prio: prioWrapEnd,
+		text: fmt.Sprintf(", %s)", w.siteID(site)) + w.lineDirective(u.End())})
 }
 
 // goStmt makes the child of a go statement learn its parent: the parent
@@ -2454,6 +2496,11 @@ func (w *fileRewriter) endsBody(st ast.Stmt) bool {
 	return false
 }
 
+// terminates reports whether control never goes from s to the statement
+// after it: a branch (break, continue, goto), or a terminating statement
+// as the Go specification has it, after which nothing may be inserted
+// where the function must end in one (a switch whose every case
+// returns).
 func terminates(s ast.Stmt) bool {
 	switch s := s.(type) {
 	case *ast.ReturnStmt, *ast.BranchStmt:
@@ -2464,8 +2511,99 @@ func terminates(s ast.Stmt) bool {
 				return true
 			}
 		}
+	case *ast.BlockStmt:
+		return len(s.List) > 0 && terminates(s.List[len(s.List)-1])
+	case *ast.IfStmt:
+		return s.Else != nil && terminates(s.Body) && terminates(s.Else)
+	case *ast.LabeledStmt:
+		return terminatesAs(s.Stmt, s.Label.Name)
+	case *ast.ForStmt, *ast.SwitchStmt, *ast.TypeSwitchStmt, *ast.SelectStmt:
+		return terminatesAs(s, "")
 	}
 	return false
+}
+
+// terminatesAs is terminates for a for, switch or select statement
+// labelled label (or not, if ""): a for without a condition, a switch
+// with a default or a select, each of whose cases ends in a terminating
+// statement (or a switch's fallthrough), that no break leaves.
+func terminatesAs(s ast.Stmt, label string) bool {
+	var clauses []ast.Stmt
+	switch s := s.(type) {
+	case *ast.ForStmt:
+		return s.Cond == nil && !breaks(s.Body, label)
+	case *ast.SwitchStmt:
+		clauses = s.Body.List
+	case *ast.TypeSwitchStmt:
+		clauses = s.Body.List
+	case *ast.SelectStmt:
+		clauses = s.Body.List
+	default:
+		return terminates(s)
+	}
+	hasDefault := false
+	for _, c := range clauses {
+		var body []ast.Stmt
+		switch c := c.(type) {
+		case *ast.CaseClause:
+			hasDefault = hasDefault || c.List == nil
+			body = c.Body
+		case *ast.CommClause:
+			body = c.Body
+		}
+		if len(body) == 0 {
+			return false
+		}
+		last := body[len(body)-1]
+		if b, ok := last.(*ast.BranchStmt); ok && b.Tok == token.FALLTHROUGH {
+			continue
+		}
+		if b, ok := last.(*ast.BranchStmt); (ok && b.Tok == token.BREAK) || !terminates(last) {
+			return false
+		}
+		for _, st := range body {
+			if breaks(st, label) {
+				return false
+			}
+		}
+	}
+	if _, ok := s.(*ast.SelectStmt); !ok && !hasDefault {
+		return false
+	}
+	return true
+}
+
+// breaks reports whether n holds a break out of the statement around
+// it, labelled label (or not, if ""): a break with that label, or one
+// without a label outside any inner for, switch or select.
+func breaks(n ast.Node, label string) bool {
+	found := false
+	var walk func(n ast.Node, inner bool)
+	walk = func(n ast.Node, inner bool) {
+		ast.Inspect(n, func(m ast.Node) bool {
+			switch m := m.(type) {
+			case *ast.FuncLit:
+				return false
+			case *ast.BranchStmt:
+				if m.Tok == token.BREAK && (m.Label == nil && !inner || m.Label != nil && m.Label.Name == label) {
+					found = true
+				}
+			case *ast.ForStmt, *ast.RangeStmt, *ast.SwitchStmt, *ast.TypeSwitchStmt, *ast.SelectStmt:
+				if m != n {
+					walk(m, true)
+					return false
+				}
+			}
+			return !found
+		})
+	}
+	switch n.(type) {
+	case *ast.ForStmt, *ast.RangeStmt, *ast.SwitchStmt, *ast.TypeSwitchStmt, *ast.SelectStmt:
+		walk(n, true) // n's own breaks are its own
+	default:
+		walk(n, false)
+	}
+	return found
 }
 
 // tests places, in a test file, a probe at the start of each top-level

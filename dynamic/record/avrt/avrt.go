@@ -95,6 +95,8 @@ const (
 	KindRanTests           // that m.Run returned: the tests have returned
 	KindMade               // an allocation returned the object at Obj; Arg is its size in bytes
 	KindTestGo             // a goroutine the testing package started runs a test or benchmark that TestBegin does not record
+	KindPoolPut            // a sync.Pool's Put of the item whose interface data word is Obj, before it
+	KindPoolGet            // a sync.Pool's Get returned the item whose interface data word is Obj
 )
 
 // Event is one raw event, as it lies in the file (little-endian, on the

@@ -151,6 +151,33 @@ func CondBroadcast(c *sync.Cond, site uint32) {
 	c.Broadcast()
 }
 
+// PoolPut records p.Put(x) and does it: the goroutine that gets x back
+// from the pool learns what this one did before (as the race detector
+// has it), though the pool holds no lock the program can see. An item
+// is named by its interface's data word, which the pool keeps as it is:
+// the pointer of a pointer, the box of any other value.
+func PoolPut(p *sync.Pool, x any, site uint32) {
+	if enabled && x != nil {
+		emit(KindPoolPut, uint64(uintptr(dataWord(x))), 0, site)
+	}
+	p.Put(x)
+}
+
+// PoolGet does p.Get() and records that it returned the item, and
+// returns it.
+func PoolGet(p *sync.Pool, site uint32) any {
+	x := p.Get()
+	if enabled && x != nil {
+		emit(KindPoolGet, uint64(uintptr(dataWord(x))), 0, site)
+	}
+	return x
+}
+
+// dataWord returns the data word of the interface value x.
+func dataWord(x any) unsafe.Pointer {
+	return (*[2]unsafe.Pointer)(unsafe.Pointer(&x))[1]
+}
+
 // OnceDo calls o.Do(f) and records that it returned. The call that runs f
 // records its return inside Do, before Do marks o done, so that it comes
 // before the returns of the calls that waited for it.
@@ -275,6 +302,22 @@ func Received(ch any, site uint32) {
 	if enabled {
 		emit(KindRecv, chanPtr(ch), chanCap(ch), site)
 	}
+}
+
+// RecvFrom receives from ch, records that the receive returned, and
+// returns what it received: the receive of an operand that is not
+// evaluated a second time (<-f()), which Recv's caller would.
+func RecvFrom[T any](ch <-chan T, site uint32) T {
+	v := <-ch
+	Received(ch, site)
+	return v
+}
+
+// RecvFromOK is RecvFrom for a receive of two values (v, ok := <-f()).
+func RecvFromOK[T any](ch <-chan T, site uint32) (T, bool) {
+	v, ok := <-ch
+	Received(ch, site)
+	return v, ok
 }
 
 // RangeEnd records that a range over ch ended.
