@@ -1817,17 +1817,21 @@ func (w *fileRewriter) isCaptured(v *types.Var) bool {
 	return w.captured[v]
 }
 
-// addressTaken reports whether e is the operand of &.
-func (w *fileRewriter) addressTaken(e ast.Expr) bool {
-	p := w.parents[e]
+// outerParent returns the parent of n, above the parentheses around n.
+func (w *fileRewriter) outerParent(n ast.Node) ast.Node {
+	p := w.parents[n]
 	for {
 		par, ok := p.(*ast.ParenExpr)
 		if !ok {
-			break
+			return p
 		}
 		p = w.parents[par]
 	}
-	u, ok := p.(*ast.UnaryExpr)
+}
+
+// addressTaken reports whether e is the operand of &.
+func (w *fileRewriter) addressTaken(e ast.Expr) bool {
+	u, ok := w.outerParent(e).(*ast.UnaryExpr)
 	return ok && u.Op == token.AND
 }
 
@@ -2183,14 +2187,7 @@ func (w *fileRewriter) recv(u *ast.UnaryExpr) {
 	}
 	site := w.siteAt(u, false, "", trace.ObjChan)
 	call := fmt.Sprintf("%s.Received(%s, %s)", rtName, w.text(u.X), w.siteID(site))
-	parent := w.parents[u]
-	for {
-		p, ok := parent.(*ast.ParenExpr)
-		if !ok {
-			break
-		}
-		parent = w.parents[p]
-	}
+	parent := w.outerParent(u)
 	// A select's receive case: recorded at the start of its body.
 	if st, ok := parent.(ast.Stmt); ok {
 		if cc, ok := w.parents[st].(*ast.CommClause); ok && cc.Comm == st {
@@ -2240,14 +2237,7 @@ func (w *fileRewriter) recvFrom(u *ast.UnaryExpr) {
 	if _, ok := w.info.TypeOf(u.X).(*types.TypeParam); ok {
 		return
 	}
-	parent := w.parents[u]
-	for {
-		p, ok := parent.(*ast.ParenExpr)
-		if !ok {
-			break
-		}
-		parent = w.parents[p]
-	}
+	parent := w.outerParent(u)
 	wrapper := "RecvFrom"
 	switch p := parent.(type) {
 	case *ast.CommClause:
