@@ -662,7 +662,7 @@ func (c *converter) step(r avrt.Event) {
 		e.Kind, e.Arg = trace.KindOnceDo, r.Arg
 		c.emit(gs, e)
 	case avrt.KindBranch:
-		gs.br++
+		gs.br += 1 + uint32(r.Arg)
 	case avrt.KindBegin:
 		c.begin(gs, int(r.Arg), e.Site)
 	case avrt.KindFinish:

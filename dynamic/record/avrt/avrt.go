@@ -78,7 +78,7 @@ const (
 	KindMapRead            // read of a map element; Obj names the map and key, Arg is the map
 	KindMapWrite           // write of a map element; Obj names the map and key, Arg is the map
 	KindContents           // read of a map's contents (len, range); Obj is the map
-	KindBranch             // a conditional branch, or a call that may branch on a value read
+	KindBranch             // a conditional branch, or a call that may branch on a value read; Arg more right after it
 	KindParam              // Arg is the value of a parameter that the next read's guard compares with
 	KindTestBegin          // a top-level test that runs alone (no t.Parallel) begins
 	KindTestEnd            // that test returns
@@ -256,6 +256,18 @@ func emit(kind Kind, obj, arg uint64, site uint32) {
 	pid := procPin()
 	if pid < len(shards) {
 		sh := &shards[pid]
+		if kind == KindBranch && sh.n > 0 {
+			// A branch right after the goroutine's own branch, with no
+			// event anywhere between, adds to its count (Arg): a loop
+			// that polls, with no access to record, would otherwise
+			// spend -max-events on branches alone (3M of them, and 787
+			// events of the trace, on one scheduler's test).
+			if last := &sh.buf[sh.n-1]; last.Kind == KindBranch && last.G == g && last.Seq == seq.Load() {
+				last.Arg++
+				procUnpin()
+				return
+			}
+		}
 		if sh.n < len(sh.buf) {
 			sh.buf[sh.n] = Event{Seq: seq.Add(1), G: g, Obj: obj, Arg: arg, Site: site, Kind: kind}
 			sh.n++

@@ -253,3 +253,42 @@ func BenchmarkPingPong(b *testing.B) {
 	wg.Wait()
 	b.ReportMetric(float64(4*(b.N/2)*2)/b.Elapsed().Seconds(), "events/s")
 }
+
+// polled is read around TestBranchesCoalesce's branches (not on the
+// stack, which the runtime does not record).
+var polled int
+
+// Branches that follow one another, with no event between, are one raw
+// event that counts them (Arg, one less), so that a loop that polls
+// without an access to record does not spend the recording's events.
+func TestBranchesCoalesce(t *testing.T) {
+	begin(t)
+	from := seq.Load()
+	g := goid()
+	Read(&polled, 1)
+	for range 1000 {
+		Branch()
+	}
+	Read(&polled, 2)
+	evs := readRaw(t, startFile)
+	var mine []Event
+	for _, e := range evs {
+		if e.Seq > from && e.G == g {
+			mine = append(mine, e)
+		}
+	}
+	branches, passed := 0, uint64(0)
+	for _, e := range mine {
+		if e.Kind == KindBranch {
+			branches++
+			passed += 1 + e.Arg
+		}
+	}
+	// One event, or a few more if the goroutine moved to another P.
+	if passed != 1000 || branches > 10 {
+		t.Errorf("%d branch events counting %d branches, want about 1 counting 1000", branches, passed)
+	}
+	if len(mine) < 2 || mine[0].Kind != KindRead || mine[len(mine)-1].Kind != KindRead || mine[len(mine)-1].Site != 2 {
+		t.Errorf("events %v, want a read, the branches and a read", mine)
+	}
+}
