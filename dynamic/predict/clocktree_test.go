@@ -188,3 +188,37 @@ func TestOverlappingGroups(t *testing.T) {
 		}
 	}
 }
+
+// A snapshot made from the leaves that changed since its base
+// (snapshotSince, with the happens-before engine's steps) holds the
+// clock that one made by comparing every component holds, on traces of
+// short-lived goroutines, channels closed per goroutine, and long-lived
+// goroutines; and it compares a few leaves where the other compares the
+// whole clock.
+func TestSnapshotSince(t *testing.T) {
+	for _, sh := range []tracegen.Shape{
+		{Seed: 5, Events: 30000, Goroutines: 8, Lifetime: 1},
+		{Seed: 6, Events: 30000, Goroutines: 16, Vars: 8, Locks: 4, Lifetime: 2, Interleaved: true, Unlocked: 0.2, Violations: true},
+		{Seed: 7, Events: 30000, Goroutines: 64, Vars: 64, Locks: 16, Interleaved: true, Nesting: 2},
+	} {
+		tr := tracegen.ShapeTrace(sh)
+		if err := trace.Validate(tr); err != nil {
+			t.Fatal(err)
+		}
+		got := buildIndex(tr)
+		snapshotWhole = true
+		want := buildIndex(tr)
+		snapshotWhole = false
+		if len(got.snaps) != len(want.snaps) {
+			t.Fatalf("%+v: %d snapshots, want %d", sh, len(got.snaps), len(want.snaps))
+		}
+		for k := range got.snaps {
+			for g := range uint32(len(got.gids)) {
+				if a, b := got.clocks.get(got.snaps[k], g), want.clocks.get(want.snaps[k], g); a != b {
+					t.Fatalf("%+v: snapshot %d: component %d is %d, want %d", sh, k, g, a, b)
+				}
+			}
+		}
+		t.Logf("%+v: %d goroutines, %d snapshots, %d nodes (%d comparing every component)", sh, len(got.gids), len(got.snaps), got.clocks.nodeCount(), want.clocks.nodeCount())
+	}
+}

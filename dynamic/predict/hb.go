@@ -137,7 +137,8 @@ type HB struct {
 	// spare holds clocks of ended goroutines, at most maxSpare, for
 	// new goroutines to reuse: in a run of many short-lived goroutines,
 	// one ends about as often as another starts.
-	spare []VC
+	spare     []VC
+	spareVers [][]uint64 // their leaves' steps' arrays (vers)
 	// tree holds the clocks of closed channels as snapshots that share
 	// what they have in common (clocktree.go), and refs, per goroutine,
 	// its clock's last snapshot there, the base of its next. A run that
@@ -150,6 +151,18 @@ type HB struct {
 	// own at its previous close, in a few components.
 	tree clockTree
 	refs []clockRef
+	// now counts the steps, and vers holds, per goroutine, the step at
+	// which each leaf of its clock (clockFan components, as in the
+	// tree) last changed: a snapshot taken at step s differs from the
+	// clock only in the leaves changed since, which are all a new
+	// snapshot based on it compares (clockTree.snapshotSince), not the
+	// whole clock, as wide as the goroutines. A new goroutine takes its
+	// parent's, with its parent's clock. refSince is the step of each
+	// goroutine's refs.
+	now      uint64
+	vers     [][]uint64
+	refSince []uint64
+	tmp      VC // a closed channel's clock, read from the tree
 }
 
 // maxSpare bounds HB.spare.
@@ -199,14 +212,18 @@ func (h *HB) Index(g trace.GoID) int {
 		i = len(h.clocks)
 		h.gIndex.add(g, i)
 		var c VC
+		var v []uint64
 		if n := len(h.spare); n > 0 {
-			c = h.spare[n-1][:0]
-			h.spare = h.spare[:n-1]
+			c, v = h.spare[n-1][:0], h.spareVers[n-1][:0]
+			h.spare, h.spareVers = h.spare[:n-1], h.spareVers[:n-1]
 		}
 		c.grow(i + 1)
 		c[i] = 1 // epochs start at 1 so that a zero component means "nothing seen"
 		h.clocks = append(h.clocks, c)
 		h.refs = append(h.refs, clockRef{})
+		h.refSince = append(h.refSince, 0)
+		h.vers = append(h.vers, v)
+		h.mark(i, i)
 	}
 	h.lastG, h.lastI = g, i
 	return i
@@ -234,6 +251,7 @@ func (h *HB) Epoch() Epoch { return h.ep }
 // that happens before e (and e itself) has an epoch at most this clock. The
 // clock is owned by HB and valid until the next Step; Clone it to keep it.
 func (h *HB) Step(e *trace.Event) VC {
+	h.now++
 	i := h.Index(e.G)
 	h.adv = -1
 	switch e.Kind {
@@ -254,21 +272,40 @@ func (h *HB) Step(e *trace.Event) VC {
 		// those of ended goroutines.
 		h.ep = Epoch{i, h.clocks[i][i]}
 		c := h.clocks[i]
-		h.clocks[i] = nil
 		if len(h.spare) < maxSpare {
 			h.spare = append(h.spare, c)
+			h.spareVers = append(h.spareVers, h.vers[i])
 		}
+		h.clocks[i], h.vers[i] = nil, nil
 		return c
 
 	case trace.KindFork:
+		n := len(h.clocks)
 		c := h.Index(trace.GoID(e.Arg))
 		h.lastG, h.lastI = e.G, i
-		if h.clocks[c] != nil {
-			h.clocks[c].join(h.clocks[i])
-			// The child's clock is the parent's and its own component:
-			// the base of its snapshots.
-			h.refs[i] = h.tree.snapshot(h.refs[i], h.clocks[i])
-			h.refs[c] = h.refs[i]
+		switch {
+		case c == n:
+			// A new goroutine: its clock is its parent's and its own
+			// component, and so are its leaves' steps and the base of
+			// its snapshots.
+			own := h.clocks[c][c]
+			h.clocks[c] = append(h.clocks[c][:0], h.clocks[i]...)
+			h.clocks[c].grow(c + 1)
+			h.clocks[c][c] = own
+			h.vers[c] = append(h.vers[c][:0], h.vers[i]...)
+			// The parent is snapshotted here, so that the child's
+			// snapshots (at its closes) differ from their base in what
+			// it learned since: based on an older snapshot of its
+			// parent's, each would copy what the parent learned from
+			// every task since, and the tree grew by a third on a
+			// worker pool's trace.
+			h.refs[i] = h.tree.snapshotSince(h.refs[i], h.clocks[i], h.vers[i], h.refSince[i])
+			h.refSince[i] = h.now
+			h.refs[c], h.refSince[c] = h.refs[i], h.refSince[i]
+			h.now++
+			h.mark(c, c)
+		case h.clocks[c] != nil:
+			h.learn(c, h.clocks[i])
 		}
 		h.release(i)
 		return h.clocks[i]
@@ -276,9 +313,9 @@ func (h *HB) Step(e *trace.Event) VC {
 	case trace.KindAcquire, trace.KindRAcquire:
 		if h.opts.LockEdges {
 			o := h.obj(e.Obj)
-			h.clocks[i].join(o.vc)
+			h.learn(i, o.vc)
 			if e.Kind == trace.KindAcquire {
-				h.clocks[i].join(o.rvc)
+				h.learn(i, o.rvc)
 			}
 		}
 		h.ep = Epoch{i, h.clocks[i][i]}
@@ -309,7 +346,13 @@ func (h *HB) Step(e *trace.Event) VC {
 			vc = vc.Clone()
 			h.tree.joinInto(&vc, ch.closed)
 		}
-		h.refs[i] = h.tree.snapshot(h.refs[i], vc)
+		if ch.isClosed {
+			h.refs[i] = h.tree.snapshot(h.refs[i], vc)
+		} else {
+			h.refs[i] = h.tree.snapshotSince(h.refs[i], vc, h.vers[i], h.refSince[i])
+		}
+		h.refSince[i] = h.now
+		h.now++ // the changes after the snapshot come after it
 		ch.closed, ch.isClosed = h.refs[i], true
 
 	case trace.KindWGAdd:
@@ -321,7 +364,7 @@ func (h *HB) Step(e *trace.Event) VC {
 	case trace.KindWGDone:
 		h.obj(e.Obj).vc.join(h.clocks[i])
 	case trace.KindWGWait:
-		h.clocks[i].join(h.obj(e.Obj).vc)
+		h.learn(i, h.obj(e.Obj).vc)
 
 	case trace.KindCondSignal, trace.KindCondBroadcast:
 		// Which Wait a Signal wakes is not recorded. A Wait that returns
@@ -331,7 +374,7 @@ func (h *HB) Step(e *trace.Event) VC {
 		// notification that woke it.
 		h.obj(e.Obj).vc.join(h.clocks[i])
 	case trace.KindCondWait:
-		h.clocks[i].join(h.obj(e.Obj).vc)
+		h.learn(i, h.obj(e.Obj).vc)
 
 	case trace.KindOnceDo:
 		// The call that ran the function (Arg 1) is recorded when Do
@@ -340,18 +383,18 @@ func (h *HB) Step(e *trace.Event) VC {
 		if e.Arg == 1 {
 			o.vc.join(h.clocks[i])
 		} else {
-			h.clocks[i].join(o.vc)
+			h.learn(i, o.vc)
 		}
 
 	case trace.KindAtomicLoad:
-		h.clocks[i].join(h.obj(e.Obj).vc)
+		h.learn(i, h.obj(e.Obj).vc)
 	case trace.KindAtomicStore:
 		// Release-merge, as runtime/race does: a later load acquires every
 		// earlier store on the address, a superset of "the store it read".
 		h.obj(e.Obj).vc.join(h.clocks[i])
 	case trace.KindAtomicRMW:
 		o := h.obj(e.Obj)
-		h.clocks[i].join(o.vc)
+		h.learn(i, o.vc)
 		o.vc.join(h.clocks[i])
 
 	default:
@@ -368,6 +411,7 @@ func (h *HB) Step(e *trace.Event) VC {
 func (h *HB) release(i int) {
 	h.ep = Epoch{i, h.clocks[i][i]}
 	h.clocks[i][i]++
+	h.mark(i, i)
 }
 
 func (h *HB) obj(id trace.ObjID) *syncObj {
@@ -412,7 +456,7 @@ func (h *HB) send(i int, e *trace.Event) {
 	}
 	r := k - ch.cap
 	if vc, ok := ch.recvs[r]; ok {
-		h.clocks[i].join(vc)
+		h.learn(i, vc)
 		delete(ch.recvs, r)
 		h.free = append(h.free, vc)
 		return
@@ -427,12 +471,14 @@ func (h *HB) recv(i int, e *trace.Event) {
 	k := e.Arg
 	if k == 0 {
 		if ch.isClosed {
-			h.tree.joinInto(&h.clocks[i], ch.closed)
+			h.tmp = h.tmp[:0]
+			h.tree.joinInto(&h.tmp, ch.closed)
+			h.learn(i, h.tmp)
 		}
 		return
 	}
 	if vc, ok := ch.sends[k]; ok {
-		h.clocks[i].join(vc)
+		h.learn(i, vc)
 		delete(ch.sends, k)
 		h.free = append(h.free, vc)
 	}
@@ -445,13 +491,63 @@ func (h *HB) recv(i int, e *trace.Event) {
 		// send and this receive do not get the edge.)
 		delete(ch.waiting, k)
 		if h.clocks[s] != nil { // not ended since
-			h.clocks[s].join(h.clocks[i])
+			h.learn(s, h.clocks[i])
 			h.adv = s
 		}
 		return
 	}
 	ch.recvs[k] = h.copyClock(h.clocks[i])
 }
+
+// learn joins vc into goroutine i's clock, marking the leaves it changes
+// as changed now.
+func (h *HB) learn(i int, vc VC) {
+	a := &h.clocks[i]
+	if len(vc) > len(*a) {
+		a.grow(len(vc))
+	}
+	x := *a
+	v := h.leaves(i, len(x))
+	for k, y := range vc {
+		if y > x[k] {
+			x[k] = y
+			v[k>>clockBits] = h.now
+		}
+	}
+}
+
+// mark marks the leaf of component k of goroutine i's clock as changed
+// now.
+func (h *HB) mark(i, k int) { h.leaves(i, k+1)[k>>clockBits] = h.now }
+
+// leaves returns the steps of goroutine i's leaves, as many as n
+// components have.
+func (h *HB) leaves(i, n int) []uint64 {
+	v := h.vers[i]
+	if want := (n + clockMask) >> clockBits; len(v) < want {
+		if want <= cap(v) {
+			old := len(v)
+			v = v[:want]
+			clear(v[old:])
+		} else {
+			w := make([]uint64, want, want+want/2+4)
+			copy(w, v)
+			v = w
+		}
+		h.vers[i] = v
+	}
+	return v
+}
+
+// Now returns the step of the event last passed to Step: every change
+// of a clock since comes at a later step.
+func (h *HB) Now() uint64 { return h.now }
+
+// Leaves returns the steps at which the leaves of goroutine i's clock
+// last changed (clockFan components each): a snapshot of the clock
+// taken at step s differs from it only in the leaves changed after s.
+// Owned by HB, valid until the next Step.
+func (h *HB) Leaves(i int) []uint64 { return h.vers[i] }
 
 // copyClock returns a copy of vc, reusing a recycled clock when one is free,
 // so that channel traffic does not allocate per message in steady state.

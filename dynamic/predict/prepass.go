@@ -35,8 +35,12 @@ type indexer struct {
 type indexGo struct {
 	snap uint32
 	// clock is the goroutine's last snapshot or, before its first, its
-	// parent's at the fork: what its next snapshot is made from.
+	// parent's at the fork: what its next snapshot is made from; since
+	// is the happens-before engine's step at which it was taken
+	// (HB.Now), after which the leaves that changed are those to
+	// compare (clockTree.snapshotSince).
 	clock     clockRef
+	since     uint64
 	dirty     bool
 	lastR     trace.RegionID
 	lastInst  uint64
@@ -237,6 +241,10 @@ func expected(seen, n, total int) int {
 	return int(float64(seen) * float64(total) / float64(n) * 1.03)
 }
 
+// snapshotWhole makes the index compare every component of a clock
+// with its snapshot's base, as the tests do to check snapshotSince.
+var snapshotWhole = false
+
 // grownCap is the capacity reserve gives an array of capacity c that
 // must hold want: at least double, so that estimates that creep up cost
 // no more than append, and an eighth more than want, so that one sized
@@ -261,7 +269,7 @@ func (x *indexer) add(events []trace.Event) {
 			x.ensure(ci, trace.GoID(e.Arg))
 			x.gs[ci].dirty = true
 			if c := &x.gs[ci]; c.clock.h == 0 {
-				c.clock = x.gs[gi].clock
+				c.clock, c.since = x.gs[gi].clock, x.gs[gi].since
 			}
 			continue
 		case trace.KindRead, trace.KindWrite:
@@ -289,7 +297,12 @@ func (x *indexer) add(events []trace.Event) {
 		s := &x.gs[gi]
 		if s.dirty {
 			s.snap = uint32(len(ix.snaps))
-			s.clock = ix.clocks.snapshot(s.clock, vc)
+			if snapshotWhole {
+				s.clock = ix.clocks.snapshot(s.clock, vc)
+			} else {
+				s.clock = ix.clocks.snapshotSince(s.clock, vc, h.Leaves(gi), s.since)
+			}
+			s.since = h.Now()
 			ix.snaps = append(ix.snaps, s.clock)
 			s.dirty = false
 		}
