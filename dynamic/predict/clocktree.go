@@ -78,6 +78,16 @@ func (t *clockTree) nodeCount() int { return len(t.nodes) >> clockBits }
 // that differ from base's; the cost in time is one comparison per
 // component of vc.
 func (t *clockTree) snapshot(base clockRef, vc []uint32) clockRef {
+	return t.snapshotSince(base, vc, nil, 0)
+}
+
+// snapshotSince is snapshot for a clock vc that differs from base, a
+// snapshot of it taken at step since, only in the leaves whose step in
+// vers (HB.Leaves) is after since: it compares those leaves alone, not
+// every component, which on a run of thousands of goroutines made the
+// snapshots' cost grow with their square. With vers nil, it compares
+// every leaf, as snapshot.
+func (t *clockTree) snapshotSince(base clockRef, vc []uint32, vers []uint64, since uint64) clockRef {
 	h := max(heightFor(len(vc)), base.h)
 	root := base.root
 	if base.h == 0 {
@@ -92,77 +102,31 @@ func (t *clockTree) snapshot(base clockRef, vc []uint32) clockRef {
 			base.root = root
 		}
 	}
-	return clockRef{root: t.build(root, h, 0, vc), h: h}
-}
-
-// snapshotSince is snapshot for a clock vc that differs from base, a
-// snapshot of it taken at step since, only in the leaves whose step in
-// vers (HB.Leaves) is after since: it compares those leaves alone, not
-// every component, which on a run of thousands of goroutines made the
-// snapshots' cost grow with their square.
-func (t *clockTree) snapshotSince(base clockRef, vc []uint32, vers []uint64, since uint64) clockRef {
-	h := max(heightFor(len(vc)), base.h)
-	root := base.root
-	if base.h == 0 {
-		root = 0
-	}
-	for l := max(base.h, 1); l < h; l++ {
-		if root != 0 {
-			root = t.newNode()
-			t.nodes[int(root)<<clockBits] = base.root
-			base.root = root
-		}
-	}
-	return clockRef{root: t.buildSince(root, h, 0, vc, vers, since), h: h}
-}
-
-// buildSince is build for snapshotSince: a subtree none of whose leaves
-// changed after since is n, as it is.
-func (t *clockTree) buildSince(n, h uint32, lo int, vc []uint32, vers []uint64, since uint64) uint32 {
-	if lo >= len(vc) {
-		return 0
-	}
-	span := 1 << (clockBits * (h - 1)) // components under each child
-	first, last := lo>>clockBits, min((lo+span*clockFan+clockMask)>>clockBits, len(vers))
-	changed := false
-	for _, v := range vers[min(first, len(vers)):last] {
-		if v > since {
-			changed = true
-			break
-		}
-	}
-	if !changed {
-		return n
-	}
-	if h == 1 {
-		return t.build(n, h, lo, vc)
-	}
-	var kids [clockFan]uint32
-	same, zero := true, true
-	for c := range clockFan {
-		old := t.nodes[int(n)<<clockBits|c]
-		k := t.buildSince(old, h-1, lo+c*span, vc, vers, since)
-		kids[c] = k
-		same = same && k == old
-		zero = zero && k == 0
-	}
-	switch {
-	case same:
-		return n
-	case zero:
-		return 0
-	}
-	m := t.newNode()
-	copy(t.nodes[int(m)<<clockBits:], kids[:])
-	return m
+	return clockRef{root: t.build(root, h, 0, vc, vers, since), h: h}
 }
 
 // build returns the node at height h, covering components from lo, that
 // holds vc's components there, reusing node n (which covers the same
-// components) if they are the same, and any of its children that are.
-func (t *clockTree) build(n, h uint32, lo int, vc []uint32) uint32 {
+// components) if they are the same, and any of its children that are. A
+// subtree none of whose leaves changed after since (vers, if not nil) is
+// n, as it is.
+func (t *clockTree) build(n, h uint32, lo int, vc []uint32, vers []uint64, since uint64) uint32 {
 	if lo >= len(vc) {
 		return 0
+	}
+	span := 1 << (clockBits * (h - 1)) // components under each child
+	if vers != nil {
+		first, last := lo>>clockBits, min((lo+span*clockFan+clockMask)>>clockBits, len(vers))
+		changed := false
+		for _, v := range vers[min(first, len(vers)):last] {
+			if v > since {
+				changed = true
+				break
+			}
+		}
+		if !changed {
+			return n
+		}
 	}
 	if h == 1 {
 		seg := vc[lo:min(lo+clockFan, len(vc))]
@@ -177,12 +141,11 @@ func (t *clockTree) build(n, h uint32, lo int, vc []uint32) uint32 {
 		copy(t.nodes[int(m)<<clockBits:], seg)
 		return m
 	}
-	span := 1 << (clockBits * (h - 1))
 	var kids [clockFan]uint32
 	same, zero := true, true
 	for c := range clockFan {
 		old := t.nodes[int(n)<<clockBits|c]
-		k := t.build(old, h-1, lo+c*span, vc)
+		k := t.build(old, h-1, lo+c*span, vc, vers, since)
 		kids[c] = k
 		same = same && k == old
 		zero = zero && k == 0
