@@ -299,10 +299,7 @@ func (h *HB) Step(e *trace.Event) VC {
 			// parent's, each would copy what the parent learned from
 			// every task since, and the tree grew by a third on a
 			// worker pool's trace.
-			h.refs[i] = h.tree.snapshotSince(h.refs[i], h.clocks[i], h.vers[i], h.refSince[i])
-			h.refSince[i] = h.now
-			h.refs[c], h.refSince[c] = h.refs[i], h.refSince[i]
-			h.now++
+			h.refs[c], h.refSince[c] = h.snapRef(i), h.refSince[i]
 			h.mark(c, c)
 		case h.clocks[c] != nil:
 			h.learn(c, h.clocks[i])
@@ -341,19 +338,16 @@ func (h *HB) Step(e *trace.Event) VC {
 		h.recv(i, e)
 	case trace.KindClose:
 		ch := h.chanOf(e.Obj)
-		vc := h.clocks[i]
-		if ch.isClosed { // closed twice: the trace's program panicked
-			vc = vc.Clone()
-			h.tree.joinInto(&vc, ch.closed)
-		}
 		if ch.isClosed {
-			h.refs[i] = h.tree.snapshot(h.refs[i], vc)
+			// Closed twice (the trace's program panicked): both
+			// closers' clocks, which are no goroutine's, so not the
+			// base of the goroutine's next snapshot.
+			vc := h.clocks[i].Clone()
+			h.tree.joinInto(&vc, ch.closed)
+			ch.closed = h.tree.snapshot(h.refs[i], vc)
 		} else {
-			h.refs[i] = h.tree.snapshotSince(h.refs[i], vc, h.vers[i], h.refSince[i])
+			ch.closed, ch.isClosed = h.snapRef(i), true
 		}
-		h.refSince[i] = h.now
-		h.now++ // the changes after the snapshot come after it
-		ch.closed, ch.isClosed = h.refs[i], true
 
 	case trace.KindWGAdd:
 		// Add with a negative delta is a Done; a positive Add publishes
@@ -497,6 +491,15 @@ func (h *HB) recv(i int, e *trace.Event) {
 		return
 	}
 	ch.recvs[k] = h.copyClock(h.clocks[i])
+}
+
+// snapRef snapshots goroutine i's clock in the tree, from the leaves
+// changed since its last snapshot there, and returns it.
+func (h *HB) snapRef(i int) clockRef {
+	h.refs[i] = h.tree.snapshotSince(h.refs[i], h.clocks[i], h.vers[i], h.refSince[i])
+	h.refSince[i] = h.now
+	h.now++ // the changes after the snapshot come after it
+	return h.refs[i]
 }
 
 // learn joins vc into goroutine i's clock, marking the leaves it changes

@@ -223,6 +223,36 @@ func TestHB(t *testing.T) {
 			1 recv c 1
 			1 rd x
 			1 recv c 2`, false, [][2]int{{2, 7}}, nil},
+		// The second closer's next close publishes its own clock, not
+		// the first closer's too, though the two are in different
+		// leaves of the tree (16 goroutines between them).
+		{"closed twice", `
+			1 wr x
+			1 close c
+			10 wr z
+			11 wr z
+			12 wr z
+			13 wr z
+			14 wr z
+			15 wr z
+			16 wr z
+			17 wr z
+			18 wr z
+			19 wr z
+			20 wr z
+			21 wr z
+			22 wr z
+			23 wr z
+			24 wr z
+			25 wr z
+			2 wr y
+			2 close c
+			3 recv c 0
+			3 rd x
+			3 rd y
+			2 close d
+			4 recv d 0
+			4 rd x`, false, [][2]int{{0, 21}, {18, 22}, {18, 25}}, [][2]int{{0, 25}}},
 		{"locks ignored", `
 			1 acq m
 			1 wr x
