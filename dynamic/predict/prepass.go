@@ -241,10 +241,6 @@ func expected(seen, n, total int) int {
 	return int(float64(seen) * float64(total) / float64(n) * 1.03)
 }
 
-// snapshotWhole makes the index compare every component of a clock
-// with its snapshot's base, as the tests do to check snapshotSince.
-var snapshotWhole = false
-
 // grownCap is the capacity reserve gives an array of capacity c that
 // must hold want: at least double, so that estimates that creep up cost
 // no more than append, and an eighth more than want, so that one sized
@@ -297,11 +293,7 @@ func (x *indexer) add(events []trace.Event) {
 		s := &x.gs[gi]
 		if s.dirty {
 			s.snap = uint32(len(ix.snaps))
-			if snapshotWhole {
-				s.clock = ix.clocks.snapshot(s.clock, vc)
-			} else {
-				s.clock = ix.clocks.snapshotSince(s.clock, vc, h.Leaves(gi), s.since)
-			}
+			s.clock = ix.clocks.snapshotSince(s.clock, vc, h.Leaves(gi), s.since)
 			s.since = h.Now()
 			ix.snaps = append(ix.snaps, s.clock)
 			s.dirty = false
