@@ -239,13 +239,19 @@ func Made[T any](p *T, site uint32) *T {
 // MadeSlice records that make returned the slice s, whose backing array
 // is new, and returns it, as Made does for an object.
 func MadeSlice[S ~[]E, E any](s S, site uint32) S {
-	if cap(s) > 0 && recorded(unsafe.Pointer(&s[:cap(s)][0])) {
+	madeArray(s, site)
+	return s
+}
+
+// madeArray records that s's backing array is new.
+func madeArray[S ~[]E, E any](s S, site uint32) {
+	a := unsafe.Pointer(unsafe.SliceData(s))
+	if cap(s) > 0 && recorded(a) {
 		var e E
 		if size := unsafe.Sizeof(e); size > 0 {
-			emit(KindMade, uint64(uintptr(unsafe.Pointer(&s[:cap(s)][0]))), uint64(cap(s))*uint64(size), site)
+			emit(KindMade, uint64(uintptr(a)), uint64(cap(s))*uint64(size), site)
 		}
 	}
-	return s
 }
 
 // Appended records that append(old, ...) returned s, and returns it:
@@ -255,11 +261,8 @@ func MadeSlice[S ~[]E, E any](s S, site uint32) S {
 // element leaves a freed array at each doubling, for the allocator to
 // give the next object).
 func Appended[S ~[]E, E any](old, s S, site uint32) S {
-	if cap(s) > 0 && unsafe.SliceData(s) != unsafe.SliceData(old) && recorded(unsafe.Pointer(unsafe.SliceData(s))) {
-		var e E
-		if size := unsafe.Sizeof(e); size > 0 {
-			emit(KindMade, uint64(uintptr(unsafe.Pointer(unsafe.SliceData(s)))), uint64(cap(s))*uint64(size), site)
-		}
+	if unsafe.SliceData(s) != unsafe.SliceData(old) {
+		madeArray(s, site)
 	}
 	return s
 }
