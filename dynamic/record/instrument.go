@@ -1835,17 +1835,23 @@ func (w *fileRewriter) addressTaken(e ast.Expr) bool {
 	return ok && u.Op == token.AND
 }
 
-// made wraps an allocation, &T{...} or new(T) (wrapper Made), the make
-// of a slice (MadeSlice) or a map, made or written as a literal
-// (MadeMap), in the call that records the memory it
-// returns: the garbage collector may have freed an earlier object there,
-// whose variables the new one's are not. Its closing comes before any
-// other rewriting's that ends where it ends, which encloses it.
+// made wraps an allocation, &T{...} or new(T) (wrapper Made), a slice
+// made by make, a literal or a conversion of a string (MadeSlice), or a
+// map, made or written as a literal (MadeMap), in the call that records
+// the memory it returns: the garbage collector may have freed an
+// earlier object there, whose variables the new one's are not.
 func (w *fileRewriter) made(x ast.Expr, wrapper string) {
 	site := w.siteAt(x, false, "", 0)
 	w.replace(x.Pos(), x.Pos(), rtName+"."+wrapper+"(")
-	w.edits = append(w.edits, edit{off: w.off(x.End()), end: w.off(x.End()), prio: prioWrapEnd,
-		text: fmt.Sprintf(", %s)", w.siteID(site)) + w.lineDirective(x.End())})
+	w.closeWrap(x.End(), site)
+}
+
+// closeWrap closes, at end, the call of the recording runtime that wraps
+// an expression ending there, with the site's argument. It comes before
+// any other rewriting's that ends where it ends, which encloses it.
+func (w *fileRewriter) closeWrap(end token.Pos, site uint32) {
+	w.edits = append(w.edits, edit{off: w.off(end), end: w.off(end), prio: prioWrapEnd,
+		text: fmt.Sprintf(", %s)", w.siteID(site)) + w.lineDirective(end)})
 }
 
 // isString reports whether t is a string type.
@@ -1878,8 +1884,7 @@ func (w *fileRewriter) appended(c *ast.CallExpr) {
 	}
 	site := w.siteAt(c, false, "", 0)
 	w.replace(c.Pos(), c.Pos(), rtName+".Appended("+w.text(x)+", ")
-	w.edits = append(w.edits, edit{off: w.off(c.End()), end: w.off(c.End()), prio: prioWrapEnd,
-		text: fmt.Sprintf(", %s)", w.siteID(site)) + w.lineDirective(c.End())})
+	w.closeWrap(c.End(), site)
 }
 
 func (w *fileRewriter) call(c *ast.CallExpr) {
@@ -2181,23 +2186,27 @@ func (w *fileRewriter) send(s *ast.SendStmt) {
 }
 
 func (w *fileRewriter) recv(u *ast.UnaryExpr) {
-	if !w.pure(u.X) {
-		w.recvFrom(u)
-		return
-	}
-	site := w.siteAt(u, false, "", trace.ObjChan)
-	call := fmt.Sprintf("%s.Received(%s, %s)", rtName, w.text(u.X), w.siteID(site))
 	parent := w.outerParent(u)
-	// A select's receive case: recorded at the start of its body.
+	pure := w.pure(u.X)
+	// A select's receive case: recorded at the start of its body (not
+	// from a channel a call returns, which is not evaluated again).
 	if st, ok := parent.(ast.Stmt); ok {
 		if cc, ok := w.parents[st].(*ast.CommClause); ok && cc.Comm == st {
-			w.insert(cc.Colon+1, prioProbe, " "+call+";")
+			if pure {
+				site := w.siteAt(u, false, "", trace.ObjChan)
+				w.insert(cc.Colon+1, prioProbe, fmt.Sprintf(" %s.Received(%s, %s);", rtName, w.text(u.X), w.siteID(site)))
+			}
 			return
 		}
 	}
 	if _, ok := parent.(*ast.CommClause); ok {
 		return
 	}
+	if !pure {
+		w.recvFrom(u, parent)
+		return
+	}
+	site := w.siteAt(u, false, "", trace.ObjChan)
 	// A receive of two values, or one whose value is dropped: recorded
 	// after its statement.
 	var st ast.Stmt
@@ -2219,7 +2228,7 @@ func (w *fileRewriter) recv(u *ast.UnaryExpr) {
 	}
 	if st != nil {
 		if s, ok := w.stmtOf(st); ok && s == st {
-			w.after(st, call)
+			w.after(st, fmt.Sprintf("%s.Received(%s, %s)", rtName, w.text(u.X), w.siteID(site)))
 		}
 		return
 	}
@@ -2228,25 +2237,19 @@ func (w *fileRewriter) recv(u *ast.UnaryExpr) {
 	w.replace(u.End(), u.End(), fmt.Sprintf(", %s, %s)", w.text(u.X), w.siteID(site)))
 }
 
-// recvFrom records the receive <-x of an operand that is not evaluated a
-// second time (a call's result: <-clock.After(d)) by a call that does
-// the receive (avrt.RecvFrom, or RecvFromOK for two values) and records
-// it after it returned. Not in a select's case, nor from an operand of a
-// type parameter's type.
-func (w *fileRewriter) recvFrom(u *ast.UnaryExpr) {
+// recvFrom records the receive <-x, outside a select's case, of an
+// operand that is not evaluated a second time (a call's result:
+// <-clock.After(d)) by a call that does the receive (avrt.RecvFrom, or
+// RecvFromOK for two values) and records it after it returned. Not from
+// an operand of a type parameter's type.
+func (w *fileRewriter) recvFrom(u *ast.UnaryExpr, parent ast.Node) {
 	if _, ok := w.info.TypeOf(u.X).(*types.TypeParam); ok {
 		return
 	}
-	parent := w.outerParent(u)
 	wrapper := "RecvFrom"
 	switch p := parent.(type) {
-	case *ast.CommClause:
-		return
-	case ast.Stmt:
-		if _, ok := w.parents[p].(*ast.CommClause); ok {
-			return
-		}
-		if as, ok := p.(*ast.AssignStmt); ok && len(as.Lhs) == 2 {
+	case *ast.AssignStmt:
+		if len(p.Lhs) == 2 {
 			wrapper = "RecvFromOK"
 		}
 	case *ast.ValueSpec:
@@ -2254,10 +2257,8 @@ func (w *fileRewriter) recvFrom(u *ast.UnaryExpr) {
 			wrapper = "RecvFromOK"
 		}
 	}
-	site := w.siteAt(u, false, "", trace.ObjChan)
 	w.replace(u.OpPos, u.X.Pos(), rtName+"."+wrapper+"(")
-	w.edits = append(w.edits, edit{off: w.off(u.End()), end: w.off(u.End()), prio: prioWrapEnd,
-		text: fmt.Sprintf(", %s)", w.siteID(site)) + w.lineDirective(u.End())})
+	w.closeWrap(u.End(), w.siteAt(u, false, "", trace.ObjChan))
 }
 
 // goStmt makes the child of a go statement learn its parent: the parent

@@ -31,5 +31,11 @@ func main() {
 	n = n + 1
 	_, ok := <-c.finished()
 	m = m + 1
+	ready := make(chan bool, 1)
+	ready <- true
+	select {
+	case <-ready:
+		<-c.finished() // in a case's body, not the case: recorded too
+	}
 	fmt.Println(n, m, ok)
 }
