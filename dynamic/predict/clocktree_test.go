@@ -139,15 +139,25 @@ func TestOverlappingGroups(t *testing.T) {
 		}
 		ix := buildIndex(tr)
 		s := &patSearch{ix: ix}
-		swept, tested, all := 0, 0, 0
+		swept, tested, all, tripled := 0, 0, 0, 0
+		groupTests, slotTests, slotAll, gaveUp := 0, 0, 0, 0
 		for v := range ix.byVar {
 			groups := s.groupVar(ix.byVar[v])
 			if len(groups) < 2 {
 				continue
 			}
+			n0 := s.ovl.tests
 			pairs, ok := s.overlapping(groups)
+			groupTests += s.ovl.tests - n0
 			if !ok {
-				t.Fatalf("%+v: variable %d: overlapping gave up", sh, v)
+				// Past its budget, where most pairs overlap (long-lived
+				// goroutines), the sweep gives up; the findings below
+				// are then those of trying every pair, by both ways.
+				if sh.Lifetime > 0 {
+					t.Fatalf("%+v: variable %d: overlapping gave up", sh, v)
+				}
+				gaveUp++
+				continue
 			}
 			var want []uint64
 			for i := range groups {
@@ -161,17 +171,54 @@ func TestOverlappingGroups(t *testing.T) {
 			if !slices.Equal(pairs, want) {
 				t.Fatalf("%+v: variable %d (%d groups): %d pairs, want %d", sh, v, len(groups), len(pairs), len(want))
 			}
+			// The pairs of slot groups and groups of f accesses that
+			// tripletPairs does not dismiss at once.
+			slots := s.slots(ix.byVar[v])
+			n0 = s.ovl.tests
+			tpairs, ok := s.slotPairs(groups, slots)
+			slotTests += s.ovl.tests - n0
+			slotAll += len(slots) * len(groups)
+			if !ok {
+				if sh.Lifetime > 0 {
+					t.Fatalf("%+v: variable %d: slotPairs gave up", sh, v)
+				}
+				gaveUp++
+				continue
+			}
+			want = want[:0]
+			for i, sg := range slots {
+				if len(sg.entries) == 0 {
+					continue
+				}
+				first, last := &ix.acc[sg.entries[0].ai], &ix.acc[sg.entries[len(sg.entries)-1].aj]
+				for j, fg := range groups {
+					if fg.key.g != sg.key.g && fg.key.write == sg.key.fWrite &&
+						fg.ep[len(fg.ep)-1] > ix.clk(first.snap, fg.key.g) && last.ep > ix.clk(fg.snap[0], sg.key.g) {
+						want = append(want, uint64(i)<<32|uint64(j))
+					}
+				}
+			}
+			if !slices.Equal(tpairs, want) {
+				t.Fatalf("%+v: variable %d (%d slot groups, %d groups): %d slot pairs, want %d", sh, v, len(slots), len(groups), len(tpairs), len(want))
+			}
+			tripled += len(want)
 			swept++
 			tested += len(pairs)
 			all += len(groups) * (len(groups) - 1) / 2
 		}
-		if swept == 0 {
+		if swept == 0 && gaveUp == 0 {
 			t.Fatalf("%+v: no variable with groups", sh)
 		}
-		if sh.Lifetime == 1 && s.ovl.tests*5 > all {
-			t.Errorf("%+v: %d pairs of groups tested of %d, want under a fifth", sh, s.ovl.tests, all)
+		if sh.Lifetime == 1 && groupTests*5 > all {
+			t.Errorf("%+v: %d pairs of groups tested of %d, want under a fifth", sh, groupTests, all)
 		}
-		t.Logf("%+v: %d variables, %d of %d pairs overlap, %d tested", sh, swept, tested, all, s.ovl.tests)
+		if sh.Lifetime > 0 && slotTests*3 > slotAll {
+			t.Errorf("%+v: %d pairs of spans tested for %d pairs of slot groups and groups, want under a third", sh, slotTests, slotAll)
+		}
+		if sh.Lifetime == 0 && gaveUp == 0 {
+			t.Errorf("%+v: the sweeps never gave up where every goroutine overlaps every other", sh)
+		}
+		t.Logf("%+v: %d variables, %d of %d pairs overlap, %d tested; %d of %d slot pairs, %d tested; gave up %d times", sh, swept, tested, all, groupTests, tripled, slotAll, slotTests, gaveUp)
 
 		// The findings are those of trying every pair.
 		got := Predict(tr, Options{}).Findings

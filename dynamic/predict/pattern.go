@@ -3,6 +3,7 @@ package predict
 import (
 	"cmp"
 	"encoding/binary"
+	"math"
 	"runtime"
 	"slices"
 	"sync"
@@ -848,17 +849,33 @@ var sweepMin = 64
 // happens before the one at hand; sweepActive bounds the list of
 // earlier groups that it keeps for a group.
 const (
-	sweepBack   = 8
+	sweepBack   = 64
 	sweepActive = 256
 	sweepPairs  = 1 << 20
 )
 
 type overlapScratch struct {
-	ring  [sweepBack][]int32 // the lists of the last sweepBack groups
+	ring  [sweepBack][]int32 // the lists of the last sweepBack spans
 	full  [sweepBack]bool    // whose list was too long to keep
 	cur   []int32
 	pairs []uint64
-	tests int // the pairs of groups tested so far, for the tests
+	spans []ovlSpan
+	order []int32
+	tests int // the pairs of spans tested so far, for the tests
+}
+
+// ovlSpan is what overlapSpans compares of a run of one goroutine's
+// accesses: the first access's event and clock snapshot, and the last
+// one's epoch.
+type ovlSpan struct {
+	g      uint32
+	ev0    uint32
+	snap0  uint32
+	lastEp uint32
+}
+
+func groupSpan(g *accGroup) ovlSpan {
+	return ovlSpan{g: g.key.g, ev0: g.ev[0], snap0: g.snap[0], lastEp: g.ep[len(g.ep)-1]}
 }
 
 // overlapping returns the pairs of groups (i<<32 | j, i < j, in that
@@ -869,36 +886,57 @@ type overlapScratch struct {
 // order of their first accesses, and the pairs at most sweepPairs; ok is
 // false if they are not (races then tries every pair, as for fewer
 // groups, without holding them).
-//
-// The test "i before j" (i's last epoch within the clock of j's first
-// access) is transitive through a group k of another goroutine than
-// j's: k's last epoch within j's clock means k's whole clock there is,
-// which holds the clock of k's first access. So if k happens before j,
-// the groups that do not happen before j are among those that do not
-// happen before k and those after k: a group's list comes from that of
-// a recent group before it, not from every group, and a goroutine's
-// group that follows a chain of others (a pool's tasks, each started
-// once the last is done) is tested against a few. When no such k is
-// near, or its list was too long to keep, every earlier group is tested.
 func (s *patSearch) overlapping(groups []accGroup) (pairs []uint64, ok bool) {
+	sc := &s.ovl
+	if !slices.ContainsFunc(groups, func(g accGroup) bool { return g.key.write }) {
+		return sc.pairs[:0], true // no race without a write
+	}
+	spans := sc.spans[:0]
+	for i := range groups {
+		spans = append(spans, groupSpan(&groups[i]))
+	}
+	sc.spans = spans
+	return s.overlapSpans(spans, len(spans)*(len(spans)-1)/2, func(i, j int) bool {
+		gi, gj := &groups[i].key, &groups[j].key
+		return gi.g != gj.g && (gi.write || gj.write)
+	})
+}
+
+// overlapSpans returns the pairs of spans (i<<32 | j, i < j, in that
+// order) that keep(i, j) accepts and of which i does not happen before
+// j's first access (i's last epoch within the clock of j's first
+// access). j cannot happen before i: it starts later in the trace. The
+// spans must be in the order of their first accesses, the pairs at most
+// sweepPairs, and the pairs of spans tested at most budget (the pairs
+// its caller would try without the sweep: where everything overlaps, the
+// sweep saves nothing); ok is false if they are not.
+//
+// The test "i before j" is transitive through a span k of another
+// goroutine than j's: k's last epoch within j's clock means k's whole
+// clock there is, which holds the clock of k's first access. So if k
+// happens before j, the spans that do not happen before j are among
+// those that do not happen before k and those after k: a span's list
+// comes from that of a recent span before it, not from every span, and
+// a goroutine's span that follows a chain of others (a pool's tasks,
+// each started once the last is done) is tested against a few. When no
+// such k is near, or its list was too long to keep, every earlier span
+// is tested.
+func (s *patSearch) overlapSpans(spans []ovlSpan, budget int, keep func(i, j int) bool) (pairs []uint64, ok bool) {
 	ix := s.ix
 	sc := &s.ovl
+	limit := sc.tests + budget
 	before := func(i, j int) bool {
 		sc.tests++
-		gi := &groups[i]
-		return gi.ep[len(gi.ep)-1] <= ix.clk(groups[j].snap[0], gi.key.g)
+		return spans[i].lastEp <= ix.clk(spans[j].snap0, spans[i].g)
 	}
 	pairs = sc.pairs[:0]
-	if !slices.ContainsFunc(groups, func(g accGroup) bool { return g.key.write }) {
-		return pairs, true // no race without a write
-	}
-	for j := range groups {
-		if j > 0 && groups[j].ev[0] < groups[j-1].ev[0] {
+	for j := range spans {
+		if j > 0 && spans[j].ev0 < spans[j-1].ev0 {
 			return nil, false
 		}
 		base := -1
 		for k := j - 1; k >= max(0, j-sweepBack); k-- {
-			if !sc.full[k%sweepBack] && groups[k].key.g != groups[j].key.g && before(k, j) {
+			if !sc.full[k%sweepBack] && spans[k].g != spans[j].g && before(k, j) {
 				base = k
 				break
 			}
@@ -921,13 +959,12 @@ func (s *patSearch) overlapping(groups []accGroup) (pairs []uint64, ok bool) {
 				try(i)
 			}
 		}
-		gj := &groups[j].key
 		for _, i := range cur {
-			if gi := &groups[i].key; gi.g != gj.g && (gi.write || gj.write) {
+			if keep(int(i), j) {
 				pairs = append(pairs, uint64(i)<<32|uint64(j))
 			}
 		}
-		if len(pairs) > sweepPairs {
+		if len(pairs) > sweepPairs || sc.tests > limit {
 			sc.pairs = pairs[:0]
 			return nil, false
 		}
@@ -1254,6 +1291,14 @@ const maxInstances = 1000
 // can run between them (section 3, "Atomicity violation"; the mutation
 // condition of Algorithm 2, with lock states in place of locksets).
 func (s *patSearch) triplets(v int, groups []accGroup, slots []slotGroup) {
+	if len(slots)+len(groups) >= sweepMin {
+		if pairs, ok := s.slotPairs(groups, slots); ok {
+			for _, p := range pairs {
+				s.tripletPairs(&slots[p>>32], &groups[uint32(p)])
+			}
+			return
+		}
+	}
 	for i := range slots {
 		sg := &slots[i]
 		if len(sg.entries) == 0 {
@@ -1270,6 +1315,96 @@ func (s *patSearch) triplets(v int, groups []accGroup, slots []slotGroup) {
 			s.tripletPairs(sg, fg)
 		}
 	}
+}
+
+// slotPairs returns the pairs of a slot group with entries and a group
+// of f accesses (slot<<32 | group, in that order) that tripletPairs does
+// not dismiss at once: of two goroutines, f's operation the slot's, and
+// neither the slot's entries all before every f nor every f before them.
+// With thousands of short-lived goroutines on a variable, trying every
+// pair is the goroutines squared; overlapSpans sweeps them, the slot
+// groups spanning their entries' accesses from the first to the last.
+func (s *patSearch) slotPairs(groups []accGroup, slots []slotGroup) (pairs []uint64, ok bool) {
+	ix := s.ix
+	sc := &s.ovl
+	spans, order := sc.spans[:0], sc.order[:0]
+	// Only slots whose f operation some group has, and groups of an
+	// operation some slot wants, can pair: a variable that thousands of
+	// goroutines read at once and none writes has no slot to match.
+	var groupsOf, slotsOf [2]int // by operation: 1 for a write
+	for i := range groups {
+		groupsOf[b2i(groups[i].key.write)]++
+	}
+	for i := range slots {
+		if len(slots[i].entries) > 0 {
+			slotsOf[b2i(slots[i].key.fWrite)]++
+		}
+	}
+	// order holds, for each span, the slot's index, or -1 - the group's.
+	for i := range slots {
+		sg := &slots[i]
+		if len(sg.entries) == 0 || groupsOf[b2i(sg.key.fWrite)] == 0 {
+			continue
+		}
+		sp := ovlSpan{g: sg.key.g, ev0: math.MaxUint32}
+		for _, en := range sg.entries {
+			ai, aj := &ix.acc[en.ai], &ix.acc[en.aj]
+			if ai.ev < sp.ev0 {
+				sp.ev0, sp.snap0 = ai.ev, ai.snap
+			}
+			sp.lastEp = max(sp.lastEp, aj.ep)
+		}
+		spans = append(spans, sp)
+		order = append(order, int32(i))
+	}
+	for i := range groups {
+		if len(groups[i].ep) > 0 && slotsOf[b2i(groups[i].key.write)] > 0 {
+			spans = append(spans, groupSpan(&groups[i]))
+			order = append(order, -1-int32(i))
+		}
+	}
+	// Sorted together by first access; order follows its span.
+	idx := make([]int, len(spans))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(spans[a].ev0, spans[b].ev0) })
+	sorted, sortedOrder := make([]ovlSpan, len(spans)), make([]int32, len(spans))
+	for k, i := range idx {
+		sorted[k], sortedOrder[k] = spans[i], order[i]
+	}
+	sc.spans, sc.order = sorted, sortedOrder
+	keep := func(i, j int) bool {
+		a, b := sortedOrder[i], sortedOrder[j]
+		if a >= 0 == (b >= 0) {
+			return false // two slots, or two groups
+		}
+		if b >= 0 {
+			a, b = b, a
+		}
+		sg, fg := &slots[a], &groups[-1-b]
+		return sg.key.g != fg.key.g && fg.key.write == sg.key.fWrite
+	}
+	ps, ok := s.overlapSpans(sorted, slotsOf[0]*groupsOf[0]+slotsOf[1]*groupsOf[1], keep)
+	if !ok {
+		return nil, false
+	}
+	for k, p := range ps {
+		a, b := sortedOrder[p>>32], sortedOrder[uint32(p)]
+		if b >= 0 {
+			a, b = b, a
+		}
+		ps[k] = uint64(a)<<32 | uint64(-1-b)
+	}
+	slices.Sort(ps)
+	return ps, true
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // tripletPairs matches the entries of a slot group against a group of f
