@@ -26,6 +26,9 @@ type passState struct {
 	// linked maps the package's functions that //go:linkname links
 	// elsewhere to their targets.
 	linked map[string]string
+	// fixed tells the fields that keep the value their object was
+	// built with (fixed.go).
+	fixed *fixedFields
 }
 
 // funcAnalysis is the state of analysing one function.

@@ -130,8 +130,14 @@ func isStd(pkg string) bool {
 // unchanging reports whether a reads a variable that a closure captured
 // and that nothing writes once the closure is made: a value set once
 // before the goroutines start (interval := 200 * time.Millisecond), which
-// every read sees the same, so no interleaving can change what is read.
+// every read sees the same, so no interleaving can change what is read;
+// or a field that keeps the value its object was built with.
 func (f *Func) unchanging(a *Access) bool {
+	if a.Kind == Read && a.Via == "" && a.Var != nil && f.flows != nil && f.flows.fa.ps.fixed != nil && f.flows.fa.ps.fixed.Fixed(a.Var) {
+		// A field that keeps the value its object was built with
+		// (fixed.go).
+		return true
+	}
 	if a.Kind != Read || a.Via != "" || len(a.Path.Fields) > 0 || a.Path.Root.Kind != RootFree || f.Fn == nil {
 		return false
 	}
@@ -584,7 +590,7 @@ func (f *Func) updatesItself(w *Access) bool {
 }
 
 // used reports whether the value the read r sees decides a branch, is
-// returned, or is written to state f accesses.
+// returned, or is written to other state f accesses.
 func (f *Func) used(r *Access) bool {
 	c := f.flows
 	if v, ok := c.used[r]; ok {
@@ -599,7 +605,10 @@ func (f *Func) used(r *Access) bool {
 		if u {
 			break
 		}
-		if w.Kind == Write && w.Instr != r.Instr {
+		// A write back to the state read is an update of its own
+		// (n += d; ...; n++): two such updates need not be one step,
+		// whatever runs between them.
+		if w.Kind == Write && w.Instr != r.Instr && w.stateKey() != r.stateKey() {
 			u, _ = fl.feeds(w)
 		}
 	}

@@ -59,6 +59,7 @@ func run(pass *analysis.Pass, cfg *Config) (any, error) {
 		unevaluated: unevaluatedRanges(pass.TypesInfo, pass.Files),
 	}
 	ps.linked = linknames(pass.Files)
+	ps.fixed = newFixedFields(pass.Pkg, ssaInfo.SrcFuncs)
 	res := &Result{ByFunc: map[*ssa.Function]*Func{}}
 	for _, fn := range ssaInfo.SrcFuncs {
 		f := ps.analyze(fn)

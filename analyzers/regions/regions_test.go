@@ -162,6 +162,37 @@ func Tick
   233 read g.start via g.elapsed() [g.mu#1]
   233 write g.age [g.mu#1]
   region lock 232-234 (critical-section): g.age@233 g.start@233
+func SetA
+  241 write p.a [p.outer#1]
+  region lock 240-242 (critical-section): p.a@241
+func NewLoader
+func setup
+  259 write l.load
+func Get
+  265 read l.load
+  269 read l.n [l.mu#1]
+  272 write l.n [l.mu#2]
+  region proximity 265-273 (none): l.load@265 l.n@269 l.n@272
+  region lock 268-270 (critical-section): l.n@269
+  region lock 271-273 (critical-section): l.n@272
+func SetLoad
+  286 write s.load [s.mu#1]
+  region lock 285-287 (critical-section): s.load@286
+func Get
+  294 read s.load [s.mu#1]
+  300 write s.n [s.mu#2]
+  region lock 293-295 (critical-section): s.load@294
+  region proximity 294-300 (branch 294-300): s.load@294 s.n@300
+  region lock 299-301 (critical-section): s.n@300
+func Tally
+  309 read c.n via c.Get() [c.mu#1]
+  309 read total
+  309 write total
+  310 write c.n via c.Set(1) [c.mu#2]
+  311 read total
+  311 write total
+  region proximity 309-311 (none): total@309 total@309 c.n@309 c.n@310 total@311 total@311
+  region proximity 309-309 (read-pair 309-309): total@309 total@309 c.n@309
 `
 
 // TestViaSync checks that what a call of the runtime or of a sync type

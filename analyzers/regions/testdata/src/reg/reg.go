@@ -233,3 +233,80 @@ func (g *Gauge) Tick() { // want Tick:`summary\(read g.start \[lock g.mu\]; writ
 	g.age = g.elapsed()
 	g.mu.Unlock()
 }
+
+// SetA changes p.a, which Nested and Span read: the pair's state is not
+// fixed at construction.
+func (p *Pair) SetA(v int) { // want SetA:`summary\(write p.a \[lock p.outer\] <-params\[1\]; takes p.outer\)`
+	p.outer.Lock()
+	p.a = v
+	p.outer.Unlock()
+}
+
+// Loader's load is set only while it is built (NewLoader, through
+// setup): every goroutine reads the same value there.
+type Loader struct {
+	mu   sync.Mutex
+	load func(int) int
+	n    int
+}
+
+func NewLoader(f func(int) int) *Loader { // want NewLoader:`summary\(\)`
+	l := &Loader{}
+	setup(l, f)
+	return l
+}
+
+func setup(l *Loader, f func(int) int) { l.load = f } // want setup:`summary\(write l.load <-params\[1\]\)`
+
+// Get checks the fixed field, then updates n in two critical sections
+// with nothing read in the first reaching the second: the check decides
+// nothing another goroutine could change, so it is no evidence.
+func (l *Loader) Get(k int) int { // want Get:`summary\(read l.load; read l.n \[lock l.mu\] ->result0; write l.n \[lock l.mu\] <-params\[1\]; takes l.mu\)`
+	if l.load == nil {
+		return 0
+	}
+	l.mu.Lock()
+	n := l.n
+	l.mu.Unlock()
+	l.mu.Lock()
+	l.n = k
+	l.mu.Unlock()
+	return n
+}
+
+// Swapper's load is changed by SetLoad on an object already shared.
+type Swapper struct {
+	mu   sync.Mutex
+	load func(int) int
+	n    int
+}
+
+func (s *Swapper) SetLoad(f func(int) int) { // want SetLoad:`summary\(write s.load \[lock s.mu\] <-params\[1\]; takes s.mu\)`
+	s.mu.Lock()
+	s.load = f
+	s.mu.Unlock()
+}
+
+// Get: the same shape as Loader.Get, whose check, of state that can
+// change, decides whether the update runs (check-then-act).
+func (s *Swapper) Get(k int) int { // want Get:`summary\(read s.load \[lock s.mu\]; write s.n \[lock s.mu\] <-params\[1\]; takes s.mu\)`
+	s.mu.Lock()
+	load := s.load
+	s.mu.Unlock()
+	if load == nil {
+		return 0
+	}
+	s.mu.Lock()
+	s.n = k
+	s.mu.Unlock()
+	return 0
+}
+
+// Tally adds what Get returns to total, and later counts the Set: each
+// update of total is one of its own, so nothing links the Set to the
+// Get, and the region is the first line's alone.
+func Tally(c *Counter) { // want Tally:`summary\(read c.n \[lock c.mu\]; read total; write total; write c.n \[lock c.mu\]; takes c.mu\)`
+	total += c.Get()
+	c.Set(1)
+	total++
+}
