@@ -240,6 +240,7 @@ type testResult struct {
 	testsFailed bool
 	doc         *report.Document // the package's report, nil if none was written
 	notStarted  bool             // interrupted before it began
+	buildFailed bool             // a package without tests that does not compile
 }
 
 func testStages(in *interrupts, args []string, stdout, stderr io.Writer) int {
@@ -304,6 +305,9 @@ func testStages(in *interrupts, args []string, stdout, stderr io.Writer) int {
 		case r.notStarted:
 			failed++
 			fmt.Fprintf(stdout, "FAIL\t%s\t[not recorded: interrupted before it began]\n", p.ImportPath)
+		case r.buildFailed:
+			failed++
+			fmt.Fprintf(stdout, "FAIL\t%s\t[build failed]\n", p.ImportPath)
 		case r.code == exitError || r.code == exitUsage:
 			failed++
 			fmt.Fprintf(stdout, "FAIL\t%s\t%.3fs\t[not recorded]\n", p.ImportPath, r.elapsed.Seconds())
@@ -343,7 +347,9 @@ func testOne(in *interrupts, cfg *testConfig, p testPackage, reportPath string, 
 		return testResult{code: exitError, output: p.Error.Err + "\n"}
 	}
 	if len(p.TestGoFiles)+len(p.XTestGoFiles) == 0 {
-		return testResult{code: -1}
+		// go test builds a package without tests all the same, and
+		// fails it if it does not compile.
+		return buildOnly(in, p)
 	}
 	args := []string{"-report", reportPath, "-timeout", cfg.timeout.String(), "-max-events", strconv.FormatInt(cfg.maxEvents, 10),
 		"-replay=" + strconv.FormatBool(cfg.replay), "-replay-timeout", cfg.replayTimeout.String()}
@@ -389,6 +395,23 @@ func testOne(in *interrupts, cfg *testConfig, p testPackage, reportPath string, 
 		}
 	}
 	return r
+}
+
+// buildOnly compiles p, a package without tests, as go test does: code
+// -1 if it builds, else the compiler's errors and buildFailed.
+func buildOnly(in *interrupts, p testPackage) testResult {
+	ctx, cancel := in.stage()
+	defer cancel()
+	start := time.Now()
+	err := record.Check(ctx, p.Dir, p.ImportPath)
+	if err == nil {
+		return testResult{code: -1}
+	}
+	var be *record.BuildError
+	if errors.As(err, &be) {
+		return testResult{code: exitError, output: be.Output, elapsed: time.Since(start), buildFailed: true}
+	}
+	return testResult{code: exitError, output: fmt.Sprintf("avcheck test: %s: %v\n", p.ImportPath, err), elapsed: time.Since(start)}
 }
 
 // saveTestReport writes the report of all the packages recorded (their

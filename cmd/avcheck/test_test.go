@@ -100,6 +100,35 @@ func TestTestUsage(t *testing.T) {
 	}
 }
 
+// A package without tests that does not compile fails as go test fails
+// it: the compiler's errors, a FAIL line, exit 1; one that compiles has
+// its "no test files" line.
+func TestTestBuildOnly(t *testing.T) {
+	t.Parallel()
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	code := testMain(context.Background(), []string{"-report", filepath.Join(t.TempDir(), "report.json"),
+		filepath.Join(root, "testdata/broken"), filepath.Join(root, "testdata/corpus/internal/turn")}, &stdout, &stderr)
+	out := stdout.String()
+	if code != exitError {
+		t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, exitError, out, stderr.String())
+	}
+	for _, want := range []string{
+		"# github.com/avcheck/avcheck/testdata/broken\n",
+		`broken.go:3:23: cannot use "x" (untyped string constant) as int value in return statement`,
+		"FAIL\tgithub.com/avcheck/avcheck/testdata/broken\t[build failed]\n",
+		"?   \tgithub.com/avcheck/avcheck/testdata/corpus/internal/turn\t[no test files]\n",
+		"avcheck test: 0 packages recorded, 0 packages with findings (0 findings), 0 packages whose tests failed, 1 package not recorded\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the output does not hold %q:\n%s", want, out)
+		}
+	}
+}
+
 // A package whose test binary fails (here a test panics) is recorded and
 // predicted on all the same, has a FAIL line, and makes avcheck test
 // exit 1, as go test does.

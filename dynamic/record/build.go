@@ -80,6 +80,34 @@ func Build(ctx context.Context, dir, pkg string, isMain bool, plan *Plan) (bin s
 	return bin, cleanup, nil
 }
 
+// Check compiles pkg in dir, as go test does a package without test
+// files, and keeps nothing: a *BuildError if it does not compile.
+func Check(ctx context.Context, dir, pkg string) error {
+	defer children.Spawn()()
+	workDir, err := os.MkdirTemp("", "avcheck-check-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(workDir)
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", os.DevNull, pkg)
+	interruptible(cmd)
+	cmd.Env = append(os.Environ(), "GOTMPDIR="+workDir)
+	cmd.Dir = dir
+	var output bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &output, &output
+	if err := cmd.Run(); err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return &BuildError{Output: output.String()}
+		}
+		return fmt.Errorf("go build: %w", err)
+	}
+	return nil
+}
+
 // goBuild runs go test -c (go build for a program) of pkg into binDir,
 // with the go command's work directory in workDir, and returns the
 // binary.
