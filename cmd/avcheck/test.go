@@ -41,9 +41,11 @@ shows as diagnostics (the last line names the command); it is written
 only when every package was recorded, so that a run cut short does not
 replace a whole one.
 
-The witness of each proven finding is then replayed under the debugger,
-as avcheck run does (-replay, -replay-timeout), up to GOMAXPROCS replays
-at a time across all the packages.
+The precise stage's flags (-precise, -solver, -window, -budget) are
+avcheck run's, and apply to each package. The witness of each proven
+finding is then replayed under the debugger, as avcheck run does
+(-replay, -replay-timeout), up to GOMAXPROCS replays at a time across
+all the packages.
 
 Ctrl-C ends the recording of the packages under way, which are then
 predicted on as avcheck run does, and no other package begins; a second
@@ -102,6 +104,10 @@ type testConfig struct {
 	// testArgs are the test binaries' flags that go test flags give
 	// (-short becomes -test.short), then -args' arguments.
 	testArgs []string
+	// precise holds the precise stage's flags; preciseArgs are those
+	// given, as avcheck run takes them.
+	precise     preciseFlags
+	preciseArgs []string
 }
 
 func parseTestArgs(args []string, stdout, stderr io.Writer) (*testConfig, int, bool) {
@@ -117,6 +123,7 @@ func parseTestArgs(args []string, stdout, stderr io.Writer) (*testConfig, int, b
 	fs.BoolVar(&cfg.replay, "replay", true, "replay the witness of each proven finding under the debugger, and raise it to level replayed when the violation shows (-replay=false: do not)")
 	fs.DurationVar(&cfg.replayTimeout, "replay-timeout", defaultReplayTimeout, "stop a replay after `d`; its finding stays proven")
 	fs.StringVar(&cfg.report, "report", "", "write the JSON report of all the packages, which go vet's avreport reads, to `FILE` (default .avcheck/report.json at the module root)")
+	cfg.precise.register(fs)
 	short := fs.Bool("short", false, "tell long-running tests to shorten their run time (as go test -short)")
 	verbose := fs.Bool("v", false, "log all tests as they are run (as go test -v)")
 	count := fs.Int("count", 1, "run each test `n` times (as go test -count)")
@@ -161,7 +168,18 @@ func parseTestArgs(args []string, stdout, stderr io.Writer) (*testConfig, int, b
 		fmt.Fprintf(stderr, "avcheck test: -recorder %q: want instrument or delve\n", cfg.recorder)
 		return nil, exitUsage, false
 	}
-	fs.Visit(func(f *flag.Flag) { cfg.recorderSet = cfg.recorderSet || f.Name == "recorder" })
+	if code, err := cfg.precise.check(); err != nil {
+		fmt.Fprintf(stderr, "avcheck test: %v\n", err)
+		return nil, code, false
+	}
+	fs.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "recorder":
+			cfg.recorderSet = true
+		case "precise", "solver", "window", "budget":
+			cfg.preciseArgs = append(cfg.preciseArgs, "-"+f.Name+"="+f.Value.String())
+		}
+	})
 	if *count < 1 {
 		fmt.Fprintf(stderr, "avcheck test: -count %d: want at least 1\n", *count)
 		return nil, exitUsage, false
@@ -362,7 +380,7 @@ func testOne(in *interrupts, cfg *testConfig, p testPackage, reportPath string, 
 	if cfg.all {
 		args = append(args, "-all")
 	}
-	args = append(args, p.Dir)
+	args = append(append(args, cfg.preciseArgs...), p.Dir)
 	if len(cfg.testArgs) > 0 {
 		args = append(append(args, "--"), cfg.testArgs...)
 	}
@@ -375,7 +393,7 @@ func testOne(in *interrupts, cfg *testConfig, p testPackage, reportPath string, 
 	var kept strings.Builder
 	for line := range strings.SplitAfterSeq(out.String(), "\n") {
 		if !strings.HasPrefix(line, "avcheck run: to see the findings as diagnostics:") {
-			kept.WriteString(line)
+			kept.WriteString(runOnlyHints.Replace(line))
 		}
 	}
 	// A test binary that ran to its end with a status other than 0 (a
@@ -396,6 +414,14 @@ func testOne(in *interrupts, cfg *testConfig, p testPackage, reportPath string, 
 	}
 	return r
 }
+
+// runOnlyHints points the hints of avcheck run's output at the flags of
+// avcheck run that avcheck test has not: its -v is go test's, and it
+// writes no report on standard output.
+var runOnlyHints = strings.NewReplacer(
+	"; -v lists them", "; avcheck run -v lists them",
+	"(see -json)", "(see avcheck run -json)",
+)
 
 // buildOnly compiles p, a package without tests, as go test does: code
 // -1 if it builds, else the compiler's errors and buildFailed.

@@ -46,6 +46,10 @@ func TestTestPackages(t *testing.T) {
 	if strings.Contains(out, "-avreport.report=") {
 		t.Errorf("the output names a temporary report:\n%s", out)
 	}
+	// avcheck test's -v is go test's: the hint names avcheck run's.
+	if !strings.Contains(out, "; avcheck run -v lists them)") || strings.Contains(out, "; -v lists them") {
+		t.Errorf("the output's hint at the accesses not recorded does not name avcheck run -v:\n%s", out)
+	}
 
 	// The report of all the packages, for avreport, and the go vet
 	// command that shows it.
@@ -91,6 +95,8 @@ func TestTestUsage(t *testing.T) {
 		{[]string{"-count", "0"}, exitUsage, "-count 0: want at least 1"},
 		{[]string{"-parallel", "-1"}, exitUsage, "-parallel -1: want at least 1"},
 		{[]string{"./no/such/dir"}, exitError, "avcheck test:"},
+		{[]string{"-window", "0"}, exitUsage, "-window 0: want a positive number of events"},
+		{[]string{"-solver", "sat"}, exitUsage, `unknown solver "sat" (want gini, z3 or cvc5)`},
 	} {
 		var stdout, stderr bytes.Buffer
 		code := testMain(context.Background(), tc.args, &stdout, &stderr)
