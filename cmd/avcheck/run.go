@@ -201,7 +201,7 @@ func parseRunArgs(args []string, stdout, stderr io.Writer) (*runConfig, int, boo
 	fs.SetOutput(io.Discard)
 	fs.StringVar(&cfg.run, "run", "", "run only the tests matching `regexp` (as go test -run)")
 	fs.DurationVar(&cfg.timeout, "timeout", 10*time.Minute, "kill the program after `d` and predict on what was recorded")
-	fs.Int64Var(&cfg.maxEvents, "max-events", record.DefaultMaxEvents, "stop recording after `n` probe events (not under Delve) (or once the trace would take a quarter of the free disk) and predict on what was recorded")
+	fs.Int64Var(&cfg.maxEvents, "max-events", record.DefaultMaxEvents, "stop recording after `n` probe events (not under Delve; the trace may keep fewer or more events, an atomic operation being one probe and up to four events) (or once the trace would take a quarter of the free disk) and predict on what was recorded")
 	fs.StringVar(&cfg.out, "o", "", "keep the recorded trace in `FILE` (see -format and docs/trace-formats.md)")
 	fs.StringVar(&cfg.report, "report", "", "write the JSON report that go vet's avreport reads to `FILE` (default .avcheck/report.json at the module root)")
 	format := fs.String("format", "native", "`format` of the trace kept with -o: native or text")

@@ -117,7 +117,7 @@ func parseTestArgs(args []string, stdout, stderr io.Writer) (*testConfig, int, b
 	fs.StringVar(&cfg.run, "run", "", "run only the tests matching `regexp` (as go test -run)")
 	fs.DurationVar(&cfg.timeout, "timeout", 10*time.Minute, "kill a package's test binary after `d` and predict on what was recorded")
 	fs.IntVar(&cfg.p, "p", runtime.GOMAXPROCS(0), "record up to `n` packages at a time")
-	fs.Int64Var(&cfg.maxEvents, "max-events", record.DefaultMaxEvents, "stop recording a package's tests after `n` probe events (or once the trace would take a quarter of the free disk) and predict on what was recorded")
+	fs.Int64Var(&cfg.maxEvents, "max-events", record.DefaultMaxEvents, "stop recording a package's tests after `n` probe events (the trace may keep fewer or more events, an atomic operation being one probe and up to four events) (or once the trace would take a quarter of the free disk) and predict on what was recorded")
 	fs.BoolVar(&cfg.all, "all", false, "also show findings removed by AVFilter or without a witness, marked as dropped")
 	fs.StringVar(&cfg.recorder, "recorder", "instrument", "how to record: `instrument` or delve (see avcheck run -h)")
 	fs.BoolVar(&cfg.replay, "replay", true, "replay the witness of each proven finding under the debugger, and raise it to level replayed when the violation shows (-replay=false: do not)")
