@@ -295,27 +295,41 @@ func addMeta(t *trace.Trace, cands []*patCand, meta []Finding) []*patCand {
 func decideCandidate(t *trace.Trace, m *syncMeta, pb *prefixState, av *avIndex, ps *preciseStage, opts *Options, ix *patIndex, c *patCand, stageEnd time.Time) (f Finding, keep, unwitnessed bool) {
 	f = c.f
 	reps := c.reps
-	if f.Kind == KindAtomicity || f.Kind == KindAtomicSet {
+	atomicity := f.Kind == KindAtomicity || f.Kind == KindAtomicSet
+	// The finding's intent is that of the region of the instance it
+	// shows: instances of one site combination may be in different
+	// regions (two tests' loops calling the same methods).
+	defer func() {
+		if atomicity && len(f.Accesses) > 0 {
+			for _, r := range c.reps {
+				if t.Events[r[0]].Seq == f.Accesses[0].Seq {
+					f.Intent = ix.intentOf(t.Events[r[0]].Region)
+					break
+				}
+			}
+		}
+	}()
+	if atomicity {
 		// A violation matters only if its region was meant to be atomic:
 		// one that proximity alone proposed stays predicted, whatever
 		// the later stages would show (the rule of intent,
-		// analyzers/regions/intent.go).
-		f.Intent = ix.intentOf(t.Events[reps[0][0]].Region)
-		why := f.Intent.rules(t.Events[reps[0][0]].Kind)
-		if why == "" {
-			why = ix.outsideEvidence(t, f.Intent, reps[0])
+		// analyzers/regions/intent.go). Each instance is held to its own
+		// region's intent.
+		var kept [][]uint32
+		first := ""
+		for _, r := range reps {
+			if why := intentFails(t, ix, f.Kind, r); why == "" {
+				kept = append(kept, r)
+			} else if first == "" {
+				first = why
+			}
 		}
-		if why == "" && f.Kind == KindAtomicity {
-			why = ix.outsideSection(t, f.Intent, reps[0])
-		}
-		if why == "" && f.Kind == KindAtomicity {
-			why = rechecked(t, f.Intent, reps[0])
-		}
-		if why != "" {
-			f.Dropped = why
+		if kept == nil {
+			f.Dropped = first
 			setAccesses(t, &f, reps[0])
 			return f, opts.All, false
 		}
+		reps = kept
 	}
 	kept, why := ix.outsideOrder(t, f.Kind, reps)
 	if why != "" {
@@ -401,6 +415,23 @@ func decideCandidate(t *trace.Trace, m *syncMeta, pb *prefixState, av *avIndex, 
 	f.Dropped = "no schedule of the trace realises it (checked by witness search)"
 	setAccesses(t, &f, reps[0])
 	return f, opts.All, false
+}
+
+// intentFails says why the instance r of a violation of kind k breaks
+// nothing its region is meant to keep atomic, or "" if it may.
+func intentFails(t *trace.Trace, ix *patIndex, k FindingKind, r []uint32) string {
+	in := ix.intentOf(t.Events[r[0]].Region)
+	why := in.rules(t.Events[r[0]].Kind)
+	if why == "" {
+		why = ix.outsideEvidence(t, in, r)
+	}
+	if why == "" && k == KindAtomicity {
+		why = ix.outsideSection(t, in, r)
+	}
+	if why == "" && k == KindAtomicity {
+		why = rechecked(t, in, r)
+	}
+	return why
 }
 
 // unwitnessedNote is the note of a finding reported without a witness

@@ -839,3 +839,41 @@ func TestAddressUsersGeneration(t *testing.T) {
 		t.Errorf("addressUsers = %v, want %v", users, want)
 	}
 }
+
+// regionsTrace has two instances of one violation's sites in two regions
+// (two tests' loops calling the same methods): g1's, nearest the write,
+// proposed by proximity alone, and g3's, whose reads are used together.
+// Each instance is held to its own region's intent: the finding is g3's,
+// with g3's intent, where holding every instance to the nearest one's
+// region left it out.
+const regionsTrace = `avtrace 1
+site 1 c.go:3:2
+site 2 c.go:5:2
+g1 fork g2
+g1 fork g3
+g3 begin region=2.1 intent=read-pair,1,2
+g3 rd x @1 region=2.1
+g3 rd x @2 region=2.1
+g3 finish region=2.1
+g3 rd y @c.go:20:2
+g3 rd y @c.go:20:2
+g3 rd y @c.go:20:2
+g1 begin region=1.1 intent=none
+g1 rd x @1 region=1.1
+g1 rd x @2 region=1.1
+g1 finish region=1.1
+g2 wr x @c.go:9:2
+`
+
+func TestIntentPerInstance(t *testing.T) {
+	tr := readFixtureTrace(t, "regions", []byte(regionsTrace))
+	var got []string
+	for _, f := range Predict(tr, Options{Precise: true}).Findings {
+		if f.Kind == KindAtomicity {
+			got = append(got, fixtureLine(tr, &f)+" "+f.Intent.Evidence.String())
+		}
+	}
+	if want := []string{"atomicity R-W-R x g3@c.go:3 g2@c.go:9 g3@c.go:5 proven read-pair"}; !slices.Equal(got, want) {
+		t.Errorf("findings %q, want %q", got, want)
+	}
+}
