@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strconv"
@@ -40,6 +41,13 @@ default .avcheck/report.json at the module root, which go vet's avreport
 shows as diagnostics (the last line names the command); it is written
 only when every package was recorded, so that a run cut short does not
 replace a whole one.
+
+A package whose recording stops at -max-events before its tests end
+(a long serial test, say, before the concurrent ones) is recorded again
+for the top-level tests the recording did not reach, with -max-events
+of their own (a test waiting in t.Parallel at the cut counts as not
+reached), up to 8 recordings, while each reaches a test; the findings
+of all count once.
 
 The precise stage's flags (-precise, -solver, -window, -budget) are
 avcheck run's, and apply to each package. The witness of each proven
@@ -86,6 +94,7 @@ func testMain(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 // testConfig holds avcheck test's flags.
 type testConfig struct {
 	run      string
+	skip     string
 	timeout  time.Duration
 	p        int
 	all      bool
@@ -129,7 +138,8 @@ func parseTestArgs(args []string, stdout, stderr io.Writer) (*testConfig, int, b
 	count := fs.Int("count", 1, "run each test `n` times (as go test -count)")
 	failfast := fs.Bool("failfast", false, "do not start new tests after the first failure (as go test -failfast)")
 	parallel := fs.Int("parallel", 0, "run up to `n` parallel tests at once (as go test -parallel; default GOMAXPROCS)")
-	skip := fs.String("skip", "", "skip the tests matching `regexp` (as go test -skip)")
+	fs.StringVar(&cfg.skip, "skip", "", "skip the tests matching `regexp` (as go test -skip)")
+	skip := &cfg.skip
 	cpu := fs.String("cpu", "", "run the tests with each GOMAXPROCS in the comma-separated `list` (as go test -cpu)")
 	// -args passes the rest of the command line to the test binaries.
 	var rest []string
@@ -369,13 +379,48 @@ func testOne(in *interrupts, cfg *testConfig, p testPackage, reportPath string, 
 		// fails it if it does not compile.
 		return buildOnly(in, p)
 	}
+	r := testRound(in, cfg, p, cfg.run, reportPath, replaySlots)
+	// A recording stopped at -max-events leaves the tests after the cut
+	// unrecorded, and with them, in many suites, the concurrent ones,
+	// which come after long serial ones: those are recorded again, each
+	// round with its own -max-events, while a round reaches a test the
+	// rounds before did not.
+	reached := slices.Clone(r.ended.Reached)
+	for round, cut := 2, r.ended.CutAtLimit; cut && round <= maxRounds && !in.stopped(); round++ {
+		rest := testsLeft(r.ended.Tests, reached, cfg)
+		if len(rest) == 0 {
+			break
+		}
+		fmt.Fprintf(&r.out, "avcheck test: recording again, with -max-events of their own, the %s that the recording did not reach: %s\n",
+			plural(len(rest), "test"), strings.Join(rest, ", "))
+		next := testRound(in, cfg, p, runPattern(rest, cfg.run), reportPath+"."+strconv.Itoa(round), replaySlots)
+		r.merge(next, cfg.all)
+		reached = append(reached, next.ended.Reached...)
+		cut = next.ended.CutAtLimit && len(next.ended.Reached) > 0
+	}
+	return r.testResult
+}
+
+// maxRounds bounds the recordings of one package's tests.
+const maxRounds = 8
+
+// roundResult is one recording of a package's tests, with its outcome.
+type roundResult struct {
+	testResult
+	out   strings.Builder
+	ended record.Outcome
+}
+
+// testRound records the tests of p that run matches with avcheck run,
+// its output captured, and counts its findings from the JSON report.
+func testRound(in *interrupts, cfg *testConfig, p testPackage, run, reportPath string, replaySlots chan struct{}) *roundResult {
 	args := []string{"-report", reportPath, "-timeout", cfg.timeout.String(), "-max-events", strconv.FormatInt(cfg.maxEvents, 10),
 		"-replay=" + strconv.FormatBool(cfg.replay), "-replay-timeout", cfg.replayTimeout.String()}
 	if cfg.recorderSet {
 		args = append(args, "-recorder="+cfg.recorder)
 	}
-	if cfg.run != "" {
-		args = append(args, "-run", cfg.run)
+	if run != "" {
+		args = append(args, "-run", run)
 	}
 	if cfg.all {
 		args = append(args, "-all")
@@ -386,21 +431,21 @@ func testOne(in *interrupts, cfg *testConfig, p testPackage, reportPath string, 
 	}
 	var out bytes.Buffer
 	start := time.Now()
-	var ended record.Outcome
-	code := runStages(in, args, &out, &out, &ended, replaySlots)
+	r := new(roundResult)
+	code := runStages(in, args, &out, &out, &r.ended, replaySlots)
 	// The report is a temporary file, gone when avcheck test ends: the
 	// line that names it for go vet is left out.
-	var kept strings.Builder
 	for line := range strings.SplitAfterSeq(out.String(), "\n") {
 		if !strings.HasPrefix(line, "avcheck run: to see the findings as diagnostics:") {
-			kept.WriteString(runOnlyHints.Replace(line))
+			r.out.WriteString(runOnlyHints.Replace(line))
 		}
 	}
 	// A test binary that ran to its end with a status other than 0 (a
 	// test failed, or panicked), or that was killed (at its time limit,
 	// by a signal, by an interrupt), but not by the recorder itself.
+	ended := r.ended
 	testsFailed := ended.Complete && ended.Status != 0 || !ended.Complete && ended.Message != "" && ended.Invalid == ""
-	r := testResult{code: code, output: kept.String(), elapsed: time.Since(start), testsFailed: testsFailed}
+	r.testResult = testResult{code: code, elapsed: time.Since(start), testsFailed: testsFailed}
 	if data, err := os.ReadFile(reportPath); err == nil {
 		var doc report.Document
 		if json.Unmarshal(data, &doc) == nil {
@@ -412,7 +457,96 @@ func testOne(in *interrupts, cfg *testConfig, p testPackage, reportPath string, 
 			}
 		}
 	}
+	r.output = r.out.String()
 	return r
+}
+
+// merge adds a later round's output, findings and figures to r's; all
+// is -all.
+func (r *roundResult) merge(next *roundResult, all bool) {
+	r.out.WriteString(next.out.String())
+	r.output = r.out.String()
+	r.elapsed += next.elapsed
+	r.testsFailed = r.testsFailed || next.testsFailed
+	if next.code != exitClean && next.code != exitFindings || r.code == exitClean {
+		r.code = next.code
+	}
+	switch {
+	case next.doc == nil:
+	case r.doc == nil:
+		r.doc, r.findings = next.doc, next.findings
+	default:
+		// A finding the rounds before reported too counts once.
+		seen := make(map[string]bool)
+		for _, f := range r.doc.Findings {
+			seen[findingKey(f)] = true
+		}
+		for _, f := range next.doc.Findings {
+			if seen[findingKey(f)] {
+				continue
+			}
+			r.doc.Findings = append(r.doc.Findings, f)
+			if f.Dropped == "" || all {
+				r.findings++
+			}
+		}
+		have := make(map[string]bool)
+		for _, f := range r.doc.Files {
+			have[f.File] = true
+		}
+		for _, f := range next.doc.Files {
+			if !have[f.File] {
+				r.doc.Files = append(r.doc.Files, f)
+			}
+		}
+		r.doc.Stats.Events += next.doc.Stats.Events
+		r.doc.Stats.Seconds += next.doc.Stats.Seconds
+	}
+}
+
+// testsLeft returns the top-level tests of a package that the recordings
+// so far did not reach and that -run and -skip select.
+func testsLeft(tests, reached []string, cfg *testConfig) []string {
+	run, skip := topPattern(cfg.run), topPattern(cfg.skip)
+	if strings.Contains(cfg.skip, "/") {
+		skip = nil // it skips subtests, not top-level tests
+	}
+	var rest []string
+	for _, name := range tests {
+		if slices.Contains(reached, name) || run != nil && !run.MatchString(name) || skip != nil && skip.MatchString(name) {
+			continue
+		}
+		rest = append(rest, name)
+	}
+	return rest
+}
+
+// topPattern compiles the part of a -run or -skip pattern that matches
+// top-level tests (before its first slash); nil for none.
+func topPattern(pattern string) *regexp.Regexp {
+	if pattern == "" {
+		return nil
+	}
+	top, _, _ := strings.Cut(pattern, "/")
+	re, err := regexp.Compile(top)
+	if err != nil {
+		return nil
+	}
+	return re
+}
+
+// runPattern returns a -run pattern that matches exactly the tests
+// names, and the subtests of them that -run's pattern run selects.
+func runPattern(names []string, run string) string {
+	quoted := make([]string, len(names))
+	for i, n := range names {
+		quoted[i] = regexp.QuoteMeta(n)
+	}
+	pat := "^(" + strings.Join(quoted, "|") + ")$"
+	if _, sub, ok := strings.Cut(run, "/"); ok {
+		pat += "/" + sub
+	}
+	return pat
 }
 
 // runOnlyHints points the hints of avcheck run's output at the flags of

@@ -135,6 +135,53 @@ func TestTestBuildOnly(t *testing.T) {
 	}
 }
 
+// A recording cut at -max-events is followed by one of the tests it did
+// not reach, with -max-events of its own: the lost update of the test
+// after a long one is found, and the parallel test that waited records
+// too; -skip leaves a test out of it.
+func TestTestRounds(t *testing.T) {
+	t.Parallel()
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		skip     string
+		code     int
+		want     []string
+		findings string
+	}{
+		{"", exitFindings, []string{
+			"avcheck test: recording again, with -max-events of their own, the 2 tests that the recording did not reach: TestLost, TestWaits\n",
+			"cut_test.go:34:7: n: ",
+			"\tlevel: proven",
+		}, "1 finding"},
+		{"TestLost", exitClean, []string{
+			"avcheck test: recording again, with -max-events of their own, the 1 test that the recording did not reach: TestWaits\n",
+		}, "0 findings"},
+	} {
+		args := []string{"-replay=false", "-max-events", "20000", "-p", "1", "-report", filepath.Join(t.TempDir(), "report.json")}
+		if tc.skip != "" {
+			args = append(args, "-skip", tc.skip)
+		}
+		var stdout, stderr bytes.Buffer
+		code := testMain(context.Background(), append(args, filepath.Join(root, "testdata/record/cutsuite")), &stdout, &stderr)
+		out := stdout.String()
+		if code != tc.code {
+			t.Fatalf("-skip %q: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", tc.skip, code, tc.code, out, stderr.String())
+		}
+		for _, want := range append(tc.want, "the recording stopped at its limit of about 20000 probe events",
+			"avcheck test: 1 package recorded, "+map[bool]string{true: "1 package", false: "0 packages"}[tc.code == exitFindings]+" with findings ("+tc.findings+")") {
+			if !strings.Contains(out, want) {
+				t.Errorf("-skip %q: the output does not hold %q:\n%s", tc.skip, want, out)
+			}
+		}
+		if n := strings.Count(out, "recording again"); n != 1 {
+			t.Errorf("-skip %q: %d rounds after the first, want 1:\n%s", tc.skip, n, out)
+		}
+	}
+}
+
 // A package whose test binary fails (here a test panics) is recorded and
 // predicted on all the same, has a FAIL line, and makes avcheck test
 // exit 1, as go test does.

@@ -142,6 +142,10 @@ type convOutcome struct {
 	Dropped int    // events left out for want of their partners
 	Widened int    // times a channel's declared capacity grew (sendDone)
 	Cut     byte   // why the runtime stopped recording early (avrt.CutLimit, CutDiskFull), 0 if it did not
+	// Reached are the top-level tests that began (their functions'
+	// full names), less those waiting in t.Parallel at the recording's
+	// end, and ended says which of them ended.
+	Reached map[string]bool
 }
 
 type convG struct {
@@ -268,10 +272,15 @@ func (in *Instrumented) convert(name string) (*trace.Trace, convOutcome, error) 
 	last := make(map[uint64]uint64)
 	ids := newChanIDs()
 	raw := 0
+	tests := make(map[string]testProgress)
 	if err := readRaw(f, func(e avrt.Event) bool {
 		raw++
 		e.Obj = ids.of(e)
 		switch e.Kind {
+		case avrt.KindTestBegin, avrt.KindTestGo, avrt.KindTestEnd, avrt.KindTestParallel, avrt.KindTestResume:
+			if fn := in.siteFunc(e.Site); fn != "" {
+				tests[fn] = tests[fn].step(e.Kind)
+			}
 		case avrt.KindStart:
 			c.children[e.Arg] = e.G
 		case avrt.KindRecv, avrt.KindRangeEnd:
@@ -292,6 +301,12 @@ func (in *Instrumented) convert(name string) (*trace.Trace, convOutcome, error) 
 	// of the conversion's time. An atomic operation makes four (the
 	// operation, and its plain access under the recorder's own lock), so
 	// a trace of many still grows the array.
+	c.out.Reached = make(map[string]bool)
+	for fn, p := range tests {
+		if p.began && !p.waiting {
+			c.out.Reached[fn] = true
+		}
+	}
 	t.Events = make([]trace.Event, 0, raw+raw/64)
 	ids = newChanIDs()
 	vars := newVarIDs()
@@ -312,6 +327,35 @@ func (in *Instrumented) convert(name string) (*trace.Trace, convOutcome, error) 
 	}
 	c.finish()
 	return t, c.out, nil
+}
+
+// testProgress is how far a top-level test got in the recording: it
+// began (avrt.TestBegin, TestGo), and it waits in t.Parallel (between
+// avrt.TestParallel and TestResume of its own function).
+type testProgress struct{ began, waiting bool }
+
+func (p testProgress) step(k avrt.Kind) testProgress {
+	switch k {
+	case avrt.KindTestBegin, avrt.KindTestGo:
+		p.began = true
+	case avrt.KindTestParallel:
+		p.waiting = true
+	case avrt.KindTestResume, avrt.KindTestEnd:
+		p.waiting = false
+	}
+	return p
+}
+
+// siteFunc returns the function of the site a raw event's probe passed,
+// "" for none.
+func (in *Instrumented) siteFunc(raw uint32) string {
+	if raw == 0 {
+		return ""
+	}
+	if id := in.rawID(raw, idSite); id != 0 && int(id) < len(in.sites) {
+		return in.sites[id].Site.Func
+	}
+	return ""
 }
 
 // local gives a raw event the ids the converter knows in place of the

@@ -144,6 +144,9 @@ type Instrumented struct {
 	// which of them the run reached (avrt.Enter); entryPlaced says, per
 	// id, that a rewritten file has its probe.
 	enterIDs    map[string]uint32
+	// tests maps the full name of each top-level test of the rewritten
+	// test files (pkg.TestX) to its name (TestX).
+	tests map[string]string
 	entryPlaced []bool
 	dir         string
 	plan        *Plan
@@ -2622,6 +2625,10 @@ func (w *fileRewriter) tests() {
 		sig := fn.Type().(*types.Signature)
 		switch {
 		case isTestName(fd.Name.Name, "Test") && sig.Params().Len() == 1 && sig.Results().Len() == 0 && isTestingT(sig.Params().At(0).Type()):
+			if w.in.tests == nil {
+				w.in.tests = make(map[string]string)
+			}
+			w.in.tests[fn.FullName()] = fd.Name.Name
 		case isTestName(fd.Name.Name, "Example") && sig.Params().Len() == 0 && sig.Results().Len() == 0:
 			// The testing package runs the examples on the main
 			// goroutine, one after another, once the tests are done.

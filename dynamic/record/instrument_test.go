@@ -1145,3 +1145,26 @@ func TestInstrumentedRewritingFails(t *testing.T) {
 		t.Errorf("accesses %q, want %q", accesses, want)
 	}
 }
+
+// A recording stopped at its limit says which of the package's top-level
+// tests it reached: the long test it stopped in, not the test after it,
+// nor the parallel test that waits in t.Parallel for the others to end.
+// One that runs to its end says nothing of them.
+func TestInstrumentedReached(t *testing.T) {
+	in, bin, root := prepareInstrumented(t, "cutsuite", false)
+	dir := filepath.Join(root, "testdata/record/cutsuite")
+	_, oc, err := RecordInstrumented(context.Background(), in, Options{Binary: bin, Dir: dir, MaxEvents: 20000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !oc.CutAtLimit || !slices.Equal(oc.Tests, []string{"TestLong", "TestLost", "TestWaits"}) || !slices.Equal(oc.Reached, []string{"TestLong"}) {
+		t.Errorf("cut %v, tests %q, reached %q; want a cut, tests TestLong, TestLost and TestWaits, reached TestLong", oc.CutAtLimit, oc.Tests, oc.Reached)
+	}
+	_, oc, err = RecordInstrumented(context.Background(), in, Options{Binary: bin, Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if oc.CutAtLimit || oc.Tests != nil || oc.Reached != nil {
+		t.Errorf("a whole run: cut %v, tests %q, reached %q; want none", oc.CutAtLimit, oc.Tests, oc.Reached)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/avcheck/avcheck/dynamic/record/avrt"
@@ -150,6 +151,17 @@ func RecordInstrumented(ctx context.Context, in *Instrumented, opts Options) (*t
 	oc.Invalid = co.Invalid
 	switch co.Cut {
 	case avrt.CutLimit:
+		oc.CutAtLimit = true
+		for full, name := range in.tests {
+			oc.Tests = append(oc.Tests, name)
+			if co.Reached[full] {
+				oc.Reached = append(oc.Reached, name)
+			}
+		}
+		slices.Sort(oc.Tests)
+		oc.Tests = slices.Compact(oc.Tests)
+		slices.Sort(oc.Reached)
+		oc.Reached = slices.Compact(oc.Reached)
 		why := "-max-events"
 		if byDisk {
 			why = "a quarter of the free space of " + filepath.Dir(rawName)

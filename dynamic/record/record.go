@@ -76,6 +76,16 @@ type Outcome struct {
 	// Cut, if not empty, says why the recording stopped before the
 	// program ended (Options.MaxEvents): the trace is the run up to then.
 	Cut string
+	// CutAtLimit says the recording stopped at Options.MaxEvents (not
+	// for want of disk). Tests and Reached then tell, for the
+	// instrumenting recorder, the package's top-level tests (their
+	// names, as -test.run matches them) and those the recording
+	// reached before it stopped: the tests that ended, and those that
+	// ran on at the cut, but not those waiting in t.Parallel, which
+	// had not begun their work.
+	CutAtLimit bool
+	Tests      []string
+	Reached    []string
 }
 
 // ErrPtrace is returned when the system does not allow the recorder to
