@@ -144,15 +144,15 @@ type Instrumented struct {
 	// which of them the run reached (avrt.Enter); entryPlaced says, per
 	// id, that a rewritten file has its probe.
 	enterIDs    map[string]uint32
+	entryPlaced []bool
 	// tests maps the full name of each top-level test of the rewritten
 	// test files (pkg.TestX) to its name (TestX).
-	tests map[string]string
-	entryPlaced []bool
-	dir         string
-	plan        *Plan
-	sites       []rawSite
-	siteIDs     map[siteKey]uint32
-	own         map[string]bool
+	tests   map[string]string
+	dir     string
+	plan    *Plan
+	sites   []rawSite
+	siteIDs map[siteKey]uint32
+	own     map[string]bool
 	// raw maps the ids the rewritten code passes to the runtime (probe
 	// ids, ids.go) to what they stand for: a site (its index in
 	// sites), a region (its Plan.Regions id), an entered function (its
