@@ -1621,6 +1621,10 @@ var syncMethods = map[string]struct {
 	"(*sync.Once).Do":          {"OnceDo", trace.ObjOnce},
 	"(*sync.Pool).Put":         {"PoolPut", trace.ObjCond},
 	"(*sync.Pool).Get":         {"PoolGet", trace.ObjCond},
+	// Through the interface, a *sync.Mutex's (avrt.LockerLock): the
+	// locks of a sync.Cond's L, of code given a Locker.
+	"(sync.Locker).Lock":   {"LockerLock", trace.ObjMutex},
+	"(sync.Locker).Unlock": {"LockerUnlock", trace.ObjMutex},
 }
 
 // code rewrites the calls, channel operations and go statements of the
@@ -1966,7 +1970,8 @@ func (w *fileRewriter) call(c *ast.CallExpr) {
 	// others by their kind and place (convert.go).
 	site := w.siteAt(c, false, w.in.plan.LockNames[Line{w.name, w.fset.Position(c.Pos()).Line}], m.obj)
 	amp := "&"
-	if ptr {
+	if ptr || types.IsInterface(fn.Type().(*types.Signature).Recv().Type()) {
+		// A pointer already, or an interface value (a sync.Locker).
 		amp = ""
 	}
 	w.replace(fun.X.Pos(), fun.X.Pos(), rtName+"."+m.wrapper+"("+amp)

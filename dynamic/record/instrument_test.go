@@ -1168,3 +1168,17 @@ func TestInstrumentedReached(t *testing.T) {
 		t.Errorf("a whole run: cut %v, tests %q, reached %q; want none", oc.CutAtLimit, oc.Tests, oc.Reached)
 	}
 }
+
+// A lock taken through a sync.Locker (a sync.Cond's L, a Locker variable)
+// is recorded as the *sync.Mutex's it is (avrt.LockerLock): hits, updated
+// in one critical section, has no finding, and total's update split in
+// two is a lost update. Unrecorded, both counters raced.
+func TestInstrumentedLocker(t *testing.T) {
+	in, bin, root := prepareInstrumented(t, "lockerlock", true)
+	tr := recordInstrumentedOK(t, in, Options{Binary: bin, Dir: root})
+	got := findings(tr)
+	want := []string{"filtered R-W-W c.total main.go:25:rd main.go:28:wr main.go:28:wr"}
+	if !slices.Equal(got, want) {
+		t.Errorf("findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

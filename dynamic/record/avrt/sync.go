@@ -19,6 +19,26 @@ func Lock(m *sync.Mutex, site uint32) {
 	}
 }
 
+// LockerLock locks l, a sync.Locker, and records the acquire when l is a
+// *sync.Mutex (a sync.Cond's L, most often); another Locker is locked
+// unrecorded, as a lock of code not rewritten is.
+func LockerLock(l sync.Locker, site uint32) {
+	if m, ok := l.(*sync.Mutex); ok {
+		Lock(m, site)
+		return
+	}
+	l.Lock()
+}
+
+// LockerUnlock records the release and unlocks l, as LockerLock.
+func LockerUnlock(l sync.Locker, site uint32) {
+	if m, ok := l.(*sync.Mutex); ok {
+		Unlock(m, site)
+		return
+	}
+	l.Unlock()
+}
+
 // TryLock tries to lock m and records the acquire if it did.
 func TryLock(m *sync.Mutex, site uint32) bool {
 	ok := m.TryLock()
