@@ -44,10 +44,11 @@ replace a whole one.
 
 A package whose recording stops at -max-events before its tests end
 (a long serial test, say, before the concurrent ones) is recorded again
-for the top-level tests the recording did not reach, with -max-events
-of their own (a test waiting in t.Parallel at the cut counts as not
-reached), up to 8 recordings, while each reaches a test; the findings
-of all count once.
+for the top-level tests the recording did not reach (a test waiting in
+t.Parallel at the cut counts as not reached), within a second
+-max-events that the recordings after the first share: up to 8
+recordings, while each reaches a test and the second -max-events lasts;
+the findings of all count once.
 
 The precise stage's flags (-precise, -solver, -window, -budget) are
 avcheck run's, and apply to each package. The witness of each proven
@@ -379,24 +380,35 @@ func testOne(in *interrupts, cfg *testConfig, p testPackage, reportPath string, 
 		// fails it if it does not compile.
 		return buildOnly(in, p)
 	}
-	r := testRound(in, cfg, p, cfg.run, reportPath, replaySlots)
+	r := testRound(in, cfg, p, cfg.run, cfg.maxEvents, reportPath, replaySlots)
 	// A recording stopped at -max-events leaves the tests after the cut
 	// unrecorded, and with them, in many suites, the concurrent ones,
 	// which come after long serial ones: those are recorded again, each
 	// round with its own -max-events, while a round reaches a test the
 	// rounds before did not.
+	//
+	// The recordings after the first share one -max-events, so that a
+	// package costs at most about twice the events of one recording: a
+	// suite whose every test passes the limit on its own records the
+	// tests the first recording did not reach once, up to that limit.
 	reached := slices.Clone(r.ended.Reached)
-	for round, cut := 2, r.ended.CutAtLimit; cut && round <= maxRounds && !in.stopped(); round++ {
+	budget := cfg.maxEvents
+	for round, cut := 2, r.ended.CutAtLimit; cut && round <= maxRounds && budget > 0 && !in.stopped(); round++ {
 		rest := testsLeft(r.ended.Tests, reached, cfg)
 		if len(rest) == 0 {
 			break
 		}
-		fmt.Fprintf(&r.out, "avcheck test: recording again, with -max-events of their own, the %s that the recording did not reach: %s\n",
-			plural(len(rest), "test"), strings.Join(rest, ", "))
-		next := testRound(in, cfg, p, runPattern(rest, cfg.run), reportPath+"."+strconv.Itoa(round), replaySlots)
+		fmt.Fprintf(&r.out, "avcheck test: recording again the %s that the recording did not reach, within the %d probe events left of a second -max-events: %s\n",
+			plural(len(rest), "test"), budget, strings.Join(rest, ", "))
+		next := testRound(in, cfg, p, runPattern(rest, cfg.run), budget, reportPath+"."+strconv.Itoa(round), replaySlots)
 		r.merge(next, cfg.all)
 		reached = append(reached, next.ended.Reached...)
 		cut = next.ended.CutAtLimit && len(next.ended.Reached) > 0
+		if next.ended.CutAtLimit || next.doc == nil {
+			budget = 0
+		} else {
+			budget -= int64(next.doc.Stats.Events)
+		}
 	}
 	return r.testResult
 }
@@ -412,9 +424,10 @@ type roundResult struct {
 }
 
 // testRound records the tests of p that run matches with avcheck run,
-// its output captured, and counts its findings from the JSON report.
-func testRound(in *interrupts, cfg *testConfig, p testPackage, run, reportPath string, replaySlots chan struct{}) *roundResult {
-	args := []string{"-report", reportPath, "-timeout", cfg.timeout.String(), "-max-events", strconv.FormatInt(cfg.maxEvents, 10),
+// up to maxEvents probe events, its output captured, and counts its
+// findings from the JSON report.
+func testRound(in *interrupts, cfg *testConfig, p testPackage, run string, maxEvents int64, reportPath string, replaySlots chan struct{}) *roundResult {
+	args := []string{"-report", reportPath, "-timeout", cfg.timeout.String(), "-max-events", strconv.FormatInt(maxEvents, 10),
 		"-replay=" + strconv.FormatBool(cfg.replay), "-replay-timeout", cfg.replayTimeout.String()}
 	if cfg.recorderSet {
 		args = append(args, "-recorder="+cfg.recorder)

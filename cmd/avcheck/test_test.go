@@ -152,12 +152,12 @@ func TestTestRounds(t *testing.T) {
 		findings string
 	}{
 		{"", exitFindings, []string{
-			"avcheck test: recording again, with -max-events of their own, the 2 tests that the recording did not reach: TestLost, TestWaits\n",
+			"avcheck test: recording again the 2 tests that the recording did not reach, within the 20000 probe events left of a second -max-events: TestLost, TestWaits\n",
 			"cut_test.go:34:7: n: ",
 			"\tlevel: proven",
 		}, "1 finding"},
 		{"TestLost", exitClean, []string{
-			"avcheck test: recording again, with -max-events of their own, the 1 test that the recording did not reach: TestWaits\n",
+			"avcheck test: recording again the 1 test that the recording did not reach, within the 20000 probe events left of a second -max-events: TestWaits\n",
 		}, "0 findings"},
 	} {
 		args := []string{"-replay=false", "-max-events", "20000", "-p", "1", "-report", filepath.Join(t.TempDir(), "report.json")}
