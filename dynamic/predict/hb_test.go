@@ -373,3 +373,25 @@ func TestVC(t *testing.T) {
 		t.Fatal("Clone shares storage")
 	}
 }
+
+// ClockBound cuts a trace where its live goroutines' clocks would pass
+// the bound: main forks goroutines that do not end, and the product of
+// the live ones and those seen passes 100 words at the eleventh fork;
+// goroutines that end as the next starts never do.
+func TestClockBound(t *testing.T) {
+	var alive, chain strings.Builder
+	for g := 2; g < 40; g++ {
+		fmt.Fprintf(&alive, "1 fork %d\n%d wr x\n", g, g)
+		fmt.Fprintf(&chain, "1 fork %d\n%d wr x\n%d end\n", g, g, g)
+	}
+	tr := tt(t, alive.String())
+	n, why := ClockBound(tr, 100)
+	// At the 10th fork (event 18), 11 goroutines are alive: 121 words.
+	if n != 18 || why != "11 goroutines alive at once, each with a clock as wide as the 11 goroutines seen, would take more than 0 MB" {
+		t.Errorf("bound at event %d (%q), want 18", n, why)
+	}
+	tr = tt(t, chain.String())
+	if n, why := ClockBound(tr, 100); n != len(tr.Events) || why != "" {
+		t.Errorf("a chain of goroutines cut at event %d of %d (%q), want none", n, len(tr.Events), why)
+	}
+}
