@@ -89,12 +89,7 @@ func Check(ctx context.Context, dir, pkg string) error {
 		return err
 	}
 	defer os.RemoveAll(workDir)
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", os.DevNull, pkg)
-	interruptible(cmd)
-	cmd.Env = append(os.Environ(), "GOTMPDIR="+workDir)
-	cmd.Dir = dir
-	var output bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &output, &output
+	cmd, output := goCommand(ctx, dir, workDir, "build", "-o", os.DevNull, pkg)
 	if err := cmd.Run(); err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -108,6 +103,18 @@ func Check(ctx context.Context, dir, pkg string) error {
 	return nil
 }
 
+// goCommand returns the go command with args, run in dir with its work
+// directory in workDir, interruptible, and the buffer its output goes to.
+func goCommand(ctx context.Context, dir, workDir string, args ...string) (*exec.Cmd, *bytes.Buffer) {
+	cmd := exec.CommandContext(ctx, "go", args...)
+	interruptible(cmd)
+	cmd.Env = append(os.Environ(), "GOTMPDIR="+workDir)
+	cmd.Dir = dir
+	output := new(bytes.Buffer)
+	cmd.Stdout, cmd.Stderr = output, output
+	return cmd, output
+}
+
 // goBuild runs go test -c (go build for a program) of pkg into binDir,
 // with the go command's work directory in workDir, and returns the
 // binary.
@@ -118,12 +125,7 @@ func goBuild(ctx context.Context, dir, pkg string, isMain bool, binDir, workDir 
 	if isMain {
 		args = append(append([]string{"build"}, flags...), pkg)
 	}
-	cmd := exec.CommandContext(ctx, "go", args...)
-	interruptible(cmd)
-	cmd.Env = append(os.Environ(), "GOTMPDIR="+workDir)
-	cmd.Dir = dir
-	var output bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &output, &output
+	cmd, output := goCommand(ctx, dir, workDir, args...)
 	if err := cmd.Run(); err != nil {
 		var ee *exec.ExitError
 		if errors.As(err, &ee) {
