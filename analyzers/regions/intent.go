@@ -133,9 +133,11 @@ func isStd(pkg string) bool {
 // every read sees the same, so no interleaving can change what is read;
 // or a field that keeps the value its object was built with.
 func (f *Func) unchanging(a *Access) bool {
-	if a.Kind == Read && a.Via == "" && a.Var != nil && f.flows != nil && f.flows.fa.ps.fixed != nil && f.flows.fa.ps.fixed.Fixed(a.Var) {
+	if n := len(a.Path.Fields); a.Kind == Read && a.Via == "" && a.Var != nil && n > 0 && a.Path.Fields[n-1] == a.Var.Name() &&
+		f.flows != nil && f.flows.fa.ps.fixed != nil && f.flows.fa.ps.fixed.Fixed(a.Var) {
 		// A field that keeps the value its object was built with
-		// (fixed.go).
+		// (fixed.go): the field itself, not what it leads to (a map's
+		// elements, which change as the map it holds does).
 		return true
 	}
 	if a.Kind != Read || a.Via != "" || len(a.Path.Fields) > 0 || a.Path.Root.Kind != RootFree || f.Fn == nil {

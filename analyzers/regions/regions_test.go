@@ -193,6 +193,15 @@ func Tally
   311 write total
   region proximity 309-311 (none): total@309 total@309 c.n@309 c.n@310 total@311 total@311
   region proximity 309-309 (read-pair 309-309): total@309 total@309 c.n@309
+func NewMemo
+func Get
+  325 read c.m [c.mu#1]
+  325 read c.m[] [c.mu#1]
+  331 read c.m [c.mu#2]
+  331 write c.m[] [c.mu#2]
+  region lock 324-326 (critical-section): c.m@325 c.m[]@325
+  region proximity 325-331 (branch 325-331): c.m@325 c.m[]@325 c.m@331 c.m[]@331
+  region lock 330-332 (critical-section): c.m@331 c.m[]@331
 `
 
 // TestViaSync checks that what a call of the runtime or of a sync type

@@ -310,3 +310,25 @@ func Tally(c *Counter) { // want Tally:`summary\(read c.n \[lock c.mu\]; read to
 	c.Set(1)
 	total++
 }
+
+// Memo's m is set only by NewMemo, but what the map holds changes: a
+// check of an element decides the write of it (check-then-act).
+type Memo struct {
+	mu sync.Mutex
+	m  map[int]int
+}
+
+func NewMemo() *Memo { return &Memo{m: map[int]int{}} } // want NewMemo:`summary\(\)`
+
+func (c *Memo) Get(k int) int { // want Get:`summary\(read c.m \[lock c.mu\] ->result0; read c.m\[\] \[lock c.mu\] ->result0; write c.m\[\] \[lock c.mu\] <-params\[1\]; takes c.mu\)`
+	c.mu.Lock()
+	v, ok := c.m[k]
+	c.mu.Unlock()
+	if ok {
+		return v
+	}
+	c.mu.Lock()
+	c.m[k] = 1
+	c.mu.Unlock()
+	return 1
+}
