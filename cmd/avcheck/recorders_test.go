@@ -40,8 +40,11 @@ func TestRunInstrumentEndsBadly(t *testing.T) {
 		{"deadlock", nil, "exited with status 2 (a panic or a fatal error such as a deadlock", "deadlock_test.go", 17, 20},
 		// The trace is bounded, so that how many events a fast machine
 		// records in 2s does not decide how far apart the finding's
-		// events are, and so its level.
-		{"forever", []string{"-timeout=2s", "-max-events=100000"}, "ran past its time limit and was killed", "main.go", 14, 17},
+		// events are, and so its level; and long enough for both
+		// goroutines to be in it on a loaded machine (100,000 probe
+		// events took 10 ms, a scheduler's time slice: one goroutine
+		// once ran alone until the limit).
+		{"forever", []string{"-timeout=2s", "-max-events=1000000"}, "ran past its time limit and was killed", "main.go", 14, 17},
 	} {
 		t.Run(tc.pkg, func(t *testing.T) {
 			t.Parallel()
