@@ -398,7 +398,7 @@ func testOne(in *interrupts, cfg *testConfig, p testPackage, reportPath string, 
 		if len(rest) == 0 {
 			break
 		}
-		fmt.Fprintf(&r.out, "avcheck test: recording again the %s that the recording did not reach, within the %d probe events left of a second -max-events: %s\n",
+		r.output += fmt.Sprintf("avcheck test: recording again the %s that the recording did not reach, within the %d probe events left of a second -max-events: %s\n",
 			plural(len(rest), "test"), budget, strings.Join(rest, ", "))
 		next := testRound(in, cfg, p, runPattern(rest, cfg.run), budget, reportPath+"."+strconv.Itoa(round), replaySlots)
 		r.merge(next, cfg.all)
@@ -419,7 +419,6 @@ const maxRounds = 8
 // roundResult is one recording of a package's tests, with its outcome.
 type roundResult struct {
 	testResult
-	out   strings.Builder
 	ended record.Outcome
 }
 
@@ -446,11 +445,12 @@ func testRound(in *interrupts, cfg *testConfig, p testPackage, run string, maxEv
 	start := time.Now()
 	r := new(roundResult)
 	code := runStages(in, args, &out, &out, &r.ended, replaySlots)
+	var kept strings.Builder
 	// The report is a temporary file, gone when avcheck test ends: the
 	// line that names it for go vet is left out.
 	for line := range strings.SplitAfterSeq(out.String(), "\n") {
 		if !strings.HasPrefix(line, "avcheck run: to see the findings as diagnostics:") {
-			r.out.WriteString(runOnlyHints.Replace(line))
+			kept.WriteString(runOnlyHints.Replace(line))
 		}
 	}
 	// A test binary that ran to its end with a status other than 0 (a
@@ -470,15 +470,14 @@ func testRound(in *interrupts, cfg *testConfig, p testPackage, run string, maxEv
 			}
 		}
 	}
-	r.output = r.out.String()
+	r.output = kept.String()
 	return r
 }
 
 // merge adds a later round's output, findings and figures to r's; all
 // is -all.
 func (r *roundResult) merge(next *roundResult, all bool) {
-	r.out.WriteString(next.out.String())
-	r.output = r.out.String()
+	r.output += next.output
 	r.elapsed += next.elapsed
 	r.testsFailed = r.testsFailed || next.testsFailed
 	if next.code != exitClean && next.code != exitFindings || r.code == exitClean {
