@@ -106,21 +106,32 @@ func TestTestUsage(t *testing.T) {
 	}
 }
 
+// avcheckTest runs avcheck test with args, a report of its own, and the
+// packages in dirs (relative to the module root), and returns its exit
+// status, standard output and standard error.
+func avcheckTest(t *testing.T, args []string, dirs ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	args = append(slices.Clone(args), "-report", filepath.Join(t.TempDir(), "report.json"))
+	for _, d := range dirs {
+		args = append(args, filepath.Join(root, d))
+	}
+	var out, errb bytes.Buffer
+	code = testMain(context.Background(), args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
 // A package without tests that does not compile fails as go test fails
 // it: the compiler's errors, a FAIL line, exit 1; one that compiles has
 // its "no test files" line.
 func TestTestBuildOnly(t *testing.T) {
 	t.Parallel()
-	root, err := filepath.Abs("../..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stdout, stderr bytes.Buffer
-	code := testMain(context.Background(), []string{"-report", filepath.Join(t.TempDir(), "report.json"),
-		filepath.Join(root, "testdata/broken"), filepath.Join(root, "testdata/corpus/internal/turn")}, &stdout, &stderr)
-	out := stdout.String()
+	code, out, stderr := avcheckTest(t, nil, "testdata/broken", "testdata/corpus/internal/turn")
 	if code != exitError {
-		t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, exitError, out, stderr.String())
+		t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, exitError, out, stderr)
 	}
 	for _, want := range []string{
 		"# github.com/avcheck/avcheck/testdata/broken\n",
@@ -141,10 +152,6 @@ func TestTestBuildOnly(t *testing.T) {
 // too; -skip leaves a test out of it.
 func TestTestRounds(t *testing.T) {
 	t.Parallel()
-	root, err := filepath.Abs("../..")
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, tc := range []struct {
 		skip     string
 		code     int
@@ -160,15 +167,13 @@ func TestTestRounds(t *testing.T) {
 			"avcheck test: recording again the 1 test that the recording did not reach, within the 20000 probe events left of a second -max-events: TestWaits\n",
 		}, "0 findings"},
 	} {
-		args := []string{"-replay=false", "-max-events", "20000", "-p", "1", "-report", filepath.Join(t.TempDir(), "report.json")}
+		args := []string{"-replay=false", "-max-events", "20000", "-p", "1"}
 		if tc.skip != "" {
 			args = append(args, "-skip", tc.skip)
 		}
-		var stdout, stderr bytes.Buffer
-		code := testMain(context.Background(), append(args, filepath.Join(root, "testdata/record/cutsuite")), &stdout, &stderr)
-		out := stdout.String()
+		code, out, stderr := avcheckTest(t, args, "testdata/record/cutsuite")
 		if code != tc.code {
-			t.Fatalf("-skip %q: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", tc.skip, code, tc.code, out, stderr.String())
+			t.Fatalf("-skip %q: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", tc.skip, code, tc.code, out, stderr)
 		}
 		for _, want := range append(tc.want, "the recording stopped at its limit of about 20000 probe events",
 			"avcheck test: 1 package recorded, "+map[bool]string{true: "1 package", false: "0 packages"}[tc.code == exitFindings]+" with findings ("+tc.findings+")") {
@@ -187,16 +192,9 @@ func TestTestRounds(t *testing.T) {
 // exit 1, as go test does.
 func TestTestFailing(t *testing.T) {
 	t.Parallel()
-	root, err := filepath.Abs("../..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stdout, stderr bytes.Buffer
-	code := testMain(context.Background(), []string{"-report", filepath.Join(t.TempDir(), "report.json"),
-		filepath.Join(root, "testdata/record/crash")}, &stdout, &stderr)
-	out := stdout.String()
+	code, out, stderr := avcheckTest(t, nil, "testdata/record/crash")
 	if code != exitError {
-		t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, exitError, out, stderr.String())
+		t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, exitError, out, stderr)
 	}
 	for _, want := range []string{
 		"avcheck run: the program exited with status 2",
