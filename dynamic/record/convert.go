@@ -623,6 +623,8 @@ func (c *converter) step(r avrt.Event) {
 		// new if its address is not (chanIDs, varIDs).
 	case avrt.KindTestBegin, avrt.KindTestEnd:
 		c.testOrder(gs, r.Kind, e, s)
+	case avrt.KindTestCleanup, avrt.KindTestDone:
+		c.testCleanups(gs, r.Kind, e, s)
 	case avrt.KindRunTests, avrt.KindRanTests:
 		c.runTests(gs, r.Kind, e, s)
 	case avrt.KindTestFork:
@@ -872,8 +874,10 @@ const testsObj trace.ObjID = 1<<63 | 0x7e57
 // t.Parallel (subtest).
 func (c *converter) testOrder(gs *convG, k avrt.Kind, e trace.Event, s rawSite) {
 	if k == avrt.KindTestEnd {
+		// The test's function returned: its parallel subtests go on.
+		// The rest of its end waits for its cleanups (testCleanups).
 		c.testBarrier(gs, e.Site, s)
-		c.testReturned(gs, e, s)
+		return
 	}
 	if k == avrt.KindTestBegin && gs == c.testsFrom {
 		// An example, which the testing package runs on the goroutine
@@ -891,7 +895,7 @@ func (c *converter) testOrder(gs *convG, k avrt.Kind, e trace.Event, s rawSite) 
 		c.emit(gs, e)
 		c.wg[testsObj] = 1
 		gs.inTest = true
-	case k == avrt.KindTestEnd && gs.inTest:
+	case k == avrt.KindTestDone && gs.inTest:
 		e.Kind = trace.KindWGDone
 		c.emit(gs, e)
 		c.wg[testsObj] = 0
@@ -996,8 +1000,8 @@ func (c *converter) subtest(gs *convG, k avrt.Kind, e trace.Event, s rawSite) {
 		}
 		c.testSignal(gs, e)
 	case avrt.KindTestReturn:
+		// Its signal waits for its cleanups (testCleanups).
 		c.testBarrier(gs, e.Site, s)
-		c.testSignal(gs, e)
 	case avrt.KindTestResume:
 		obj := testsObj
 		if gs.test.run != 0 {
@@ -1014,6 +1018,47 @@ func (c *converter) subtest(gs *convG, k avrt.Kind, e trace.Event, s rawSite) {
 		e.Kind, e.Obj = trace.KindWGWait, obj
 		c.emit(gs, e)
 	}
+}
+
+// testCleanups records the order of a test's cleanups, which the testing
+// package runs in the test's goroutine once the test's function
+// returned and its parallel subtests ended (avrt.TestCleanup), and
+// before it signals its parent (avrt.TestDone):
+//   - their start waits for the ends of the test's parallel subtests;
+//   - their end is the test's end: a subtest's signal to its parent, or,
+//     if it signalled in t.Parallel, an Add and a Done of its parent's
+//     testSubsObjs; a top-level test's end in the tests' order
+//     (testOrder) and in TestMain's wait for the tests (testReturned).
+//
+// So what a cleanup does, such as restoring a setting the test changed,
+// happens after the subtests and before what follows the test.
+func (c *converter) testCleanups(gs *convG, k avrt.Kind, e trace.Event, s rawSite) {
+	if k == avrt.KindTestCleanup {
+		obj := testSubsObjs | trace.ObjID(gs.id)
+		if _, ok := c.t.Objects[obj]; !ok || c.wg[obj] != 0 {
+			c.drop()
+			return
+		}
+		e.Kind, e.Obj = trace.KindWGWait, obj
+		c.emit(gs, e)
+		return
+	}
+	if gs.test.run == 0 {
+		// A top-level test.
+		c.testReturned(gs, e, s)
+		c.testOrder(gs, k, e, s)
+		return
+	}
+	if !gs.test.signalled {
+		c.testSignal(gs, e)
+		return
+	}
+	obj := testSubsObjs | trace.ObjID(gs.test.parent)
+	c.object(obj, trace.ObjWaitGroup, s, "a test's parallel subtests' end")
+	e.Obj, e.Kind, e.Arg = obj, trace.KindWGAdd, 1
+	c.emit(gs, e)
+	e.Kind, e.Arg = trace.KindWGDone, 0
+	c.emit(gs, e)
 }
 
 // testSignal records a subtest's signal to its parent, once.

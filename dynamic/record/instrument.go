@@ -2662,7 +2662,12 @@ func (w *fileRewriter) tests() {
 			return !parallel
 		})
 		site := w.siteAt(fd.Name, false, "", 0)
-		text := fmt.Sprintf("defer %s.TestEnd(%s); ", rtName, w.siteID(site))
+		// An example has no T, and no cleanups.
+		text := fmt.Sprintf("defer %s.TestEnd(nil, %s); ", rtName, w.siteID(site))
+		if fd.Type.Params.NumFields() == 1 {
+			t := w.testParam(fd)
+			text = fmt.Sprintf("%s.TestCleanups(%s, %s); defer %s.TestEnd(%s, %s); ", rtName, t, w.siteID(site), rtName, t, w.siteID(site))
+		}
 		if !parallel {
 			text = fmt.Sprintf("%s.TestBegin(%s); ", rtName, w.siteID(site)) + text
 		} else {
@@ -2671,6 +2676,23 @@ func (w *fileRewriter) tests() {
 		}
 		w.insert(fd.Body.Lbrace+1, prioTest, text)
 	}
+}
+
+// testParam returns the name of the *testing.T parameter of a top-level
+// test, which the probes of its end pass to the recording runtime; a
+// parameter without a name, or named _, is given one.
+func (w *fileRewriter) testParam(fd *ast.FuncDecl) string {
+	const name = "avcheckT"
+	field := fd.Type.Params.List[0]
+	switch {
+	case len(field.Names) == 0:
+		w.replace(field.Type.Pos(), field.Type.Pos(), name+" ")
+	case field.Names[0].Name == "_":
+		w.replace(field.Names[0].Pos(), field.Names[0].End(), name)
+	default:
+		return field.Names[0].Name
+	}
+	return name
 }
 
 // deferredOrGo reports whether c is the call of a defer or go statement,

@@ -147,6 +147,7 @@ const (
 	hookTestSignal
 	hookTestBarrier
 	hookTestResume
+	hookTestCleanup
 )
 
 // Record runs the binary under the debugger with breakpoints at the
@@ -511,7 +512,7 @@ func (r *recorder) hit(th proc.Thread, role bpRole) {
 	gid := trace.GoID(g.ID)
 	switch role.hook {
 	case hookNone:
-	case hookTestFork, hookTestJoin, hookTestSignal, hookTestBarrier, hookTestResume:
+	case hookTestFork, hookTestJoin, hookTestSignal, hookTestBarrier, hookTestResume, hookTestCleanup:
 		r.testHook(g, frames, role.hook)
 		return
 	case hookOnceRun:

@@ -21,14 +21,18 @@ import (
 //   - T.Run's return (hookTestJoin): the parent waits for the run's
 //     object, so it goes on after what the test did before it signalled;
 //   - the closing of a test's barrier (hookTestBarrier, in tRunner, once
-//     its function and cleanups have returned): an Add and a Done of the
-//     test's barrier object;
+//     its function has returned): an Add and a Done of the test's
+//     barrier object;
 //   - a parallel test going on past its parent's barrier (hookTestResume,
 //     in Parallel): a wait for the parent's barrier object;
 //   - a top-level parallel test's end (hookTestSignal, once it signalled
 //     in Parallel): an Add and a Done of testsEndObj, which the tests'
 //     root, on the goroutine that called m.Run, waits for at its own
-//     signal (hookTestSignal), once it waited for its parallel tests.
+//     signal (hookTestSignal), once it waited for its parallel tests;
+//   - a parallel subtest's end (hookTestSignal, once it signalled in
+//     Parallel): an Add and a Done of its parent's testSubsObjs object,
+//     which the parent waits for before it runs its cleanups
+//     (hookTestCleanup).
 //
 // So a test happens after what its parent did before T.Run, its parent
 // goes on after it (up to its t.Parallel call), and tests that run one
@@ -36,9 +40,11 @@ import (
 // themselves, as they run. The top-level tests are run by T.Run on the
 // goroutine that called m.Run, so they happen after what TestMain did
 // before the call, and TestMain goes on after all of them, parallel
-// ones included, and may read what they wrote. (A parallel subtest's
-// end is not yet ordered before its parent's return.) The instrumenting recorder records the same
-// order from probes placed in the tests' source (instrument.go).
+// ones included, and may read what they wrote. A test's cleanups run
+// after its parallel subtests, and before its signal: what they restore
+// happens before the next test. The instrumenting recorder records the
+// same order from probes placed in the tests' source (instrument.go) and
+// cleanups it registers (avrt.TestCleanups, TestEnd).
 
 // testOrderHooks are the testing package's lines the Delve recorder
 // probes for the tests' order.
@@ -49,19 +55,27 @@ var testOrderHooks = []hook{
 	{"testing.(*T).Parallel", "t.signal <- true", hookTestSignal},
 	{"testing.tRunner", "close(t.barrier)", hookTestBarrier},
 	{"testing.(*T).Parallel", "t.tstate.waitParallel()", hookTestResume},
+	{"testing.tRunner", "err := t.runCleanup(recoverAndReturnPanic)", hookTestCleanup},
 }
 
 // Test-order object ids: a run's, numbered from 1, and a test's barrier,
 // by its goroutine. The high bit is set on no address a program has.
+// The ends of a test's parallel subtests, which its cleanups wait for,
+// are an object by the test's goroutine too.
 const (
 	testRunObjs     trace.ObjID = 1<<63 | 0x7e57<<32
 	testBarrierObjs trace.ObjID = 1<<63 | 0x7e58<<32
+	testSubsObjs    trace.ObjID = 1<<63 | 0x7e5a<<32
 )
 
 // isTestOrderObj reports whether obj is one of the objects that stand
 // for the tests' order.
 func isTestOrderObj(obj trace.ObjID) bool {
-	return obj == testsObj || obj == testsEndObj || obj>>32 == testRunObjs>>32 || obj>>32 == testBarrierObjs>>32
+	switch obj >> 32 {
+	case testRunObjs >> 32, testBarrierObjs >> 32, testSubsObjs >> 32:
+		return true
+	}
+	return obj == testsObj || obj == testsEndObj
 }
 
 // testState is what the recorder knows of a goroutine that runs a test.
@@ -120,11 +134,21 @@ func (r *recorder) testHook(g *proc.G, frames []proc.Stackframe, hook hookKind) 
 			return
 		}
 		if gs.test.signalled {
-			if p := r.gs[gs.test.parent]; p != nil && p.test.run == 0 {
+			p := r.gs[gs.test.parent]
+			switch {
+			case p == nil:
+			case p.test.run == 0:
 				// A top-level parallel test's end, which the root waits for.
 				r.t.Objects[testsEndObj] = trace.Object{Kind: trace.ObjWaitGroup, Name: "the tests m.Run waits for"}
 				r.emitIn(gs, trace.Event{Kind: trace.KindWGAdd, Arg: 1, Obj: testsEndObj, Site: site}, false)
 				r.emitIn(gs, trace.Event{Kind: trace.KindWGDone, Obj: testsEndObj, Site: site}, false)
+			default:
+				// A parallel subtest's end, which its parent's cleanups
+				// wait for (hookTestCleanup).
+				obj := testSubsObjs | trace.ObjID(p.id)
+				r.t.Objects[obj] = trace.Object{Kind: trace.ObjWaitGroup, Name: "a test's parallel subtests' end"}
+				r.emitIn(gs, trace.Event{Kind: trace.KindWGAdd, Arg: 1, Obj: obj, Site: site}, false)
+				r.emitIn(gs, trace.Event{Kind: trace.KindWGDone, Obj: obj, Site: site}, false)
 			}
 			return
 		}
@@ -143,6 +167,11 @@ func (r *recorder) testHook(g *proc.G, frames []proc.Stackframe, hook hookKind) 
 		gs.test.barrier = obj
 		r.emitIn(gs, trace.Event{Kind: trace.KindWGAdd, Arg: 1, Obj: obj, Site: site}, false)
 		r.emitIn(gs, trace.Event{Kind: trace.KindWGDone, Obj: obj, Site: site}, false)
+	case hookTestCleanup:
+		obj := testSubsObjs | trace.ObjID(gs.id)
+		if _, ok := r.t.Objects[obj]; ok {
+			r.emitIn(gs, trace.Event{Kind: trace.KindWGWait, Obj: obj, Site: site}, false)
+		}
 	case hookTestResume:
 		p := r.gs[gs.test.parent]
 		if gs.test.run == 0 || p == nil || p.test.barrier == 0 {

@@ -15,9 +15,10 @@ import (
 
 // testOrderEvents describes the events of the objects that stand for the
 // tests' order, per object, as "kind who": who is "P" for the goroutine
-// that forked the object's test (its parent), "C" for that test, "C2"
-// for another child of the same parent.
-func testOrderEvents(t *testing.T, tr *trace.Trace) (runs, barriers [][]string, tests int) {
+// that forked the object's test (its parent), "C" for that test or
+// another child of the same parent. The ends of a test's parallel
+// subtests (subs) are described with the test as the parent.
+func testOrderEvents(t *testing.T, tr *trace.Trace) (runs, barriers, subs [][]string, tests int) {
 	t.Helper()
 	parent := map[trace.GoID]trace.GoID{}
 	byObj := map[trace.ObjID][]trace.Event{}
@@ -41,6 +42,9 @@ func testOrderEvents(t *testing.T, tr *trace.Trace) (runs, barriers [][]string, 
 	for _, obj := range order {
 		evs := byObj[obj]
 		owner := evs[0].G // the parent that adds, for a run; the test, for a barrier
+		if obj>>32 == testSubsObjs>>32 {
+			owner = trace.GoID(obj & 0xffffffff)
+		}
 		var desc []string
 		for _, e := range evs {
 			who := "?"
@@ -52,30 +56,36 @@ func testOrderEvents(t *testing.T, tr *trace.Trace) (runs, barriers [][]string, 
 			}
 			desc = append(desc, fmt.Sprintf("%s %s", e.Kind, who))
 		}
-		if obj>>32 == testRunObjs>>32 {
+		switch obj >> 32 {
+		case testRunObjs >> 32:
 			runs = append(runs, desc)
-		} else {
+		case testSubsObjs >> 32:
+			subs = append(subs, desc)
+		default:
 			barriers = append(barriers, desc)
 		}
 	}
-	return runs, barriers, tests
+	return runs, barriers, subs, tests
 }
 
 // Both recorders record the order in which the testing package runs the
 // tests of testdata/record/subtests (testorder.go): each T.Run as an Add by
 // the parent, a Done by the subtest it forked and a Wait by the parent,
 // and the barrier of the test whose two subtests call t.Parallel as an
-// Add and a Done by that test, then a Wait by each subtest. The Delve
-// recorder sees the top-level tests run by T.Run too; the instrumenting
-// recorder orders them with the probes at their start and end.
+// Add and a Done by that test, then a Wait by each subtest, and the
+// ends of those subtests as an Add and a Done by each, which the test
+// waits for before its cleanups. The Delve recorder sees the top-level
+// tests run by T.Run too; the instrumenting recorder orders them with
+// the probes at their start and end.
 func TestRecordTestOrder(t *testing.T) {
 	run := []string{"wgadd P", "wgdone C", "wgwait P"}
 	barrier := []string{"wgadd P", "wgdone P", "wgwait C", "wgwait C"}
+	ends := []string{"wgadd C", "wgdone C", "wgadd C", "wgdone C", "wgwait P"}
 	check := func(t *testing.T, tr *trace.Trace, wantRuns, wantTests int) {
 		if err := trace.Validate(tr); err != nil {
 			t.Fatal(err)
 		}
-		runs, barriers, tests := testOrderEvents(t, tr)
+		runs, barriers, subs, tests := testOrderEvents(t, tr)
 		if len(runs) != wantRuns {
 			t.Errorf("%d runs, want %d: %q", len(runs), wantRuns, runs)
 		}
@@ -86,6 +96,9 @@ func TestRecordTestOrder(t *testing.T) {
 		}
 		if len(barriers) != 1 || !slices.Equal(barriers[0], barrier) {
 			t.Errorf("barriers %q, want one: %q", barriers, barrier)
+		}
+		if len(subs) != 1 || !slices.Equal(subs[0], ends) {
+			t.Errorf("parallel subtests' ends %q, want one: %q", subs, ends)
 		}
 		if tests != wantTests {
 			t.Errorf("%d events of the top-level tests' order, want %d", tests, wantTests)
@@ -268,4 +281,38 @@ func TestInstrumentedRecheck(t *testing.T) {
 	if !maps.Equal(got, want) {
 		t.Errorf("reads recorded: %v, want %v", got, want)
 	}
+}
+
+// A test's cleanups run after its function returned and its parallel
+// subtests ended, and before the next test or its parent goes on
+// (testdata/record/cleanups): with either recorder, the settings that
+// cleanups restore do not race with the next test's reads, its parent's,
+// its parallel subtests', or the example's, which runs after the tests;
+// the subtests' split update of a counter does.
+func TestRecordCleanups(t *testing.T) {
+	want := []string{"filtered R-W-W shared cleanup_test.go:62:rd cleanup_test.go:65:wr cleanup_test.go:65:wr"}
+	check := func(t *testing.T, tr *trace.Trace) {
+		t.Helper()
+		if err := trace.Validate(tr); err != nil {
+			t.Fatal(err)
+		}
+		if got := findings(tr); !slices.Equal(got, want) {
+			t.Errorf("findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+	}
+	t.Run("delve", func(t *testing.T) {
+		plan, bin := prepare(t, "cleanups", false)
+		tr, oc := record(t, context.Background(), plan, Options{Binary: bin})
+		if !oc.Complete || oc.Status != 0 || oc.Invalid != "" {
+			t.Fatalf("outcome %+v", oc)
+		}
+		check(t, tr)
+	})
+	t.Run("instrument", func(t *testing.T) {
+		in, bin, root := prepareInstrumented(t, "cleanups", false)
+		if len(in.Unrewritten) > 0 {
+			t.Errorf("files not rewritten: %v", in.Unrewritten)
+		}
+		check(t, recordInstrumentedOK(t, in, Options{Binary: bin, Dir: root}))
+	})
 }

@@ -97,6 +97,8 @@ const (
 	KindTestGo             // a goroutine the testing package started runs a test or benchmark that TestBegin does not record
 	KindPoolPut            // a sync.Pool's Put of the item whose interface data word is Obj, before it
 	KindPoolGet            // a sync.Pool's Get returned the item whose interface data word is Obj
+	KindTestCleanup        // a test's cleanups begin: its function returned and its parallel subtests ended
+	KindTestDone           // a test's cleanups ended: its parent, or the next test, goes on
 )
 
 // Event is one raw event, as it lies in the file (little-endian, on the
@@ -476,10 +478,35 @@ func TestGo(site uint32) {
 	}
 }
 
-// TestEnd records that a test TestBegin recorded returns.
-func TestEnd(site uint32) {
+// TestEnd records that a top-level test or example returns. For a test
+// (t not nil), it has the testing package record, when it runs the
+// test's cleanups, that they begin: registered last, that cleanup runs
+// first, once the test's parallel subtests ended. An example has no
+// cleanups: its end is their end too.
+func TestEnd(t Cleaner, site uint32) {
+	if !enabled {
+		return
+	}
+	emit(KindTestEnd, 0, 0, site)
+	if t == nil {
+		emit(KindTestDone, 0, 0, site)
+		return
+	}
+	t.Cleanup(func() { emit(KindTestCleanup, 0, 0, site) })
+}
+
+// Cleaner is a test's T or B, whose Cleanup the testing package runs,
+// in the test's goroutine, once the test's function returned and its
+// parallel subtests ended, before the test signals its parent.
+type Cleaner interface{ Cleanup(func()) }
+
+// TestCleanups, called as a test's function begins, has the testing
+// package record that the test's cleanups ended: registered first, that
+// cleanup runs last. What the cleanups did, such as restoring a setting
+// the test changed, happens before the next test or the parent goes on.
+func TestCleanups(t Cleaner, site uint32) {
 	if enabled {
-		emit(KindTestEnd, 0, 0, site)
+		t.Cleanup(func() { emit(KindTestDone, 0, 0, site) })
 	}
 }
 
@@ -515,7 +542,16 @@ func Sub[T any](f func(T), site uint32) func(T) {
 	emit(KindTestFork, 0, t, site)
 	return func(x T) {
 		emit(KindStart, 0, t, site)
-		defer emit(KindTestReturn, 0, 0, site)
+		c, _ := any(x).(Cleaner)
+		if c != nil {
+			TestCleanups(c, site)
+		}
+		defer func() {
+			emit(KindTestReturn, 0, 0, site)
+			if c != nil {
+				c.Cleanup(func() { emit(KindTestCleanup, 0, 0, site) })
+			}
+		}()
 		f(x)
 	}
 }
