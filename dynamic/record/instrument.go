@@ -1953,6 +1953,9 @@ func (w *fileRewriter) call(c *ast.CallExpr) {
 	case "context":
 		w.contextCall(c, fn)
 		return
+	case "reflect":
+		w.reflectCall(c, fun, fn)
+		return
 	case "sync":
 	default:
 		return
@@ -1980,6 +1983,49 @@ func (w *fileRewriter) call(c *ast.CallExpr) {
 		return
 	}
 	w.replace(fun.X.End(), c.Lparen+1, recv+", ")
+	w.replace(c.Rparen, c.Rparen+1, fmt.Sprintf(", %s)", w.siteID(site)))
+}
+
+// reflectMethods maps the reflect package's channel operations to the
+// runtime's wrappers (avrt.Select).
+var reflectMethods = map[string]string{
+	"reflect.Select":          "Select",
+	"(reflect.Value).Send":    "ValueSend",
+	"(reflect.Value).TrySend": "ValueTrySend",
+	"(reflect.Value).Recv":    "ValueRecv",
+	"(reflect.Value).TryRecv": "ValueTryRecv",
+	"(reflect.Value).Close":   "ValueClose",
+}
+
+// reflectCall wraps a channel operation made through the reflect package,
+// which orders the goroutines as the statement it stands for does.
+func (w *fileRewriter) reflectCall(c *ast.CallExpr, fun *ast.SelectorExpr, fn *types.Func) {
+	wrapper, ok := reflectMethods[fn.FullName()]
+	if !ok || w.deferredOrGo(c) {
+		return
+	}
+	site := w.siteAt(c, false, "", trace.ObjChan)
+	sel, ok := w.info.Selections[fun]
+	switch {
+	case !ok:
+		// reflect.Select(cases), to avrt.Select(reflect.Select, cases):
+		// the file's import of reflect stays used.
+		w.replace(c.Fun.Pos(), c.Fun.Pos(), rtName+"."+wrapper+"(")
+		w.replace(c.Fun.End(), c.Lparen+1, ", ")
+	case sel.Kind() != types.MethodVal || len(sel.Index()) != 1:
+		return // a method expression, or a method of an embedded Value
+	default:
+		deref := ""
+		if _, ptr := sel.Recv().Underlying().(*types.Pointer); ptr {
+			deref = "*"
+		}
+		w.replace(fun.X.Pos(), fun.X.Pos(), rtName+"."+wrapper+"("+deref)
+		sep := ", "
+		if len(c.Args) == 0 {
+			sep = ""
+		}
+		w.replace(fun.X.End(), c.Lparen+1, sep)
+	}
 	w.replace(c.Rparen, c.Rparen+1, fmt.Sprintf(", %s)", w.siteID(site)))
 }
 

@@ -170,6 +170,48 @@ func TestRecordSync(t *testing.T) {
 	}
 }
 
+// Channel operations made through the reflect package (reflect.Select,
+// reflect.Value's Send, Recv, TryRecv and Close) order goroutines as the
+// statements do (testdata/record/reflectsel): both recorders record
+// them, the Delve recorder in the runtime, the instrumenting one at the
+// calls (avrt.Select), and neither trace predicts a violation, while
+// each does without them.
+func TestRecordReflect(t *testing.T) {
+	want := []string{
+		"recv chan/0#1 reflectsel.go:31; send chan/0#1 reflectsel.go:37",
+		"recv chan/0#1 reflectsel_test.go:34; send chan/1#1 reflectsel_test.go:36; recv chan/0#0 reflectsel_test.go:38",
+		"send chan/0#1 reflectsel.go:42; recv chan/0#1 reflectsel_test.go:14",
+		"send chan/0#1 reflectsel_test.go:29; recv chan/1#1 reflectsel_test.go:30; close chan/0 reflectsel_test.go:32",
+	}
+	check := func(t *testing.T, tr *trace.Trace) {
+		t.Helper()
+		if err := trace.Validate(tr); err != nil {
+			t.Fatalf("trace: %v", err)
+		}
+		if got := syncEvents(tr); !slices.Equal(got, want) {
+			t.Errorf("synchronisation events:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+		if got := findings(tr); len(got) != 0 {
+			t.Errorf("findings:\n%s\nwant none", strings.Join(got, "\n"))
+		}
+		if len(findings(withoutSync(tr))) == 0 {
+			t.Errorf("without its synchronisation events the trace predicts nothing either: they are not what rules the violation out")
+		}
+	}
+	t.Run("delve", func(t *testing.T) {
+		plan, bin := prepare(t, "reflectsel", false)
+		tr, oc := record(t, context.Background(), plan, Options{Binary: bin})
+		if !oc.Complete || oc.Status != 0 || oc.Invalid != "" {
+			t.Fatalf("outcome %+v", oc)
+		}
+		check(t, tr)
+	})
+	t.Run("instrument", func(t *testing.T) {
+		in, bin, root := prepareInstrumented(t, "reflectsel", false)
+		check(t, recordInstrumentedOK(t, in, Options{Binary: bin, Dir: root}))
+	})
+}
+
 // A program without select statements has channels recorded too, and
 // its message numbers follow each channel's order.
 func TestRecordPingPong(t *testing.T) {
