@@ -215,6 +215,9 @@ func predictContext(ctx context.Context, trap bool, args []string, stdout, stder
 				candidates.Store(int64(n))
 			}
 		}
+		if clockBound(stderr, "avcheck predict", t) {
+			pre = nil // the index is built again, for the events kept
+		}
 		defer limitHeapGrowth()()
 		res = predict.PredictIndexed(t, pre, opts)
 		p.Close()
@@ -500,4 +503,21 @@ func (w interruptible) Write(p []byte) (int, error) {
 		return 0, errInterrupted
 	}
 	return w.w.Write(p)
+}
+
+// clockWords is the bound of the goroutines' clocks that clockBound
+// keeps a prediction within; tests lower it.
+var clockWords int64 = predict.DefaultClockWords
+
+// clockBound cuts t where its live goroutines' clocks would pass
+// clockWords (predict.ClockBound), says so on errw, and reports whether
+// it cut.
+func clockBound(errw io.Writer, cmd string, t *trace.Trace) bool {
+	n, why := predict.ClockBound(t, clockWords)
+	if why == "" {
+		return false
+	}
+	fmt.Fprintf(errw, "%s: the prediction covers the trace's first %d events of %d: past them, %s\n", cmd, n, len(t.Events), why)
+	t.Events = t.Events[:n]
+	return true
 }

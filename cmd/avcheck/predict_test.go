@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -79,6 +80,31 @@ func TestPredictText(t *testing.T) {
 		if !strings.Contains(out, w+"\n") {
 			t.Errorf("output lacks %q:\n%s", w, out)
 		}
+	}
+}
+
+// A trace whose goroutines' clocks would pass the bound (clockWords,
+// lowered here) is predicted up to where they would, with a line that
+// says so: the finding before the cut is reported.
+func TestPredictClockBound(t *testing.T) {
+	defer func(w int64) { clockWords = w }(clockWords)
+	clockWords = 20
+	var b strings.Builder
+	b.WriteString(serialCounter)
+	for g := 3; g <= 10; g++ {
+		fmt.Fprintf(&b, "g1 fork g%d\n", g)
+	}
+	p := writeTemp(t, "trace.txt", b.String())
+	code, out, errOut := runPredictTest(p)
+	if code != exitFindings {
+		t.Fatalf("exit %d, want %d; stderr %q", code, exitFindings, errOut)
+	}
+	want := "avcheck predict: the prediction covers the trace's first 14 events of 20: past them, 5 goroutines alive at once, each with a clock as wide as the 5 goroutines seen, would take more than 0 MB\n"
+	if errOut != want {
+		t.Errorf("stderr %q, want %q", errOut, want)
+	}
+	if !strings.Contains(out, "c.go:3:2: c.n: g1 reads then writes c.n in one region, and g2's write can run between them (R-W-W)") {
+		t.Errorf("the finding before the cut is not reported:\n%s", out)
 	}
 }
 

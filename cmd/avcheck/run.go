@@ -483,10 +483,7 @@ func runStages(in *interrupts, args []string, stdout, stderr io.Writer, ended *r
 		}
 	}
 	cfg.precise.apply(&popts)
-	if n, why := predict.ClockBound(t, predict.DefaultClockWords); why != "" {
-		fmt.Fprintf(errw, "avcheck run: the prediction covers the trace's first %d events of %d: past them, %s\n", n, len(t.Events), why)
-		t.Events = t.Events[:n]
-	}
+	clockBound(errw, "avcheck run", t)
 	res := predict.Predict(t, popts)
 	endStage()
 

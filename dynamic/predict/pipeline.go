@@ -75,6 +75,8 @@ type Options struct {
 	Progress func(decided, candidates int)
 	// newSolver replaces Solver in tests.
 	newSolver solverFactory
+	// newIndex replaces the index's build in tests.
+	newIndex func(*trace.Trace) *patIndex
 }
 
 // Result is what Predict found, with the size of the trace.
@@ -123,11 +125,27 @@ func PredictIndexed(t *trace.Trace, p *Prepass, opts Options) *Result {
 		meta = make(chan []Finding, 1)
 		go func() { meta <- MetaAnalysisTrace(t) }()
 	}
+	// The index is built by a goroutine of its own, so that the
+	// prediction stops at once when it is cancelled during the build
+	// (minutes, on a trace of 100,000 goroutines), leaving the goroutine
+	// to end by itself, as the meta-analysis's is.
+	index := opts.newIndex
+	if index == nil {
+		index = buildIndex
+	}
+	built := make(chan *patIndex, 1)
+	go func() {
+		if p != nil {
+			built <- p.finish(t)
+		} else {
+			built <- index(t)
+		}
+	}()
 	var ix *patIndex
-	if p != nil {
-		ix = p.finish(t)
-	} else {
-		ix = buildIndex(t)
+	select {
+	case ix = <-built:
+	case <-stop:
+		return &Result{Events: len(t.Events), Stopped: true}
 	}
 	res := &Result{Events: len(t.Events), Goroutines: len(ix.gids), Variables: len(ix.vars)}
 	search := newSearch(ix)

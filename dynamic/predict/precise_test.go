@@ -790,7 +790,8 @@ func (s stallSolver) Check(...solve.Lit) solve.Status {
 }
 
 // TestPredictStops: a cancelled Options.Context ends the prediction
-// within a second, whatever stage it is in, and the result says so; a
+// within a second, whatever stage it is in (the index's build too), and
+// the result says so; a
 // candidate whose decision was cut short is not reported.
 func TestPredictStops(t *testing.T) {
 	tr := readFixtureTrace(t, "counter", []byte(counterTrace))
@@ -812,6 +813,18 @@ func TestPredictStops(t *testing.T) {
 	}
 	if !res.Stopped || res.Candidates != 1 || res.Decided != 0 || len(res.Findings) != 0 {
 		t.Errorf("stopped in the precise stage: stopped %v, %d of %d decided, %d findings; want stopped, 0 of 1", res.Stopped, res.Decided, res.Candidates, len(res.Findings))
+	}
+
+	// Stopped while the index is built: an index that would never be
+	// ready.
+	never := make(chan struct{})
+	defer close(never)
+	ctx, cancel = context.WithCancel(context.Background())
+	defer cancel()
+	time.AfterFunc(100*time.Millisecond, cancel)
+	res = Predict(tr, Options{Context: ctx, newIndex: func(t *trace.Trace) *patIndex { <-never; return buildIndex(t) }})
+	if !res.Stopped || res.Candidates != 0 || len(res.Findings) != 0 {
+		t.Errorf("stopped in the index's build: stopped %v, %d candidates, %d findings; want stopped and nothing", res.Stopped, res.Candidates, len(res.Findings))
 	}
 
 	var calls []int
