@@ -26,11 +26,8 @@ import (
 // reach, unless its evidence says so: a violation none of whose accesses
 // reaches a variable of the name that the evidence's accesses reach
 // stays predicted. Where one of the two sites was reached only through a
-// call (v := c.Get(), or if l.enabled() { l.write() }), the trace has no
-// object at it, and the evidence is what the other site reached: a
-// logger whose level check decides a call that reads its output twice
-// is not meant to be atomic for the output. Where neither site has an
-// object, the violation is kept.
+// call (v := c.Get()), the trace has no object at it, and the violation
+// is kept.
 func (ix *patIndex) outsideEvidence(t *trace.Trace, in Intent, acc []uint32) string {
 	switch in.Evidence {
 	case intent.WriteBack, intent.Branch, intent.ReadPair, intent.ReadBack:
@@ -38,11 +35,8 @@ func (ix *patIndex) outsideEvidence(t *trace.Trace, in Intent, acc []uint32) str
 		return ""
 	}
 	ix.evOnce.Do(func() { ix.evidenceObjects(t) })
-	// A position where no access was recorded is a call, whose accesses
-	// are its callee's, or one the region did not reach (a branch not
-	// taken).
 	from, to := ix.evObjs[posOf(t, in.From)], ix.evObjs[posOf(t, in.To)]
-	if len(from) == 0 && len(to) == 0 {
+	if len(from) == 0 || len(to) == 0 {
 		return ""
 	}
 	names := make(map[string]bool)
