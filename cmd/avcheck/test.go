@@ -270,6 +270,9 @@ type testResult struct {
 	doc         *report.Document // the package's report, nil if none was written
 	notStarted  bool             // interrupted before it began
 	buildFailed bool             // a package without tests that does not compile
+	// unreached counts the top-level tests that no recording reached
+	// before its -max-events ran out.
+	unreached int
 }
 
 func testStages(in *interrupts, args []string, stdout, stderr io.Writer) int {
@@ -317,7 +320,7 @@ func testStages(in *interrupts, args []string, stdout, stderr io.Writer) int {
 			}()
 		}
 	}()
-	var tested, withFindings, findings, failed, testsFailed int
+	var tested, withFindings, findings, failed, testsFailed, unreached, unreachedPkgs int
 	var docs []*report.Document
 	var dirs []string
 	for i, p := range pkgs {
@@ -327,6 +330,10 @@ func testStages(in *interrupts, args []string, stdout, stderr io.Writer) int {
 			dirs = append(dirs, filepath.Clean(p.Dir))
 		}
 		fmt.Fprint(stdout, r.output)
+		if r.unreached > 0 {
+			unreached += r.unreached
+			unreachedPkgs++
+		}
 		switch {
 		case r.code == -1:
 			fmt.Fprintf(stdout, "?   \t%s\t[no test files]\n", p.ImportPath)
@@ -358,6 +365,10 @@ func testStages(in *interrupts, args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "avcheck test: %s recorded, %s with findings (%s), %s whose tests failed, %s not recorded\n",
 		plural(tested-failed, "package"), plural(withFindings, "package"), plural(findings, "finding"), plural(testsFailed, "package"), plural(failed, "package"))
+	if unreached > 0 {
+		fmt.Fprintf(stdout, "avcheck test: %s of %s not recorded: the recordings' -max-events ran out before them (the packages' lines above name them)\n",
+			plural(unreached, "test"), plural(unreachedPkgs, "package"))
+	}
 	saveTestReport(stderr, cfg, dir, docs, dirs, failed, findings)
 	switch {
 	case failed > 0 || testsFailed > 0:
@@ -403,12 +414,23 @@ func testOne(in *interrupts, cfg *testConfig, p testPackage, reportPath string, 
 		next := testRound(in, cfg, p, runPattern(rest, cfg.run), budget, reportPath+"."+strconv.Itoa(round), replaySlots)
 		r.merge(next, cfg.all)
 		reached = append(reached, next.ended.Reached...)
+		if !next.ended.CutAtLimit {
+			// A recording not cut ran all it was asked to.
+			reached = append(reached, rest...)
+		}
 		cut = next.ended.CutAtLimit && len(next.ended.Reached) > 0
 		if next.ended.CutAtLimit || next.doc == nil {
 			budget = 0
 		} else {
 			budget -= int64(next.doc.Stats.Events)
 		}
+	}
+	// What the recordings did not reach is said, not left to look like
+	// a clean run.
+	if rest := testsLeft(r.ended.Tests, reached, cfg); r.ended.CutAtLimit && len(rest) > 0 && !in.stopped() {
+		r.output += fmt.Sprintf("avcheck test: not recorded: the %s that no recording reached before its -max-events ran out: %s (a larger -max-events, or -run, records them)\n",
+			plural(len(rest), "test"), strings.Join(rest, ", "))
+		r.unreached = len(rest)
 	}
 	return r.testResult
 }

@@ -158,19 +158,20 @@ func TestTestRounds(t *testing.T) {
 		want     []string
 		findings string
 	}{
-		{"", exitFindings, []string{
+		{"TestLongToo", exitFindings, []string{
 			"avcheck test: recording again the 2 tests that the recording did not reach, within the 20000 probe events left of a second -max-events: TestLost, TestWaits\n",
-			"cut_test.go:34:7: n: ",
+			"cut_test.go:35:7: n: ",
 			"\tlevel: proven",
 		}, "1 finding"},
+		// The second recording is cut in TestLongToo: the parallel test,
+		// which waits for it, is reached by none, and that is said.
 		{"TestLost", exitClean, []string{
-			"avcheck test: recording again the 1 test that the recording did not reach, within the 20000 probe events left of a second -max-events: TestWaits\n",
+			"avcheck test: recording again the 2 tests that the recording did not reach, within the 20000 probe events left of a second -max-events: TestLongToo, TestWaits\n",
+			"avcheck test: not recorded: the 1 test that no recording reached before its -max-events ran out: TestWaits (a larger -max-events, or -run, records them)\n",
+			"avcheck test: 1 test of 1 package not recorded: the recordings' -max-events ran out before them (the packages' lines above name them)\n",
 		}, "0 findings"},
 	} {
-		args := []string{"-replay=false", "-max-events", "20000", "-p", "1"}
-		if tc.skip != "" {
-			args = append(args, "-skip", tc.skip)
-		}
+		args := []string{"-replay=false", "-max-events", "20000", "-p", "1", "-skip", tc.skip}
 		code, out, stderr := avcheckTest(t, args, "testdata/record/cutsuite")
 		if code != tc.code {
 			t.Fatalf("-skip %q: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", tc.skip, code, tc.code, out, stderr)
@@ -183,6 +184,9 @@ func TestTestRounds(t *testing.T) {
 		}
 		if n := strings.Count(out, "recording again"); n != 1 {
 			t.Errorf("-skip %q: %d rounds after the first, want 1:\n%s", tc.skip, n, out)
+		}
+		if got, want := strings.Contains(out, "not recorded: the"), tc.code == exitClean; got != want {
+			t.Errorf("-skip %q: a line of tests not recorded: %v, want %v:\n%s", tc.skip, got, want, out)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 // Package cutsuite has a long serial test, which a small -max-events
-// cuts, before a test with a lost update, and a parallel test that waits
-// for both: the recording reaches the long test only.
+// cuts, before a test with a lost update and another long test, and a
+// parallel test that waits for them: the recording reaches the long test
+// only.
 package cutsuite
 
 import (
@@ -48,4 +49,10 @@ func TestLost(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+}
+
+// TestLongToo is as long as TestLong: a second recording that reaches it
+// is cut too, before the parallel test goes on.
+func TestLongToo(t *testing.T) {
+	TestLong(t)
 }
