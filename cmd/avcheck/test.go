@@ -402,6 +402,10 @@ func testOne(in *interrupts, cfg *testConfig, p testPackage, reportPath string, 
 	// package costs at most about twice the events of one recording: a
 	// suite whose every test passes the limit on its own records the
 	// tests the first recording did not reach once, up to that limit.
+	// Each takes half of what is left, the last all of it: a test that
+	// alone passes its share (one whose goroutines never end, say, as
+	// a test of a cache's Stop leaves them) leaves the other half to
+	// the tests after it, which the next recording skips it for.
 	reached := slices.Clone(r.ended.Reached)
 	budget := cfg.maxEvents
 	for round, cut := 2, r.ended.CutAtLimit; cut && round <= maxRounds && budget > 0 && !in.stopped(); round++ {
@@ -409,9 +413,10 @@ func testOne(in *interrupts, cfg *testConfig, p testPackage, reportPath string, 
 		if len(rest) == 0 {
 			break
 		}
-		r.output += fmt.Sprintf("avcheck test: recording again the %s that the recording did not reach, within the %d probe events left of a second -max-events: %s\n",
-			plural(len(rest), "test"), budget, strings.Join(rest, ", "))
-		next := testRound(in, cfg, p, runPattern(rest, cfg.run), budget, reportPath+"."+strconv.Itoa(round), replaySlots)
+		limit := roundLimit(budget, round)
+		r.output += fmt.Sprintf("avcheck test: recording again the %s that the recording did not reach, within %d of the %d probe events left of a second -max-events: %s\n",
+			plural(len(rest), "test"), limit, budget, strings.Join(rest, ", "))
+		next := testRound(in, cfg, p, runPattern(rest, cfg.run), limit, reportPath+"."+strconv.Itoa(round), replaySlots)
 		r.merge(next, cfg.all)
 		reached = append(reached, next.ended.Reached...)
 		if !next.ended.CutAtLimit {
@@ -419,10 +424,13 @@ func testOne(in *interrupts, cfg *testConfig, p testPackage, reportPath string, 
 			reached = append(reached, rest...)
 		}
 		cut = next.ended.CutAtLimit && len(next.ended.Reached) > 0
-		if next.ended.CutAtLimit || next.doc == nil {
+		switch {
+		case next.ended.CutAtLimit:
+			budget -= limit
+		case next.doc == nil:
 			budget = 0
-		} else {
-			budget -= int64(next.doc.Stats.Events)
+		default:
+			budget -= min(limit, int64(next.doc.Stats.Events))
 		}
 	}
 	// What the recordings did not reach is said, not left to look like
@@ -437,6 +445,20 @@ func testOne(in *interrupts, cfg *testConfig, p testPackage, reportPath string, 
 
 // maxRounds bounds the recordings of one package's tests.
 const maxRounds = 8
+
+// minRoundEvents is the least share of -max-events that a recording
+// after the first takes, when it does not take all that is left.
+const minRoundEvents = 100000
+
+// roundLimit returns the probe events that recording round (2 for the
+// first after the first) may take of the budget left: half, or all of it
+// for the last round and when half is less than minRoundEvents.
+func roundLimit(budget int64, round int) int64 {
+	if half := budget / 2; round < maxRounds && half >= minRoundEvents {
+		return half
+	}
+	return budget
+}
 
 // roundResult is one recording of a package's tests, with its outcome.
 type roundResult struct {

@@ -159,14 +159,14 @@ func TestTestRounds(t *testing.T) {
 		findings string
 	}{
 		{"TestLongToo", exitFindings, []string{
-			"avcheck test: recording again the 2 tests that the recording did not reach, within the 20000 probe events left of a second -max-events: TestLost, TestWaits\n",
+			"avcheck test: recording again the 2 tests that the recording did not reach, within 20000 of the 20000 probe events left of a second -max-events: TestLost, TestWaits\n",
 			"cut_test.go:35:7: n: ",
 			"\tlevel: proven",
 		}, "1 finding"},
 		// The second recording is cut in TestLongToo: the parallel test,
 		// which waits for it, is reached by none, and that is said.
 		{"TestLost", exitClean, []string{
-			"avcheck test: recording again the 2 tests that the recording did not reach, within the 20000 probe events left of a second -max-events: TestLongToo, TestWaits\n",
+			"avcheck test: recording again the 2 tests that the recording did not reach, within 20000 of the 20000 probe events left of a second -max-events: TestLongToo, TestWaits\n",
 			"avcheck test: not recorded: the 1 test that no recording reached before its -max-events ran out: TestWaits (a larger -max-events, or -run, records them)\n",
 			"avcheck test: 1 test of 1 package not recorded: the recordings' -max-events ran out before them (the packages' lines above name them)\n",
 		}, "0 findings"},
@@ -187,6 +187,28 @@ func TestTestRounds(t *testing.T) {
 		}
 		if got, want := strings.Contains(out, "not recorded: the"), tc.code == exitClean; got != want {
 			t.Errorf("-skip %q: a line of tests not recorded: %v, want %v:\n%s", tc.skip, got, want, out)
+		}
+	}
+}
+
+// The recordings after the first take half of the events left each, so
+// that one test that passes its share leaves the rest to the tests after
+// it; the last round, and a half too small, take all.
+func TestRoundLimit(t *testing.T) {
+	for _, tc := range []struct {
+		budget int64
+		round  int
+		want   int64
+	}{
+		{3000000, 2, 1500000},
+		{1500000, 3, 750000},
+		{200000, 4, 100000},
+		{199999, 4, 199999},
+		{20000, 2, 20000},
+		{3000000, maxRounds, 3000000},
+	} {
+		if got := roundLimit(tc.budget, tc.round); got != tc.want {
+			t.Errorf("roundLimit(%d, %d) = %d, want %d", tc.budget, tc.round, got, tc.want)
 		}
 	}
 }
