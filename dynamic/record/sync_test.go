@@ -198,18 +198,7 @@ func TestRecordReflect(t *testing.T) {
 			t.Errorf("without its synchronisation events the trace predicts nothing either: they are not what rules the violation out")
 		}
 	}
-	t.Run("delve", func(t *testing.T) {
-		plan, bin := prepare(t, "reflectsel", false)
-		tr, oc := record(t, context.Background(), plan, Options{Binary: bin})
-		if !oc.Complete || oc.Status != 0 || oc.Invalid != "" {
-			t.Fatalf("outcome %+v", oc)
-		}
-		check(t, tr)
-	})
-	t.Run("instrument", func(t *testing.T) {
-		in, bin, root := prepareInstrumented(t, "reflectsel", false)
-		check(t, recordInstrumentedOK(t, in, Options{Binary: bin, Dir: root}))
-	})
+	withBothRecorders(t, "reflectsel", check)
 }
 
 // A program without select statements has channels recorded too, and

@@ -300,8 +300,15 @@ func TestRecordCleanups(t *testing.T) {
 			t.Errorf("findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 		}
 	}
+	withBothRecorders(t, "cleanups", check)
+}
+
+// withBothRecorders records the tests of testdata/record/name with each
+// recorder, in a subtest of its own, and has check look at the trace; the
+// run must end normally, and every file of the package be rewritten.
+func withBothRecorders(t *testing.T, name string, check func(*testing.T, *trace.Trace)) {
 	t.Run("delve", func(t *testing.T) {
-		plan, bin := prepare(t, "cleanups", false)
+		plan, bin := prepare(t, name, false)
 		tr, oc := record(t, context.Background(), plan, Options{Binary: bin})
 		if !oc.Complete || oc.Status != 0 || oc.Invalid != "" {
 			t.Fatalf("outcome %+v", oc)
@@ -309,7 +316,7 @@ func TestRecordCleanups(t *testing.T) {
 		check(t, tr)
 	})
 	t.Run("instrument", func(t *testing.T) {
-		in, bin, root := prepareInstrumented(t, "cleanups", false)
+		in, bin, root := prepareInstrumented(t, name, false)
 		if len(in.Unrewritten) > 0 {
 			t.Errorf("files not rewritten: %v", in.Unrewritten)
 		}
