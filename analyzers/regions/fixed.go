@@ -3,6 +3,7 @@ package regions
 import (
 	"go/token"
 	"go/types"
+	"strings"
 
 	"golang.org/x/tools/go/ssa"
 )
@@ -44,6 +45,11 @@ type fixedFields struct {
 	invoked map[string]bool // method names called through an interface
 	goes    map[*ssa.Function]bool
 	fixed   map[*types.Var]bool // the answers so far
+	// changed holds the package-level variables of the package, by
+	// Root.ID, that a function other than an initializer stores to, or
+	// that an instruction uses other than to load them whole (its
+	// address taken, a field or element reached through it).
+	changed map[string]bool
 }
 
 // fieldWrite is a store of a field: the object whose field is written,
@@ -68,6 +74,7 @@ func newFixedFields(pkg *types.Package, fns []*ssa.Function) *fixedFields {
 		invoked: map[string]bool{},
 		goes:    map[*ssa.Function]bool{},
 		fixed:   map[*types.Var]bool{},
+		changed: map[string]bool{},
 	}
 	var ops []*ssa.Value
 	for _, fn := range fns {
@@ -80,6 +87,9 @@ func newFixedFields(pkg *types.Package, fns []*ssa.Function) *fixedFields {
 				}
 				ops = instr.Operands(ops[:0])
 				for _, op := range ops {
+					if g, ok := (*op).(*ssa.Global); ok && g.Pkg != nil && g.Pkg.Pkg == pkg && !loadsOrInits(instr, g, fn) {
+						ff.changed[globalID(g)] = true
+					}
 					if f, ok := (*op).(*ssa.Function); ok && *op != callee {
 						if obj, ok := f.Object().(*types.Func); ok {
 							ff.asValue[obj.Origin()] = true
@@ -90,6 +100,42 @@ func newFixedFields(pkg *types.Package, fns []*ssa.Function) *fixedFields {
 		}
 	}
 	return ff
+}
+
+// globalID is a package-level variable's Root.ID.
+func globalID(g *ssa.Global) string { return g.Pkg.Pkg.Path() + "." + g.Name() }
+
+// loadsOrInits reports whether instr, an instruction of fn, only loads
+// the package-level variable g whole, or stores to it in an initializer
+// of the package (a func init, the initialization of the variables).
+func loadsOrInits(instr ssa.Instruction, g *ssa.Global, fn *ssa.Function) bool {
+	switch in := instr.(type) {
+	case *ssa.UnOp:
+		return in.Op == token.MUL && in.X == g
+	case *ssa.DebugRef:
+		return true
+	case *ssa.Store:
+		if in.Addr != g || in.Val == g {
+			return false
+		}
+		for fn.Parent() != nil {
+			fn = fn.Parent()
+		}
+		name := fn.Name()
+		return fn.Signature.Recv() == nil && (name == "init" || strings.HasPrefix(name, "init#"))
+	}
+	return false
+}
+
+// FixedGlobal reports whether the package-level variable id (a Root.ID)
+// keeps the value its package's initialization gave it: it is the
+// package's own, unexported (no other package writes it), and no
+// function of the package but an initializer stores to it, nor reaches
+// it other than to load it whole. A sentinel value returned on an
+// error path (var emptyEntry = Entry{}) is one.
+func (ff *fixedFields) FixedGlobal(id string) bool {
+	name, ok := strings.CutPrefix(id, ff.pkg.Path()+".")
+	return ok && !strings.Contains(name, ".") && !token.IsExported(name) && !ff.changed[id]
 }
 
 // scan notes what instr, an instruction of fn, tells of fields and calls.

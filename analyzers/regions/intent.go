@@ -131,13 +131,20 @@ func isStd(pkg string) bool {
 // and that nothing writes once the closure is made: a value set once
 // before the goroutines start (interval := 200 * time.Millisecond), which
 // every read sees the same, so no interleaving can change what is read;
-// or a field that keeps the value its object was built with.
+// a field that keeps the value its object was built with; or a
+// package-level variable that keeps the value it was initialized with.
 func (f *Func) unchanging(a *Access) bool {
 	if n := len(a.Path.Fields); a.Kind == Read && a.Via == "" && a.Var != nil && n > 0 && a.Path.Fields[n-1] == a.Var.Name() &&
 		f.flows != nil && f.flows.fa.ps.fixed != nil && f.flows.fa.ps.fixed.Fixed(a.Var) {
 		// A field that keeps the value its object was built with
 		// (fixed.go): the field itself, not what it leads to (a map's
 		// elements, which change as the map it holds does).
+		return true
+	}
+	if a.Kind == Read && a.Path.Root.Kind == RootGlobal && len(a.Path.Fields) == 0 &&
+		f.flows != nil && f.flows.fa.ps.fixed != nil && f.flows.fa.ps.fixed.FixedGlobal(a.Path.Root.ID) {
+		// A package-level variable that keeps the value its package's
+		// initialization gave it (fixed.go), read here or in a call.
 		return true
 	}
 	if a.Kind != Read || a.Via != "" || len(a.Path.Fields) > 0 || a.Path.Root.Kind != RootFree || f.Fn == nil {

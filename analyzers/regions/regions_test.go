@@ -202,6 +202,22 @@ func Get
   region lock 324-326 (critical-section): c.m@325 c.m[]@325
   region proximity 325-331 (branch 325-331): c.m@325 c.m[]@325 c.m@331 c.m[]@331
   region lock 330-332 (critical-section): c.m@331 c.m[]@331
+func SetMaxCap
+  343 write maxCap
+func CapFixed
+  349 read defaultCap
+  353 read c.n [c.mu#1]
+  356 write c.n [c.mu#2]
+  region proximity 349-357 (none): defaultCap@349 c.n@353 c.n@356
+  region lock 352-354 (critical-section): c.n@353
+  region lock 355-357 (critical-section): c.n@356
+func CapMax
+  364 read maxCap
+  368 read c.n [c.mu#1]
+  371 write c.n [c.mu#2]
+  region proximity 364-371 (branch 364-368): maxCap@364 c.n@368 c.n@371
+  region lock 367-369 (critical-section): c.n@368
+  region lock 370-372 (critical-section): c.n@371
 `
 
 // TestViaSync checks that what a call of the runtime or of a sync type

@@ -332,3 +332,43 @@ func (c *Memo) Get(k int) int { // want Get:`summary\(read c.m \[lock c.mu\] ->r
 	c.mu.Unlock()
 	return 1
 }
+
+// defaultCap keeps the value its package's initialization gave it;
+// maxCap is changed by SetMaxCap.
+var (
+	defaultCap = 8
+	maxCap     = 8
+)
+
+func SetMaxCap(n int) { maxCap = n } // want SetMaxCap:`summary\(write maxCap <-params\[0\]\)`
+
+// CapFixed checks defaultCap, then updates c.n in two critical sections
+// with nothing read in the first reaching the second: the check decides
+// nothing another goroutine could change, so it is no evidence.
+func CapFixed(c *Counter, k int) int { // want CapFixed:`summary\(read defaultCap; read c.n \[lock c.mu\] ->result0; write c.n \[lock c.mu\] <-params\[1\]; takes c.mu\)`
+	if k > defaultCap {
+		return 0
+	}
+	c.mu.Lock()
+	n := c.n
+	c.mu.Unlock()
+	c.mu.Lock()
+	c.n = k
+	c.mu.Unlock()
+	return n
+}
+
+// CapMax: the same shape as CapFixed, whose check, of a variable that
+// can change, decides whether the update runs (check-then-act).
+func CapMax(c *Counter, k int) int { // want CapMax:`summary\(read maxCap; read c.n \[lock c.mu\] ->result0; write c.n \[lock c.mu\] <-params\[1\]; takes c.mu\)`
+	if k > maxCap {
+		return 0
+	}
+	c.mu.Lock()
+	n := c.n
+	c.mu.Unlock()
+	c.mu.Lock()
+	c.n = k
+	c.mu.Unlock()
+	return n
+}
