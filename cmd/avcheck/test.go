@@ -46,9 +46,10 @@ A package whose recording stops at -max-events before its tests end
 (a long serial test, say, before the concurrent ones) is recorded again
 for the top-level tests the recording did not reach (a test waiting in
 t.Parallel at the cut counts as not reached), within a second
--max-events that the recordings after the first share: up to 8
-recordings, while each reaches a test and the second -max-events lasts;
-the findings of all count once.
+-max-events that the recordings after the first share, each taking half
+of what is left: up to 8 recordings, while each reaches a test and the
+second -max-events lasts; the findings of all count once. The tests
+that no recording reached are named, and counted after the summary.
 
 The precise stage's flags (-precise, -solver, -window, -budget) are
 avcheck run's, and apply to each package. The witness of each proven
@@ -394,9 +395,8 @@ func testOne(in *interrupts, cfg *testConfig, p testPackage, reportPath string, 
 	r := testRound(in, cfg, p, cfg.run, cfg.maxEvents, reportPath, replaySlots)
 	// A recording stopped at -max-events leaves the tests after the cut
 	// unrecorded, and with them, in many suites, the concurrent ones,
-	// which come after long serial ones: those are recorded again, each
-	// round with its own -max-events, while a round reaches a test the
-	// rounds before did not.
+	// which come after long serial ones: those are recorded again, while
+	// a round reaches a test the rounds before did not.
 	//
 	// The recordings after the first share one -max-events, so that a
 	// package costs at most about twice the events of one recording: a

@@ -864,14 +864,15 @@ func (c *converter) hoistSent(id trace.ObjID) {
 const testsObj trace.ObjID = 1<<63 | 0x7e57
 
 // testOrder records that a top-level test that runs alone begins or
-// ends (avrt.TestBegin, TestEnd) as operations of testsObj: a test waits
-// for the counter to be zero, then adds one, and its end is a Done. So
-// each test happens after the ones before it, as the testing package
-// makes it, and its accesses cannot be predicted to interleave theirs. A
-// test that begins while another's count is up (which the testing
-// package does not do for such tests) is left unordered. Any top-level
-// test's end also opens its barrier, if a subtest of it called
-// t.Parallel (subtest).
+// ends (avrt.TestBegin; avrt.TestDone, once its cleanups ran) as
+// operations of testsObj: a test waits for the counter to be zero, then
+// adds one, and its end is a Done. So each test happens after the ones
+// before it, cleanups included, as the testing package makes it, and its
+// accesses cannot be predicted to interleave theirs. A test that begins
+// while another's count is up (which the testing package does not do for
+// such tests) is left unordered. Any top-level test's return
+// (avrt.TestEnd) opens its barrier, if a subtest of it called t.Parallel
+// (subtest).
 func (c *converter) testOrder(gs *convG, k avrt.Kind, e trace.Event, s rawSite) {
 	if k == avrt.KindTestEnd {
 		// The test's function returned: its parallel subtests go on.
@@ -915,8 +916,9 @@ const testsEndObj trace.ObjID = 1<<63 | 0x7e59
 // starts), are forked from the goroutine that called it (g), at its
 // call, as the Delve recorder sees T.Run do on the main goroutine: so
 // they happen after what TestMain did before the call, such as setting
-// a package variable the tests read. Each top-level test's return is
-// an Add and a Done of testsEndObj (testReturned), and the call's
+// a package variable the tests read. Each top-level test's end, once
+// its cleanups ran, is an Add and a Done of testsEndObj (testReturned),
+// and the call's
 // return a wait for it: so TestMain goes on after the tests, parallel
 // ones included, and may read what they wrote.
 func (c *converter) runTests(gs *convG, k avrt.Kind, e trace.Event, s rawSite) {
@@ -939,8 +941,8 @@ func (c *converter) runTests(gs *convG, k avrt.Kind, e trace.Event, s rawSite) {
 }
 
 // testReturned records, while a TestMain's call of m.Run runs, that a
-// top-level test returned: an Add and a Done of testsEndObj, which the
-// call's return waits for (runTests).
+// top-level test ended, its cleanups run: an Add and a Done of
+// testsEndObj, which the call's return waits for (runTests).
 func (c *converter) testReturned(gs *convG, e trace.Event, s rawSite) {
 	if c.runningTests == 0 || gs.runsTests {
 		return // no TestMain, or an example on TestMain's goroutine

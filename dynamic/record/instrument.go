@@ -2653,10 +2653,12 @@ func breaks(n ast.Node, label string) bool {
 
 // tests places, in a test file, a probe at the start of each top-level
 // test that does not call t.Parallel and of each example, and one
-// deferred for the end of every top-level test and example
-// (avrt.TestBegin, TestEnd): the testing package runs the first kind one
-// after another, and the examples after them, and the converter orders
-// them so (convert.go); a test's end also lets its parallel subtests go
+// deferred for the return of every top-level test and example
+// (avrt.TestBegin, TestEnd); a test also registers the cleanups that
+// record its cleanups' start and end (avrt.TestCleanups, TestEnd): the
+// testing package runs the first kind one after another, cleanups
+// included, and the examples after them, and the converter orders them
+// so (convert.go); a test's return also lets its parallel subtests go
 // on. A test that calls t.Parallel, and a benchmark, begin with
 // avrt.TestGo instead: their goroutines are the testing package's, which
 // the converter tells from those that other code not rewritten starts.
