@@ -44,7 +44,7 @@ func (fi *funcAnalysis) pathOfDepth(v ssa.Value, depth int) (Path, bool) {
 		}
 		id := v.Name()
 		if v.Pkg != nil {
-			id = v.Pkg.Pkg.Path() + "." + id
+			id = globalID(v)
 		}
 		return Path{Root: Root{Kind: RootGlobal, ID: id, Name: name}}, true
 	case *ssa.Alloc:
