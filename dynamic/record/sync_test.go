@@ -104,6 +104,26 @@ func findings(tr *trace.Trace) []string {
 	return out
 }
 
+// checkOrdered fails t unless tr is a valid trace whose synchronisation
+// events (syncEvents) are want, from which nothing is predicted, and
+// from which, without those events, something is: they are what rules
+// the violation out.
+func checkOrdered(t *testing.T, tr *trace.Trace, want []string) {
+	t.Helper()
+	if err := trace.Validate(tr); err != nil {
+		t.Fatalf("trace: %v", err)
+	}
+	if got := syncEvents(tr); !slices.Equal(got, want) {
+		t.Errorf("synchronisation events:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if got := findings(tr); len(got) != 0 {
+		t.Errorf("findings:\n%s\nwant none", strings.Join(got, "\n"))
+	}
+	if len(findings(withoutSync(tr))) == 0 {
+		t.Errorf("without its synchronisation events the trace predicts nothing either: they are not what rules the violation out")
+	}
+}
+
 func TestRecordSync(t *testing.T) {
 	only := os.Getenv("AVCHECK_RECORD_ONLY") // one program, when working on it
 	for _, tc := range []struct {
@@ -151,18 +171,7 @@ func TestRecordSync(t *testing.T) {
 			if !oc.Complete || oc.Status != 0 || oc.Invalid != "" {
 				t.Fatalf("outcome %+v", oc)
 			}
-			if err := trace.Validate(tr); err != nil {
-				t.Fatalf("trace: %v", err)
-			}
-			if got := syncEvents(tr); !slices.Equal(got, tc.events) {
-				t.Errorf("synchronisation events:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tc.events, "\n"))
-			}
-			if got := findings(tr); len(got) != 0 {
-				t.Errorf("findings:\n%s\nwant none", strings.Join(got, "\n"))
-			}
-			if len(findings(withoutSync(tr))) == 0 {
-				t.Errorf("without its synchronisation events the trace predicts nothing either: they are not what rules the violation out")
-			}
+			checkOrdered(t, tr, tc.events)
 			if !children.Gone(oc.PID) {
 				t.Errorf("process %d is still there", oc.PID)
 			}
@@ -183,22 +192,7 @@ func TestRecordReflect(t *testing.T) {
 		"send chan/0#1 reflectsel.go:42; recv chan/0#1 reflectsel_test.go:14",
 		"send chan/0#1 reflectsel_test.go:29; recv chan/1#1 reflectsel_test.go:30; close chan/0 reflectsel_test.go:32",
 	}
-	check := func(t *testing.T, tr *trace.Trace) {
-		t.Helper()
-		if err := trace.Validate(tr); err != nil {
-			t.Fatalf("trace: %v", err)
-		}
-		if got := syncEvents(tr); !slices.Equal(got, want) {
-			t.Errorf("synchronisation events:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-		}
-		if got := findings(tr); len(got) != 0 {
-			t.Errorf("findings:\n%s\nwant none", strings.Join(got, "\n"))
-		}
-		if len(findings(withoutSync(tr))) == 0 {
-			t.Errorf("without its synchronisation events the trace predicts nothing either: they are not what rules the violation out")
-		}
-	}
-	withBothRecorders(t, "reflectsel", check)
+	withBothRecorders(t, "reflectsel", func(t *testing.T, tr *trace.Trace) { checkOrdered(t, tr, want) })
 }
 
 // A program without select statements has channels recorded too, and
@@ -209,24 +203,12 @@ func TestRecordPingPong(t *testing.T) {
 	if !oc.Complete || oc.Status != 0 || oc.Invalid != "" {
 		t.Fatalf("outcome %+v", oc)
 	}
-	if err := trace.Validate(tr); err != nil {
-		t.Fatalf("trace: %v", err)
-	}
 	// main's last receive, of the closed pong, is recorded where the
 	// runtime returns it, with no later stop of main needed.
-	want := []string{
+	checkOrdered(t, tr, []string{
 		"recv chan/0#1 main.go:36; send chan/0#1 main.go:38; recv chan/0#2 main.go:36; send chan/0#2 main.go:38; recv chan/0#3 main.go:36; send chan/0#3 main.go:38; recv chan/0#0 main.go:36; close chan/0 main.go:40",
 		"send chan/0#1 main.go:43; recv chan/0#1 main.go:44; send chan/0#2 main.go:43; recv chan/0#2 main.go:44; send chan/0#3 main.go:43; recv chan/0#3 main.go:44; close chan/0 main.go:47; recv chan/0#0 main.go:48",
-	}
-	if got := syncEvents(tr); !slices.Equal(got, want) {
-		t.Errorf("synchronisation events:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
-	if got := findings(tr); len(got) != 0 {
-		t.Errorf("findings:\n%s\nwant none", strings.Join(got, "\n"))
-	}
-	if len(findings(withoutSync(tr))) == 0 {
-		t.Errorf("without its channel events the trace predicts nothing either: they are not what rules the violation out")
-	}
+	})
 }
 
 // A channel or Once that the runtime places where a collected one was is
