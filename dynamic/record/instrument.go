@@ -1280,6 +1280,8 @@ func (w *fileRewriter) accessProbe(line int, p AccessProbe) (ast.Stmt, ast.Expr,
 		name = p.Map + "[*]"
 	case p.Map != "":
 		name = p.Map + "[" + p.Key + "]"
+	case p.Elems != "":
+		name = elemsName(p)
 	}
 	site := w.in.site(trace.Site{File: w.name, Line: line, Col: p.Col, Func: p.Func}, name, trace.ObjVar, flagsOf(p))
 	if p.Map != "" {
@@ -1289,6 +1291,9 @@ func (w *fileRewriter) accessProbe(line int, p AccessProbe) (ast.Stmt, ast.Expr,
 		w.in.sites[site].Guard = p.Guard
 	} else if p.Const != nil && w.in.sites[site].Flags&trace.ValueConst != 0 {
 		w.in.sites[site].Value = *p.Const
+	}
+	if p.Elems != "" {
+		return w.copyProbe(st, found, inPlace, p, site)
 	}
 	if p.Contents {
 		if !w.pure(found) {

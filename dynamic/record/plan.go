@@ -66,6 +66,11 @@ type AccessProbe struct {
 	// Rechecks, on a plain read, says it checks its state again in its
 	// critical section to decide a write of it (trace.Rechecks).
 	Rechecks bool
+	// Elems, on an access of copy(dst, src), is the slice whose elements
+	// it reads (src) or writes (dst), and Other the other argument, whose
+	// length bounds how many: the elements are recorded one by one, the
+	// first avrt.MaxElems of them (copies.go). "" otherwise.
+	Elems, Other string
 }
 
 // RegionProbe is an intended atomic region of the plan.
@@ -419,6 +424,17 @@ func (plan *Plan) addFuncs(fset *token.FileSet, res *regions.Result, seenAccess,
 			probe.Map, probe.Key = mapElement(a)
 			if contents != "" {
 				probe.Map, probe.Contents = contents, true
+			}
+			if dst, src, str, ok := copyArgs(a); ok {
+				if str && a.Kind == regions.Read {
+					// The bytes of a string: no goroutine writes them.
+					plan.Skipped++
+					continue
+				}
+				probe.Elems, probe.Other = dst, src
+				if a.Kind == regions.Read {
+					probe.Elems, probe.Other = src, dst
+				}
 			}
 			plan.Accesses[l] = append(plan.Accesses[l], probe)
 		}

@@ -1097,6 +1097,12 @@ func (r *recorder) accesses(gs *gstate, th proc.Thread, g *proc.G, frames []proc
 				continue
 			}
 		}
+		if p.Elems != "" {
+			if !r.copyElems(gs, scope, l, p) {
+				r.unevaluated++
+			}
+			continue
+		}
 		v, err := scope.EvalExpression(p.Expr, loadScalar)
 		if err == nil && p.Atomic != "" && v.Kind == reflect.Pointer {
 			v, err = scope.EvalExpression("*("+p.Expr+")", loadScalar)

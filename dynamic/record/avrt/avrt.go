@@ -433,6 +433,40 @@ func Write[T any](p *T, site uint32) {
 	}
 }
 
+// MaxElems is the number of elements a copy's probe records at most
+// (dynamic/record/copies.go says why).
+const MaxElems = 64
+
+// ReadElems records the reads of copy(dst, src) from src: of its first n
+// elements, n the smaller of the two lengths, the first MaxElems.
+func ReadElems[E any](src, dst []E, site uint32) { elems(KindRead, src, len(dst), site) }
+
+// WriteElems records the writes of copy(dst, src) to dst, before them: of
+// its first n elements, n the smaller of the two lengths, the first
+// MaxElems.
+func WriteElems[E any](dst, src []E, site uint32) { elems(KindWrite, dst, len(src), site) }
+
+// WriteElemsString is WriteElems for a copy from a string.
+func WriteElemsString[S ~string](dst []byte, src S, site uint32) {
+	elems(KindWrite, dst, len(src), site)
+}
+
+func elems[E any](kind Kind, s []E, other int, site uint32) {
+	n := len(s)
+	if other < n {
+		n = other
+	}
+	if n > MaxElems {
+		n = MaxElems
+	}
+	if !enabled || n == 0 || unsafe.Sizeof(s[0]) == 0 || private(unsafe.Pointer(&s[0])) {
+		return
+	}
+	for i := 0; i < n; i++ {
+		emit(kind, ptr(&s[i]), 0, site)
+	}
+}
+
 // Enter records that the function with the given id (not 0) was
 // entered: one of the functions with accesses the recorder does not
 // probe, so that it can say which of those the run reached. It records
