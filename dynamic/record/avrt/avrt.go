@@ -435,7 +435,7 @@ func Write[T any](p *T, site uint32) {
 
 // MaxElems is the number of elements a copy's probe records at most
 // (dynamic/record/copies.go says why).
-const MaxElems = 64
+const MaxElems = 16
 
 // ReadElems records the reads of copy(dst, src) from src: of its first n
 // elements, n the smaller of the two lengths, the first MaxElems.
