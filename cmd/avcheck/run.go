@@ -193,6 +193,8 @@ type runConfig struct {
 	// each for at most replayTimeout.
 	replay        bool
 	replayTimeout time.Duration
+	// tags are the build tags, comma-separated (go test -tags).
+	tags string
 }
 
 func parseRunArgs(args []string, stdout, stderr io.Writer) (*runConfig, int, bool) {
@@ -212,6 +214,7 @@ func parseRunArgs(args []string, stdout, stderr io.Writer) (*runConfig, int, boo
 	fs.StringVar(&cfg.recorder, "recorder", "instrument", "how to record: `instrument` (rewritten packages under test; packages outside the main module are recorded under Delve) or delve (the debugger, no rewriting, about a thousand times slower; see docs/run.md)")
 	fs.BoolVar(&cfg.replay, "replay", true, "replay the witness of each proven finding under the debugger, and raise it to level replayed when the violation shows (-replay=false: do not)")
 	fs.DurationVar(&cfg.replayTimeout, "replay-timeout", defaultReplayTimeout, "stop a replay after `d`; its finding stays proven")
+	fs.StringVar(&cfg.tags, "tags", "", "a comma-separated `list` of build tags to consider satisfied, as go test -tags: the package is loaded, built and replayed with them")
 	fs.IntVar(&cfg.maxd, "maxd", 5, "how many source lines apart two accesses may be and still form one proximity region")
 	cfg.precise.register(fs)
 	// The program's own arguments follow "--".
@@ -315,7 +318,7 @@ func runStages(in *interrupts, args []string, stdout, stderr io.Writer, ended *r
 	// Plan and build.
 	p.Stage("loading "+cfg.pkg, nil, "")
 	ctx, endStage := in.stage()
-	plan, err := makePlan(ctx, record.PlanOptions{Dir: dir, Pattern: cfg.pkg, MaxD: cfg.maxd})
+	plan, err := makePlan(ctx, record.PlanOptions{Dir: dir, Pattern: cfg.pkg, MaxD: cfg.maxd, Tags: cfg.tags})
 	if ctx.Err() != nil {
 		endStage()
 		p.Close()
@@ -326,7 +329,7 @@ func runStages(in *interrupts, args []string, stdout, stderr io.Writer, ended *r
 	if err != nil {
 		// A package that does not compile is shown by the compiler's own
 		// messages, as go test shows it.
-		_, cleanup, berr := record.Build(ctx, dir, cfg.pkg, false, nil)
+		_, cleanup, berr := record.Build(ctx, dir, cfg.pkg, false, &record.Plan{BuildFlags: record.TagFlags(cfg.tags)})
 		cleanup()
 		interrupted := ctx.Err() != nil
 		endStage()

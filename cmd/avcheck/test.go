@@ -71,7 +71,8 @@ not be built or recorded or its tests failed, 2 bad usage.
 
 The go test flags -short, -v, -count, -failfast, -parallel, -skip and
 -cpu are passed to the test binaries, and -args passes what follows it
-as it is.
+as it is; -tags gives the build tags to every go command avcheck runs,
+as go test's does.
 
 Examples:
   avcheck test ./...
@@ -119,6 +120,8 @@ type testConfig struct {
 	// given, as avcheck run takes them.
 	precise     preciseFlags
 	preciseArgs []string
+	// tags are the build tags, comma-separated (go test -tags).
+	tags string
 }
 
 func parseTestArgs(args []string, stdout, stderr io.Writer) (*testConfig, int, bool) {
@@ -134,6 +137,7 @@ func parseTestArgs(args []string, stdout, stderr io.Writer) (*testConfig, int, b
 	fs.BoolVar(&cfg.replay, "replay", true, "replay the witness of each proven finding under the debugger, and raise it to level replayed when the violation shows (-replay=false: do not)")
 	fs.DurationVar(&cfg.replayTimeout, "replay-timeout", defaultReplayTimeout, "stop a replay after `d`; its finding stays proven")
 	fs.StringVar(&cfg.report, "report", "", "write the JSON report of all the packages, which go vet's avreport reads, to `FILE` (default .avcheck/report.json at the module root)")
+	fs.StringVar(&cfg.tags, "tags", "", "a comma-separated `list` of build tags to consider satisfied (as go test -tags)")
 	cfg.precise.register(fs)
 	short := fs.Bool("short", false, "tell long-running tests to shorten their run time (as go test -short)")
 	verbose := fs.Bool("v", false, "log all tests as they are run (as go test -v)")
@@ -234,8 +238,9 @@ type testPackage struct {
 }
 
 // listTestPackages resolves the patterns with go list.
-func listTestPackages(ctx context.Context, dir string, patterns []string) ([]testPackage, error) {
-	cmd := exec.CommandContext(ctx, "go", append([]string{"list", "-e", "-json=ImportPath,Dir,TestGoFiles,XTestGoFiles,Error"}, patterns...)...)
+func listTestPackages(ctx context.Context, dir, tags string, patterns []string) ([]testPackage, error) {
+	args := append([]string{"list", "-e", "-json=ImportPath,Dir,TestGoFiles,XTestGoFiles,Error"}, record.TagFlags(tags)...)
+	cmd := exec.CommandContext(ctx, "go", append(args, patterns...)...)
 	cmd.Dir = dir
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
@@ -282,7 +287,7 @@ func testStages(in *interrupts, args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	dir := workDir()
-	pkgs, err := listTestPackages(in.parent, dir, cfg.patterns)
+	pkgs, err := listTestPackages(in.parent, dir, cfg.tags, cfg.patterns)
 	if err != nil {
 		fmt.Fprintf(stderr, "avcheck test: %v\n", err)
 		return exitError
@@ -390,7 +395,7 @@ func testOne(in *interrupts, cfg *testConfig, p testPackage, reportPath string, 
 	if len(p.TestGoFiles)+len(p.XTestGoFiles) == 0 {
 		// go test builds a package without tests all the same, and
 		// fails it if it does not compile.
-		return buildOnly(in, p)
+		return buildOnly(in, p, cfg.tags)
 	}
 	r := testRound(in, cfg, p, cfg.run, cfg.maxEvents, reportPath, replaySlots)
 	// A recording stopped at -max-events leaves the tests after the cut
@@ -480,6 +485,9 @@ func testRound(in *interrupts, cfg *testConfig, p testPackage, run string, maxEv
 	}
 	if cfg.all {
 		args = append(args, "-all")
+	}
+	if cfg.tags != "" {
+		args = append(args, "-tags", cfg.tags)
 	}
 	args = append(append(args, cfg.preciseArgs...), p.Dir)
 	if len(cfg.testArgs) > 0 {
@@ -613,13 +621,14 @@ var runOnlyHints = strings.NewReplacer(
 	"(see -json)", "(see avcheck run -json)",
 )
 
-// buildOnly compiles p, a package without tests, as go test does: code
-// -1 if it builds, else the compiler's errors and buildFailed.
-func buildOnly(in *interrupts, p testPackage) testResult {
+// buildOnly compiles p, a package without tests, with the build tags
+// tags, as go test does: code -1 if it builds, else the compiler's
+// errors and buildFailed.
+func buildOnly(in *interrupts, p testPackage, tags string) testResult {
 	ctx, cancel := in.stage()
 	defer cancel()
 	start := time.Now()
-	err := record.Check(ctx, p.Dir, p.ImportPath)
+	err := record.Check(ctx, p.Dir, p.ImportPath, tags)
 	if err == nil {
 		return testResult{code: -1}
 	}

@@ -146,6 +146,26 @@ func TestTestBuildOnly(t *testing.T) {
 	}
 }
 
+// -tags gives the build tags to every go command of avcheck test and
+// avcheck run, as go test -tags does: a package whose tests are behind a
+// tag has none without it, and with it its lost update is found.
+func TestTags(t *testing.T) {
+	t.Parallel()
+	const pkg = "testdata/record/tagged"
+	code, out, stderr := avcheckTest(t, []string{"-replay=false"}, pkg)
+	if code != exitClean || !strings.Contains(out, "?   \tgithub.com/avcheck/avcheck/testdata/record/tagged\t[no test files]\n") {
+		t.Errorf("without -tags: exit %d, want %d and no test files\nstdout:\n%s\nstderr:\n%s", code, exitClean, out, stderr)
+	}
+	code, out, stderr = avcheckTest(t, []string{"-replay=false", "-tags", "avcheck_tagged"}, pkg)
+	if code != exitFindings || !strings.Contains(out, "counter.go:16:7: c.n: ") || !strings.Contains(out, "1 package with findings (1 finding)") {
+		t.Errorf("avcheck test -tags: exit %d, want %d and the lost update\nstdout:\n%s\nstderr:\n%s", code, exitFindings, out, stderr)
+	}
+	r := avcheckRun(t, context.Background(), "-tags", "avcheck_tagged", "-recorder=delve", "./"+pkg)
+	if r.code != exitFindings || len(r.doc.Findings) != 1 || r.doc.Findings[0].Level != "proven" {
+		t.Errorf("avcheck run -tags -recorder=delve: exit %d, want %d and one proven finding\n%s", r.code, exitFindings, r.stderr)
+	}
+}
+
 // A recording cut at -max-events is followed by one of the tests it did
 // not reach, with -max-events of its own: the lost update of the test
 // after a long one is found, and the parallel test that waited records

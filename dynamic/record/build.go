@@ -69,6 +69,9 @@ func Build(ctx context.Context, dir, pkg string, isMain bool, plan *Plan) (bin s
 		return "", func() {}, err
 	}
 	flags := []string{"-gcflags=all=-N -l"}
+	if plan != nil {
+		flags = append(flags, plan.BuildFlags...)
+	}
 	if overlay != "" {
 		flags = append(flags, "-overlay="+overlay)
 	}
@@ -80,16 +83,18 @@ func Build(ctx context.Context, dir, pkg string, isMain bool, plan *Plan) (bin s
 	return bin, cleanup, nil
 }
 
-// Check compiles pkg in dir, as go test does a package without test
+// Check compiles pkg in dir with the build tags tags (comma-separated,
+// as go test -tags takes them), as go test does a package without test
 // files, and keeps nothing: a *BuildError if it does not compile.
-func Check(ctx context.Context, dir, pkg string) error {
+func Check(ctx context.Context, dir, pkg, tags string) error {
 	defer children.Spawn()()
 	workDir, err := os.MkdirTemp("", "avcheck-check-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(workDir)
-	cmd, output := goCommand(ctx, dir, workDir, "build", "-o", os.DevNull, pkg)
+	args := append(append([]string{"build"}, TagFlags(tags)...), "-o", os.DevNull, pkg)
+	cmd, output := goCommand(ctx, dir, workDir, args...)
 	if err := cmd.Run(); err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -101,6 +106,16 @@ func Check(ctx context.Context, dir, pkg string) error {
 		return fmt.Errorf("go build: %w", err)
 	}
 	return nil
+}
+
+// TagFlags returns the go command's flags that give it the build tags
+// tags, comma-separated as go test -tags takes them: none if tags is
+// empty.
+func TagFlags(tags string) []string {
+	if tags == "" {
+		return nil
+	}
+	return []string{"-tags=" + tags}
 }
 
 // goCommand returns the go command with args, run in dir with its work

@@ -43,14 +43,14 @@ func BuildInstrumented(ctx context.Context, dir, pkg string, isMain bool, plan *
 		cleanup()
 		return "", nil, func() {}, err
 	}
-	bin, err = goBuild(ctx, dir, pkg, isMain, binDir, workDir, []string{"-overlay=" + in.Overlay})
+	bin, err = goBuild(ctx, dir, pkg, isMain, binDir, workDir, in.buildFlags(plan))
 	var be *BuildError
 	if errors.As(err, &be) && in.ownOverlay != "" {
 		// The rewritten packages of other modules (deps.go) did not
 		// compile: without them, the build fails only if the user's
 		// code does, and its errors are then about the user's files.
 		in.withoutOtherModules(oneLine(be))
-		bin, err = goBuild(ctx, dir, pkg, isMain, binDir, workDir, []string{"-overlay=" + in.Overlay})
+		bin, err = goBuild(ctx, dir, pkg, isMain, binDir, workDir, in.buildFlags(plan))
 	}
 	// A rewritten file that does not compile is compiled as it is, and
 	// the build tried again: each round drops at least one file, and
@@ -64,13 +64,19 @@ func BuildInstrumented(ctx context.Context, dir, pkg string, isMain bool, plan *
 		if !dropped {
 			break
 		}
-		bin, err = goBuild(ctx, dir, pkg, isMain, binDir, workDir, []string{"-overlay=" + in.Overlay})
+		bin, err = goBuild(ctx, dir, pkg, isMain, binDir, workDir, in.buildFlags(plan))
 	}
 	if err != nil {
 		cleanup()
 		return "", nil, func() {}, err
 	}
 	return bin, in, cleanup, nil
+}
+
+// buildFlags returns the go command's flags of the build of the
+// rewritten packages: the plan's, and the overlay.
+func (in *Instrumented) buildFlags(plan *Plan) []string {
+	return append(slices.Clone(plan.BuildFlags), "-overlay="+in.Overlay)
 }
 
 // RecordInstrumented runs a binary that BuildInstrumented built and

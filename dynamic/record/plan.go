@@ -137,6 +137,10 @@ type Plan struct {
 	// reads, which the recorder's build rewrites so that the compiler
 	// keeps the read (keep.go).
 	Keeps map[string]*KeepFile
+	// BuildFlags are the go command's flags that every build of the plan's
+	// package takes, as its packages were loaded: the build tags
+	// (PlanOptions.Tags).
+	BuildFlags []string
 	// pkgs are the packages MakePlan analysed (the package, its test
 	// variants, the packages of the main module it imports), which the
 	// instrumenting recorder rewrites (instrument.go).
@@ -199,6 +203,10 @@ type PlanOptions struct {
 	Dir     string // the directory to resolve Pattern in, like go test's
 	Pattern string // one package
 	MaxD    int    // the regions analyzer's -maxd; 0 means its default
+	// Tags is the build tags, comma-separated, as go test -tags takes
+	// them: the plan's packages are loaded with them, and the plan's
+	// builds made with them (Plan.BuildFlags).
+	Tags string
 	// Context, if not nil, stops the loading of the packages (the go
 	// command it runs) when it is done; MakePlan then returns its error.
 	Context context.Context
@@ -214,7 +222,8 @@ type PlanOptions struct {
 func MakePlan(opts PlanOptions) (*Plan, error) {
 	defer children.Spawn()()
 	pattern := opts.Pattern
-	cfg := &packages.Config{Mode: packages.LoadAllSyntax | packages.NeedModule, Dir: opts.Dir, Tests: true, Context: opts.Context}
+	flags := TagFlags(opts.Tags)
+	cfg := &packages.Config{Mode: packages.LoadAllSyntax | packages.NeedModule, Dir: opts.Dir, Tests: true, Context: opts.Context, BuildFlags: flags}
 	// The go command's work directory goes in one of avcheck's, removed
 	// whatever happens: a go command stopped by an interrupt may not
 	// remove its own.
@@ -286,6 +295,8 @@ func MakePlan(opts PlanOptions) (*Plan, error) {
 		CallSites: make(map[Line][]string),
 		Funcs:     make(map[string][]FuncRange),
 		Files:     make(map[string]bool),
+
+		BuildFlags: flags,
 	}
 	for _, p := range pkgs {
 		if p.Name == "main" {
