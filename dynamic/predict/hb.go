@@ -1,6 +1,10 @@
 package predict
 
-import "github.com/avcheck/avcheck/dynamic/trace"
+import (
+	"slices"
+
+	"github.com/avcheck/avcheck/dynamic/trace"
+)
 
 // This file computes the happens-before relation of a trace with vector
 // clocks, one event at a time, following the Go memory model
@@ -570,12 +574,22 @@ func (h *HB) publish(i int, o *syncObj, known bool) {
 		// vc is x as it was at ownerStep: copy the leaves changed since.
 		o.vc.grow(len(x))
 		o.ids = growIDs(o.ids, len(o.vc))
+		touched := -1 // the block of the last leaf copied
 		for l, st := range h.vers[i] {
 			if st >= o.ownerStep {
 				lo := l << clockBits
 				copy(o.vc[lo:min(lo+clockFan, len(x))], x[lo:min(lo+clockFan, len(x))])
-				o.ids[l] = xids[l]
+				o.ids[leafID(l)] = xids[leafID(l)]
+				if b := l >> clockBits; b != touched {
+					if touched >= 0 {
+						h.blockCopied(o.ids, xids, touched)
+					}
+					touched = b
+				}
 			}
+		}
+		if touched >= 0 {
+			h.blockCopied(o.ids, xids, touched)
 		}
 	case known || len(o.vc) == 0:
 		h.copyObj(o, x, xids)
@@ -587,9 +601,22 @@ func (h *HB) publish(i int, o *syncObj, known bool) {
 	o.owner, o.ownerStep = i+1, h.now
 }
 
-// copyObj makes o's release clock x, whose leaves' identities are xids:
-// of a clock at most x (one that x has learned, or none), only the
-// leaves whose identities differ from x's.
+// blockCopied gives block b of ids, some of whose leaves were just
+// copied from src's, src's identity if all its leaves now have src's,
+// else a new one.
+func (h *HB) blockCopied(ids, src []uint64, b int) {
+	at := b * idBlock
+	if slices.Equal(ids[at+1:at+idBlock], src[at+1:at+idBlock]) {
+		ids[at] = src[at]
+	} else {
+		h.lastID++
+		ids[at] = h.lastID
+	}
+}
+
+// copyObj makes o's release clock x, whose identities are xids: of a
+// clock at most x (one that x has learned, or none), only the blocks and
+// the leaves whose identities differ from x's.
 func (h *HB) copyObj(o *syncObj, x VC, xids []uint64) {
 	if !leafIDs || len(o.vc) > len(x) {
 		o.vc = append(o.vc[:0], x...)
@@ -598,81 +625,124 @@ func (h *HB) copyObj(o *syncObj, x VC, xids []uint64) {
 	}
 	o.vc.grow(len(x))
 	o.ids = growIDs(o.ids, len(x))
-	for l, id := range xids {
-		if o.ids[l] != id {
-			lo := l << clockBits
-			hi := min(lo+clockFan, len(x))
-			copy(o.vc[lo:hi], x[lo:hi])
-			o.ids[l] = id
+	for at := 0; at < len(xids); at += idBlock {
+		if o.ids[at] == xids[at] {
+			continue
+		}
+		o.ids[at] = xids[at]
+		for j := 1; j < idBlock; j++ {
+			if o.ids[at+j] != xids[at+j] {
+				lo := (at/idBlock*clockFan + j - 1) << clockBits
+				hi := min(lo+clockFan, len(x))
+				copy(o.vc[lo:hi], x[lo:hi])
+				o.ids[at+j] = xids[at+j]
+			}
 		}
 	}
 }
 
-// joinObj joins x, whose leaves' identities are xids, into o's release
-// clock.
+// joinObj joins x, whose identities are xids, into o's release clock.
 func (h *HB) joinObj(o *syncObj, x VC, xids []uint64) {
 	o.vc.grow(len(x))
 	o.ids = growIDs(o.ids, len(o.vc))
 	h.joinLeaves(o.vc, o.ids, x, xids, nil)
 }
 
+// A clock's identities (HB.ids) come in blocks of clockFan leaves, each
+// the block's own identity and then its leaves': two blocks with one
+// identity have leaves with the same identities, so a join passes over a
+// block of clockFan leaves in one comparison, and over a leaf in one.
+// Identity 0 is the all-zero leaf, and the block of them.
+const idBlock = 1 + clockFan
+
+// leafID returns the index of leaf l's identity.
+func leafID(l int) int { return l>>clockBits*idBlock + 1 + l&clockMask }
+
 // growIDs extends the identities ids to the leaves of n components, the
 // leaves added all zero (identity 0).
 func growIDs(ids []uint64, n int) []uint64 {
-	want := (n + clockMask) >> clockBits
+	leaves := (n + clockMask) >> clockBits
+	want := (leaves + clockMask) >> clockBits * idBlock
 	for len(ids) < want {
 		ids = append(ids, 0)
 	}
 	return ids
 }
 
-// joinLeaves joins src into dst, as long as src at least, leaf by leaf:
-// a leaf whose identity in sids is dst's, in dids, holds the same
-// components, and is passed over. sids nil says src's identities are not
-// known: every leaf is compared. A leaf of dst the join changes gets a
-// new identity, or src's if it now equals src's leaf, and, if vers is not
-// nil, the step now there.
+// joinLeaves joins src into dst, as long as src at least, block by block
+// and leaf by leaf: a block or a leaf whose identity in sids is dst's, in
+// dids, holds the same components, and is passed over. sids nil says
+// src's identities are not known: every leaf is compared. A leaf of dst
+// that the join changes gets a new identity, or src's if it now equals
+// src's leaf, and, if vers is not nil, the step now there; its block
+// gets src's identity if all its leaves now have src's, else a new one.
 func (h *HB) joinLeaves(dst VC, dids []uint64, src VC, sids []uint64, vers []uint64) {
 	if !leafIDs {
-		sids = nil
-	}
-	for lo := 0; lo < len(src); lo += clockFan {
-		l := lo >> clockBits
-		if sids != nil && sids[l] == dids[l] {
-			continue
-		}
-		hi := min(lo+clockFan, len(src))
-		d, s := dst[lo:hi], src[lo:hi]
-		changed, equal := false, true
-		for k, y := range s {
-			switch {
-			case y > d[k]:
-				d[k], changed = y, true
-			case y < d[k]:
-				equal = false
+		// Every component compared, as TestHBLeafIDs's reference.
+		for k, y := range src {
+			if y > dst[k] {
+				dst[k] = y
+				if vers != nil {
+					vers[k>>clockBits] = h.now
+				}
 			}
 		}
-		// Past src's end its leaf is zero.
-		for _, y := range dst[hi:min(lo+clockFan, len(dst))] {
-			if y != 0 {
-				equal = false
+		return
+	}
+	nl := (len(src) + clockMask) >> clockBits
+	for b := 0; b<<clockBits < nl; b++ {
+		at := b * idBlock
+		if sids != nil && sids[at] == dids[at] {
+			continue
+		}
+		renamed := false // a leaf's identity changed
+		for l := b << clockBits; l < min((b+1)<<clockBits, nl); l++ {
+			li := leafID(l)
+			if sids != nil && sids[li] == dids[li] {
+				continue
+			}
+			lo := l << clockBits
+			hi := min(lo+clockFan, len(src))
+			d, s := dst[lo:hi], src[lo:hi]
+			changed, equal := false, true
+			for k, y := range s {
+				switch {
+				case y > d[k]:
+					d[k], changed = y, true
+				case y < d[k]:
+					equal = false
+				}
+			}
+			// Past src's end its leaf is zero.
+			for _, y := range dst[hi:min(lo+clockFan, len(dst))] {
+				if y != 0 {
+					equal = false
+				}
+			}
+			switch {
+			case sids != nil && equal:
+				dids[li], renamed = sids[li], true
+			case changed:
+				h.lastID++
+				dids[li], renamed = h.lastID, true
+			}
+			if changed && vers != nil {
+				vers[l] = h.now
 			}
 		}
 		switch {
-		case sids != nil && equal:
-			dids[l] = sids[l]
-		case changed:
+		case !renamed:
+		case sids != nil && slices.Equal(dids[at+1:at+idBlock], sids[at+1:at+idBlock]):
+			dids[at] = sids[at]
+		default:
 			h.lastID++
-			dids[l] = h.lastID
-		}
-		if changed && vers != nil {
-			vers[l] = h.now
+			dids[at] = h.lastID
 		}
 	}
 }
 
-// learn joins vc, whose leaves' identities are ids (nil if not known),
-// into goroutine i's clock, marking the leaves it changes as changed now.
+// learn joins vc, whose identities are ids (nil if not known), into
+// goroutine i's clock, marking the leaves it changes as changed now.
 func (h *HB) learn(i int, vc VC, ids []uint64) {
 	a := &h.clocks[i]
 	if len(vc) > len(*a) {
@@ -685,12 +755,15 @@ func (h *HB) learn(i int, vc VC, ids []uint64) {
 }
 
 // mark marks the leaf of component k of goroutine i's clock as changed
-// now, with a new identity.
+// now, with a new identity, and its block with a new one.
 func (h *HB) mark(i, k int) {
-	h.leaves(i, k+1)[k>>clockBits] = h.now
-	h.ids[i] = growIDs(h.ids[i], k+1)
-	h.lastID++
-	h.ids[i][k>>clockBits] = h.lastID
+	l := k >> clockBits
+	h.leaves(i, k+1)[l] = h.now
+	ids := growIDs(h.ids[i], k+1)
+	h.ids[i] = ids
+	ids[leafID(l)] = h.lastID + 1
+	ids[l>>clockBits*idBlock] = h.lastID + 2
+	h.lastID += 2
 }
 
 // leaves returns the steps of goroutine i's leaves, as many as n
