@@ -30,9 +30,11 @@ import (
 // every join that wide. Tree clocks (Mathur et al.) would make a join's
 // cost that of what it changes; HB gets most of that more cheaply: each
 // leaf of clockFan components has an identity that the clocks it is
-// copied or learned into keep, and a join passes over the leaves whose
-// identities are equal (HB.ids). Joins then cost a word per leaf and the
-// components of the leaves that differ.
+// copied or learned into keep, and so does each block of clockFan leaves;
+// a join passes over the blocks and the leaves whose identities are equal
+// (HB.ids), and costs a word per block and the leaves that differ. On
+// alitto/pond's tests (18.9M events, 89K goroutines) avcheck predict took
+// 43 s, 22 s with the identities.
 
 // VC is a vector clock indexed by dense goroutine index (HB.Index).
 // Components past the end of the slice are zero.
@@ -182,7 +184,8 @@ type HB struct {
 	// its sender knew of thousands of goroutines that have ended, most
 	// of which it knows already: on a worker pool's tests (89K
 	// goroutines in 18.9M events) the joins compared clocks as wide as
-	// the goroutines, and took half of the prediction's time.
+	// the goroutines, and took half of the prediction's time. The
+	// identities come in blocks (idBlock).
 	ids     [][]uint64
 	lastID  uint64
 	freeIDs [][]uint64 // recycled identities of delivered messages
