@@ -20,7 +20,17 @@
 // (configuration, such as an option func(*T) that sets t.Timeout). The
 // readers hold the lock for other state. An unexported field that its
 // package writes without the lock its readers take is still reported at
-// those writes.
+// those writes, unless those writes are in builder methods: methods that
+// return their receiver to be chained (NewBuffer(n).SetBlocking(true)),
+// take no lock, and so, by that convention, set the value up before it
+// is shared, as a constructor does; their accesses are not counted.
+//
+// A helper may take the lock only when a boolean parameter says that its
+// caller does not hold it already, releasing it with a defer or under the
+// same test (if !locked { b.mu.Lock(); defer b.mu.Unlock() }). Its
+// accesses after the test hold the lock in each way it is entered whose
+// calls pass the value that takes it, and the calls that pass the other
+// value hold it, or not, themselves.
 //
 //	type Cache struct {
 //		mu sync.Mutex

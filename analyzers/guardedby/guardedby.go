@@ -111,7 +111,7 @@ func run(pass *analysis.Pass, cfg *Config) (any, error) {
 	signalled := handoffs(res)
 	owner := regions.Owners(res)
 	for _, f := range res.Funcs {
-		if exempt(f) {
+		if exempt(f) || builder(f) {
 			continue
 		}
 		held := entry[f.Fn]
@@ -186,6 +186,43 @@ func exempt(f *regions.Func) bool {
 	}
 	return name == "init" || strings.HasPrefix(name, "init#") ||
 		strings.HasSuffix(f.Fn.Name(), "Locked") || strings.HasSuffix(f.Fn.Name(), "locked")
+}
+
+// builder reports whether f is a method that sets its receiver up and
+// returns it, to be chained (NewBuffer(n).SetBlocking(true)), and takes
+// no lock: by that convention it is called before the value is shared,
+// as a constructor is, and its writes are configuration that no lock
+// guards.
+func builder(f *regions.Func) bool {
+	fn := f.Fn
+	sig := fn.Signature
+	if sig.Recv() == nil || sig.Results().Len() != 1 || len(fn.Params) == 0 || fn.Blocks == nil {
+		return false
+	}
+	if _, ok := sig.Recv().Type().(*types.Pointer); !ok || !types.Identical(sig.Results().At(0).Type(), sig.Recv().Type()) {
+		return false
+	}
+	returns := 0
+	for _, b := range fn.Blocks {
+		if len(b.Instrs) == 0 {
+			continue
+		}
+		if ret, ok := b.Instrs[len(b.Instrs)-1].(*ssa.Return); ok {
+			if len(ret.Results) != 1 || ret.Results[0] != fn.Params[0] {
+				return false
+			}
+			returns++
+		}
+	}
+	if returns == 0 || len(f.SyncOps) > 0 {
+		return false
+	}
+	for _, a := range f.Accesses {
+		if len(a.Held) > 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // lockName is how a Guard names its lock.
@@ -388,8 +425,14 @@ func contextGuards(a *regions.Access, fn *ssa.Function, contexts []regions.Conte
 	}
 	out := make([]map[string]bool, len(contexts))
 	for i, c := range contexts {
-		guards := regions.GuardsOf(a, c.Held)
-		for _, h := range slices.Concat(a.Held, c.Held) {
+		held := c.Held
+		for _, ch := range a.CondHeld {
+			if v, ok := c.Consts[ch.Param]; ok && v == ch.Value {
+				held = append(slices.Clip(held), ch.Held)
+			}
+		}
+		guards := regions.GuardsOf(a, held)
+		for _, h := range slices.Concat(a.Held, held) {
 			if k, ok := regions.LockClass(fn, h.Lock); ok && other(k) {
 				guards[k] = guards[k] || !h.Read
 			}

@@ -238,6 +238,9 @@ func (fa *funcAnalysis) held(instr ssa.Instruction) []Held {
 }
 
 func (fa *funcAnalysis) addAccess(a *Access) {
+	if a.Instr != nil {
+		a.CondHeld = fa.condHeldAt(a.Instr)
+	}
 	fa.info.Accesses = append(fa.info.Accesses, a)
 }
 

@@ -19,15 +19,26 @@ import (
 // pairs: a call between them runs with the lock held when the parameter
 // is true (CondHeld, which EntryContexts follows into the callee with the
 // value its callers pass), and the Unlock is not the release of a lock
-// the caller held.
+// the caller held. The test may be the other way round, the lock taken
+// when the parameter is false, and the release deferred where the lock
+// is taken, the callers that pass true holding the lock:
+//
+//	if !locked {
+//		r.mu.Lock()
+//		defer r.mu.Unlock()
+//	}
+//
+// The accesses after such a pair hold the lock as its calls do
+// (Access.CondHeld).
 
 // condLock is one such pair.
 type condLock struct {
 	held    Held
 	param   int             // index in the function's Params
+	value   bool            // the parameter's value that takes the lock
 	test    *ssa.BasicBlock // the block of the If before the Lock
-	untest  *ssa.BasicBlock // the block of the If before the Unlock
-	release *ssa.BasicBlock // the block of the Unlock
+	untest  *ssa.BasicBlock // the block of the If before the Unlock; nil if deferred
+	release *ssa.BasicBlock // the block of the Unlock, or of its defer
 }
 
 // A call that only runs when a boolean parameter has one value (if touch
@@ -41,11 +52,12 @@ type ParamCond struct {
 	Value bool
 }
 
-// CondHeld is a lock held at a call when the caller's boolean parameter
-// Param is true.
+// CondHeld is a lock held at a call, or an access, when the caller's
+// boolean parameter Param is Value.
 type CondHeld struct {
 	Held  Held
 	Param int
+	Value bool
 }
 
 // paramTest returns the block's If on a boolean parameter, the index of
@@ -95,26 +107,35 @@ func (fa *funcAnalysis) lockOps(b *ssa.BasicBlock) (taken, given []Held) {
 // findCondLocks records the function's conditional lock pairs.
 func (fa *funcAnalysis) findCondLocks() {
 	type test struct {
-		b, then *ssa.BasicBlock
+		b, then *ssa.BasicBlock // then: the branch the parameter's value takes
 		param   int
+		value   bool
 	}
 	var tests []test
 	for _, b := range fa.fn.Blocks {
-		if i, then, ok := fa.paramTest(b); ok && len(then.Preds) == 1 {
-			tests = append(tests, test{b, then, i})
+		if i, _, ok := fa.paramTest(b); ok {
+			for k, v := range []bool{true, false} {
+				if then := b.Succs[k]; len(then.Preds) == 1 {
+					tests = append(tests, test{b, then, i, v})
+				}
+			}
 		}
 	}
 	for _, t := range tests {
 		taken, _ := fa.lockOps(t.then)
-		for _, u := range tests {
-			if u.param != t.param || u.b == t.b || !t.b.Dominates(u.b) {
+		for _, h := range taken {
+			if fa.deferredRelease(t.then, h) {
+				fa.condLocks = append(fa.condLocks, condLock{held: h, param: t.param, value: t.value, test: t.b, release: t.then})
 				continue
 			}
-			_, given := fa.lockOps(u.then)
-			for _, h := range taken {
+			for _, u := range tests {
+				if u.param != t.param || u.value != t.value || u.b == t.b || !t.b.Dominates(u.b) {
+					continue
+				}
+				_, given := fa.lockOps(u.then)
 				for _, g := range given {
 					if h.Lock.Key() == g.Lock.Key() && h.Read == g.Read {
-						fa.condLocks = append(fa.condLocks, condLock{held: h, param: t.param, test: t.b, untest: u.b, release: u.then})
+						fa.condLocks = append(fa.condLocks, condLock{held: h, param: t.param, value: t.value, test: t.b, untest: u.b, release: u.then})
 					}
 				}
 			}
@@ -122,13 +143,36 @@ func (fa *funcAnalysis) findCondLocks() {
 	}
 }
 
+// deferredRelease reports whether block b defers the release of h.
+func (fa *funcAnalysis) deferredRelease(b *ssa.BasicBlock, h Held) bool {
+	for _, instr := range b.Instrs {
+		d, ok := instr.(*ssa.Defer)
+		if !ok {
+			continue
+		}
+		o, _ := classify(d.Common())
+		p, ok := fa.lockTarget(d.Common())
+		if ok && p.Key() == h.Lock.Key() && (o == opUnlock && !h.Read || o == opRUnlock && h.Read) {
+			return true
+		}
+	}
+	return false
+}
+
 // condHeld returns the conditional locks held at a call.
-func (fa *funcAnalysis) condHeld(call *ssa.Call) []CondHeld {
+func (fa *funcAnalysis) condHeld(call *ssa.Call) []CondHeld { return fa.condHeldAt(call) }
+
+// condHeldAt returns the conditional locks held at an instruction: after
+// the test that takes one, and before the test that gives it back (or
+// anywhere after, if its release is deferred), where it is not held
+// whatever the parameter.
+func (fa *funcAnalysis) condHeldAt(instr ssa.Instruction) []CondHeld {
 	var out []CondHeld
-	b := call.Block()
+	b := instr.Block()
 	for _, c := range fa.condLocks {
-		if b != c.test && c.test.Dominates(b) && b.Dominates(c.untest) && lockState(fa.held(call)).find(c.held.Lock.Key()) < 0 {
-			out = append(out, CondHeld{Held: c.held, Param: c.param})
+		inside := c.untest == nil && b == c.release // before the Lock, or held there anyway
+		if b != c.test && !inside && c.test.Dominates(b) && (c.untest == nil || b.Dominates(c.untest)) && lockState(fa.held(instr)).find(c.held.Lock.Key()) < 0 {
+			out = append(out, CondHeld{Held: c.held, Param: c.param, Value: c.value})
 		}
 	}
 	return out

@@ -118,7 +118,7 @@ func contextAt(c caller, e Context, callee *ssa.Function) Context {
 		add(h)
 	}
 	for _, ch := range c.call.CondHeld {
-		if e.Consts[ch.Param] {
+		if v, ok := e.Consts[ch.Param]; ok && v == ch.Value {
 			add(ch.Held)
 		}
 	}

@@ -145,6 +145,9 @@ type Access struct {
 	Via string
 	// Held lists the locks held at the access, outermost first.
 	Held []Held
+	// CondHeld lists the locks held at the access when a boolean
+	// parameter of its function has a value (condlock.go).
+	CondHeld []CondHeld
 	// Rechecked says that, within the write's own critical section, a
 	// read of the same state decides whether it happens: the write
 	// re-validates what it depends on (double-checked locking).
