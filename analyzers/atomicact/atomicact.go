@@ -322,12 +322,12 @@ func mixed(pass *analysis.Pass, ann *annotation.Set, res *regions.Result, entry 
 			if inner != a.Var {
 				diag.Report(pass, ann, CategoryMixed, a.Pos, related,
 					"%s is %s plainly here, and with it its field %s, which is accessed atomically elsewhere (%s); the plain access races with the atomic ones",
-					a.Expr, verb, inner.Name(), elsewhere)
+					regions.Short(a.Expr), verb, inner.Name(), elsewhere)
 				continue
 			}
 			diag.Report(pass, ann, CategoryMixed, a.Pos, related,
 				"%s is %s plainly here but accessed atomically elsewhere (%s); the plain access races with the atomic ones",
-				a.Expr, verb, elsewhere)
+				regions.Short(a.Expr), verb, elsewhere)
 		}
 	}
 }

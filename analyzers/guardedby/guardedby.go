@@ -319,10 +319,10 @@ func report(pass *analysis.Pass, ann *annotation.Set, accs []access, g Guard, ow
 		switch {
 		case !held:
 			diag.Report(pass, ann, CategoryUnguarded, a.a.Pos, related,
-				"%s is accessed without %s, which guards it %s", a.a.Expr, lock(a.a), why)
+				"%s is accessed without %s, which guards it %s", regions.Short(a.a.Expr), lock(a.a), why)
 		case a.a.Kind == regions.Write && !forWrite:
 			diag.Report(pass, ann, CategoryReadLock, a.a.Pos, related,
-				"%s is written with only the read lock of %s held", a.a.Expr, lock(a.a))
+				"%s is written with only the read lock of %s held", regions.Short(a.a.Expr), lock(a.a))
 		}
 	}
 }

@@ -225,12 +225,16 @@ func addrPos(v ssa.Value) token.Pos {
 	return v.Pos()
 }
 
-func exprString(e ast.Expr) string {
-	s := types.ExprString(e)
-	if len(s) > 60 {
-		s = s[:57] + "..."
+// exprString is the source expression of an access, whole: the recorders
+// evaluate it (Access.Expr). Messages shorten it (Short).
+func exprString(e ast.Expr) string { return types.ExprString(e) }
+
+// Short returns expr, an Access's Expr, cut to 60 bytes for a message.
+func Short(expr string) string {
+	if len(expr) > 60 {
+		return expr[:57] + "..."
 	}
-	return s
+	return expr
 }
 
 func (fa *funcAnalysis) held(instr ssa.Instruction) []Held {

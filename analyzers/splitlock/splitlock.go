@@ -149,5 +149,5 @@ func via(a *regions.Access) string {
 	if a.Via == "" {
 		return ""
 	}
-	return " by " + a.Expr
+	return " by " + regions.Short(a.Expr)
 }

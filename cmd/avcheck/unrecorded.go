@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/avcheck/avcheck/analyzers/regions"
 	"github.com/avcheck/avcheck/dynamic/record"
 	"github.com/avcheck/avcheck/dynamic/trace"
 )
@@ -75,7 +76,7 @@ func printUnrecorded(w io.Writer, plan *record.Plan, t *trace.Trace, oc record.O
 		if u.Detail != "" {
 			why += ": " + u.Detail
 		}
-		fmt.Fprintf(w, "\t%s:%d:%d: %s: %s\n", file, u.Line.Line, u.Col, u.Expr, why)
+		fmt.Fprintf(w, "\t%s:%d:%d: %s: %s\n", file, u.Line.Line, u.Col, regions.Short(u.Expr), why)
 	}
 }
 
@@ -88,7 +89,7 @@ func printNotProbed(w io.Writer, nps []record.NotProbed, dir string) {
 		if np.Write {
 			kind = "write"
 		}
-		fmt.Fprintf(w, "\t%s:%d:%d: %s (%s): %s\n", relPath(dir, np.File), np.Line.Line, np.Col, np.Expr, kind, np.Why)
+		fmt.Fprintf(w, "\t%s:%d:%d: %s (%s): %s\n", relPath(dir, np.File), np.Line.Line, np.Col, regions.Short(np.Expr), kind, np.Why)
 	}
 }
 
