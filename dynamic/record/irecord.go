@@ -174,7 +174,7 @@ func RecordInstrumented(ctx context.Context, in *Instrumented, opts Options) (*t
 		}
 		// The limit counts the probes' raw events, of which the trace
 		// keeps fewer (allocations, for one).
-		oc.Cut = fmt.Sprintf("the recording stopped at its limit of about %d probe events (%s), of which the trace keeps %d; the rest of the run is not in it", limit, why, len(t.Events))
+		oc.Cut = fmt.Sprintf("the recording stopped at its limit of about %d probe events (%s), of which the trace keeps %d (an allocation, for one, is a probe but not an event); the rest of the run is not in it", limit, why, len(t.Events))
 	case avrt.CutDiskFull:
 		oc.Cut = fmt.Sprintf("the recording stopped when %s was full; the trace is the run up to then", filepath.Dir(rawName))
 	}

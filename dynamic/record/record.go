@@ -114,7 +114,7 @@ var runtimeHooks = []hook{
 // rootG is the goroutine standing for the program itself: it forks every
 // goroutine whose parent the plan does not know, such as the test's own
 // goroutine, so that every goroutine is created before it runs.
-const rootG trace.GoID = 1<<31 - 1
+const rootG = trace.RootG
 
 // The sync methods probed at their entry; their receivers are named as in
 // the standard library's source.

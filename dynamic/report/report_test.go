@@ -151,3 +151,24 @@ func TestJSONStreamed(t *testing.T) {
 		}
 	}
 }
+
+// The goroutines that stand for the program and for code not recorded
+// are named so in witnesses, not by their numbers.
+func TestGoName(t *testing.T) {
+	tr := &trace.Trace{}
+	for _, tc := range []struct {
+		e    trace.Event
+		want string
+	}{
+		{trace.Event{G: trace.RootG, Kind: trace.KindFork, Arg: 5}, "program - fork g5"},
+		{trace.Event{G: trace.OutsideG, Kind: trace.KindFork, Arg: 7}, "outside - fork g7"},
+		{trace.Event{G: 3, Kind: trace.KindFork, Arg: 4}, "g3 - fork g4"},
+	} {
+		if got := step(tr, &tc.e, "", nil); got != tc.want {
+			t.Errorf("step %v: %q, want %q", tc.e, got, tc.want)
+		}
+		if got, want := stepText(tr, &tc.e), strings.Replace(tc.want, " - fork ", " starts ", 1); got != want {
+			t.Errorf("stepText %v: %q, want %q", tc.e, got, want)
+		}
+	}
+}

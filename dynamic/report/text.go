@@ -91,14 +91,28 @@ func step(t *trace.Trace, e *trace.Event, dir string, begins func(*trace.Event) 
 	if e.Kind == trace.KindRegionEnd && site == 0 {
 		site = begins(e)
 	}
-	s := fmt.Sprintf("g%d %s %s", e.G, position(relPath(dir, t.Site(site))), e.Kind)
+	s := fmt.Sprintf("%s %s %s", GoName(e.G), position(relPath(dir, t.Site(site))), e.Kind)
 	switch {
 	case e.Kind == trace.KindFork:
-		s += fmt.Sprintf(" g%d", e.Arg)
+		s += " " + GoName(trace.GoID(e.Arg))
 	case hasObject(e.Kind):
 		s += " " + varOf(t, predict.Access{Obj: e.Obj})
 	}
 	return s
+}
+
+// GoName names goroutine g in a report: g12, or "program" for
+// trace.RootG, which stands for the program itself (it starts a test's
+// goroutine), and "outside" for trace.OutsideG, which stands for code
+// that is not recorded (it starts the goroutines of such code).
+func GoName(g trace.GoID) string {
+	switch g {
+	case trace.RootG:
+		return "program"
+	case trace.OutsideG:
+		return "outside"
+	}
+	return fmt.Sprintf("g%d", g)
 }
 
 // hasObject reports whether a witness step of kind k names the object

@@ -19,6 +19,13 @@ type GoID uint32
 // impossible (predict reports it at most as predicted).
 const OutsideG GoID = 1<<31 - 2
 
+// RootG is the goroutine that stands for the program itself: the
+// recorders make it fork each goroutine whose go statement they do not
+// record and that something recorded orders, such as a test's own
+// goroutine, so that every goroutine is created before it runs. It only
+// forks.
+const RootG GoID = 1<<31 - 1
+
 // ObjID identifies the object an event touches: a variable's address, a
 // mutex, a channel, a WaitGroup, a Cond, a Once, or an atomic's address.
 // For a Fork it is unused; the child goroutine is in Arg. The recorders
