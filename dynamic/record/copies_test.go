@@ -1,7 +1,6 @@
 package record
 
 import (
-	"context"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -61,19 +60,7 @@ func TestRecordCopies(t *testing.T) {
 			t.Errorf("element accesses:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 		}
 	}
-	t.Run("delve", func(t *testing.T) {
-		plan, bin := prepare(t, "copies", false)
-		tr, oc := record(t, context.Background(), plan, Options{Binary: bin})
-		if !oc.Complete || oc.Status != 0 || oc.Invalid != "" {
-			t.Fatalf("outcome %+v", oc)
-		}
-		check(t, tr)
-	})
-	t.Run("instrument", func(t *testing.T) {
-		in, bin, root := prepareInstrumented(t, "copies", false)
-		if len(in.Unrewritten) > 0 {
-			t.Errorf("files not rewritten: %v", in.Unrewritten)
-		}
+	withBothRecorders(t, "copies", check, func(t *testing.T, in *Instrumented) {
 		var notProbed []string
 		for _, n := range in.NotProbed {
 			notProbed = append(notProbed, fmt.Sprintf("%s:%d %s write=%v: %s", filepath.Base(n.File), n.Line.Line, n.Expr, n.Write, n.Why))
@@ -84,6 +71,5 @@ func TestRecordCopies(t *testing.T) {
 		if !slices.Equal(notProbed, wantNot) {
 			t.Errorf("not probed:\n%s\nwant:\n%s", strings.Join(notProbed, "\n"), strings.Join(wantNot, "\n"))
 		}
-		check(t, recordInstrumentedOK(t, in, Options{Binary: bin, Dir: root}))
 	})
 }

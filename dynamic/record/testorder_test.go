@@ -306,7 +306,7 @@ func TestRecordCleanups(t *testing.T) {
 // withBothRecorders records the tests of testdata/record/name with each
 // recorder, in a subtest of its own, and has check look at the trace; the
 // run must end normally, and every file of the package be rewritten.
-func withBothRecorders(t *testing.T, name string, check func(*testing.T, *trace.Trace)) {
+func withBothRecorders(t *testing.T, name string, check func(*testing.T, *trace.Trace), checkRewriting ...func(*testing.T, *Instrumented)) {
 	t.Run("delve", func(t *testing.T) {
 		plan, bin := prepare(t, name, false)
 		tr, oc := record(t, context.Background(), plan, Options{Binary: bin})
@@ -319,6 +319,9 @@ func withBothRecorders(t *testing.T, name string, check func(*testing.T, *trace.
 		in, bin, root := prepareInstrumented(t, name, false)
 		if len(in.Unrewritten) > 0 {
 			t.Errorf("files not rewritten: %v", in.Unrewritten)
+		}
+		for _, c := range checkRewriting {
+			c(t, in)
 		}
 		check(t, recordInstrumentedOK(t, in, Options{Binary: bin, Dir: root}))
 	})
