@@ -52,7 +52,8 @@ type posRange struct{ pos, end token.Pos }
 
 // Ignored reports whether an //avcheck:ignore annotation covers pos: one
 // on its line or the line before, or in the doc comment of the function
-// that contains it.
+// that contains it; or whether that function's doc comment holds the
+// //go:norace directive.
 func (s *Set) Ignored(pos token.Pos) bool {
 	if s == nil || !pos.IsValid() {
 		return false
@@ -100,8 +101,28 @@ func run(pass *analysis.Pass) (any, error) {
 	}
 	for _, f := range pass.Files {
 		parseFile(pass, s, f)
+		ignoreNorace(s, f)
 	}
 	return s, nil
+}
+
+// ignoreNorace ignores the functions of f whose doc comment holds the
+// compiler's //go:norace directive, as an //avcheck:ignore there would:
+// the author has said that their accesses race on purpose, and the race
+// detector does not look at them either.
+func ignoreNorace(s *Set, f *ast.File) {
+	for _, d := range f.Decls {
+		fn, ok := d.(*ast.FuncDecl)
+		if !ok || fn.Doc == nil || fn.Body == nil {
+			continue
+		}
+		for _, c := range fn.Doc.List {
+			if strings.TrimSpace(c.Text) == "//go:norace" {
+				s.ignoreRanges = append(s.ignoreRanges, posRange{fn.Pos(), fn.End()})
+				break
+			}
+		}
+	}
 }
 
 // attachments records what each comment group of a file is attached to.

@@ -18,6 +18,9 @@
 //	//avcheck:ignore [why]    on a line, the line before it, or a function's
 //	                          doc comment: no avcheck finding there
 //
+// A function whose doc comment holds the compiler's //go:norace directive
+// is ignored too: its author has said that its accesses race on purpose.
+//
 // The analyzer reports an unknown annotation, a missing or extra argument,
 // and an annotation placed where it means nothing. Its Result is the parsed
 // set, which the other analyzers of the suite consult.

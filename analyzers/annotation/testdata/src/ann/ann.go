@@ -57,3 +57,11 @@ func Ignored() {}
 func IgnoredLine() {
 	_ = 1 //avcheck:ignore
 }
+
+// Racy reads a value racily, on purpose: the race detector and avcheck
+// leave it alone.
+//
+//go:norace
+func Racy() int {
+	return 1
+}
