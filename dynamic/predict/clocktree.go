@@ -115,18 +115,8 @@ func (t *clockTree) build(n, h uint32, lo int, vc []uint32, vers []uint64, since
 		return 0
 	}
 	span := 1 << (clockBits * (h - 1)) // components under each child
-	if vers != nil {
-		first, last := lo>>clockBits, min((lo+span*clockFan+clockMask)>>clockBits, len(vers))
-		changed := false
-		for _, v := range vers[min(first, len(vers)):last] {
-			if v > since {
-				changed = true
-				break
-			}
-		}
-		if !changed {
-			return n
-		}
+	if vers != nil && !changedSince(vers, lo>>clockBits, span, since) {
+		return n
 	}
 	if h == 1 {
 		seg := vc[lo:min(lo+clockFan, len(vc))]
@@ -159,6 +149,23 @@ func (t *clockTree) build(n, h uint32, lo int, vc []uint32, vers []uint64, since
 	m := t.newNode()
 	copy(t.nodes[int(m)<<clockBits:], kids[:])
 	return m
+}
+
+// changedSince reports whether a leaf of a node changed after step
+// since: the node covers span leaves from leaf first, and vers holds the
+// leaves' steps in blocks (HB.Leaves). A node of a block or more reads
+// the blocks' steps alone.
+func changedSince(vers []uint64, first, span int, since uint64) bool {
+	if span == 1 {
+		at := leafID(first)
+		return at < len(vers) && vers[at] > since
+	}
+	for at := first >> clockBits * idBlock; at < min((first+span+clockMask)>>clockBits*idBlock, len(vers)); at += idBlock {
+		if vers[at] > since {
+			return true
+		}
+	}
+	return false
 }
 
 // joinInto sets *vc to the pointwise maximum of *vc and the snapshot r,

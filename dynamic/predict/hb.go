@@ -166,9 +166,12 @@ type HB struct {
 	// tree) last changed: a snapshot taken at step s differs from the
 	// clock only in the leaves changed since, which are all a new
 	// snapshot based on it compares (clockTree.snapshotSince), not the
-	// whole clock, as wide as the goroutines. A new goroutine takes its
-	// parent's, with its parent's clock. refSince is the step of each
-	// goroutine's refs.
+	// whole clock, as wide as the goroutines. The steps come in blocks
+	// as the identities do (idBlock), each led by the last step of any
+	// of its leaves, so that a search for the leaves changed since a
+	// step passes over a block of clockFan of them in one word. A new
+	// goroutine takes its parent's, with its parent's clock. refSince is
+	// the step of each goroutine's refs.
 	now      uint64
 	vers     [][]uint64
 	refSince []uint64
@@ -577,22 +580,23 @@ func (h *HB) publish(i int, o *syncObj, known bool) {
 		// vc is x as it was at ownerStep: copy the leaves changed since.
 		o.vc.grow(len(x))
 		o.ids = growIDs(o.ids, len(o.vc))
-		touched := -1 // the block of the last leaf copied
-		for l, st := range h.vers[i] {
-			if st >= o.ownerStep {
-				lo := l << clockBits
-				copy(o.vc[lo:min(lo+clockFan, len(x))], x[lo:min(lo+clockFan, len(x))])
-				o.ids[leafID(l)] = xids[leafID(l)]
-				if b := l >> clockBits; b != touched {
-					if touched >= 0 {
-						h.blockCopied(o.ids, xids, touched)
-					}
-					touched = b
+		v := h.vers[i]
+		for at := 0; at < len(v); at += idBlock {
+			if v[at] < o.ownerStep {
+				continue
+			}
+			copied := false
+			for j := 1; j < idBlock; j++ {
+				l := at/idBlock<<clockBits + j - 1
+				if lo := l << clockBits; v[at+j] >= o.ownerStep && lo < len(x) {
+					copy(o.vc[lo:min(lo+clockFan, len(x))], x[lo:min(lo+clockFan, len(x))])
+					o.ids[at+j] = xids[at+j]
+					copied = true
 				}
 			}
-		}
-		if touched >= 0 {
-			h.blockCopied(o.ids, xids, touched)
+			if copied {
+				h.blockCopied(o.ids, xids, at/idBlock)
+			}
 		}
 	case known || len(o.vc) == 0:
 		h.copyObj(o, x, xids)
@@ -661,15 +665,30 @@ const idBlock = 1 + clockFan
 // leafID returns the index of leaf l's identity.
 func leafID(l int) int { return l>>clockBits*idBlock + 1 + l&clockMask }
 
-// growIDs extends the identities ids to the leaves of n components, the
-// leaves added all zero (identity 0).
+// growIDs extends the identities ids (or the steps HB.vers) to the
+// leaves of n components, in blocks, the leaves added all zero.
 func growIDs(ids []uint64, n int) []uint64 {
 	leaves := (n + clockMask) >> clockBits
 	want := (leaves + clockMask) >> clockBits * idBlock
-	for len(ids) < want {
-		ids = append(ids, 0)
+	switch {
+	case len(ids) >= want:
+	case want <= cap(ids):
+		old := len(ids)
+		ids = ids[:want]
+		clear(ids[old:])
+	default:
+		w := make([]uint64, want, want+want/2+idBlock)
+		copy(w, ids)
+		ids = w
 	}
 	return ids
+}
+
+// setStep records in vers, laid out as the identities are (idBlock),
+// that leaf l changed at step now, and so did its block.
+func setStep(vers []uint64, l int, now uint64) {
+	vers[leafID(l)] = now
+	vers[l>>clockBits*idBlock] = now
 }
 
 // joinLeaves joins src into dst, as long as src at least, block by block
@@ -686,7 +705,7 @@ func (h *HB) joinLeaves(dst VC, dids []uint64, src VC, sids []uint64, vers []uin
 			if y > dst[k] {
 				dst[k] = y
 				if vers != nil {
-					vers[k>>clockBits] = h.now
+					setStep(vers, k>>clockBits, h.now)
 				}
 			}
 		}
@@ -730,7 +749,7 @@ func (h *HB) joinLeaves(dst VC, dids []uint64, src VC, sids []uint64, vers []uin
 				dids[li], renamed = h.lastID, true
 			}
 			if changed && vers != nil {
-				vers[l] = h.now
+				setStep(vers, l, h.now)
 			}
 		}
 		switch {
@@ -761,7 +780,7 @@ func (h *HB) learn(i int, vc VC, ids []uint64) {
 // now, with a new identity, and its block with a new one.
 func (h *HB) mark(i, k int) {
 	l := k >> clockBits
-	h.leaves(i, k+1)[l] = h.now
+	setStep(h.leaves(i, k+1), l, h.now)
 	ids := growIDs(h.ids[i], k+1)
 	h.ids[i] = ids
 	ids[leafID(l)] = h.lastID + 1
@@ -770,22 +789,10 @@ func (h *HB) mark(i, k int) {
 }
 
 // leaves returns the steps of goroutine i's leaves, as many as n
-// components have.
+// components have, in blocks (HB.vers).
 func (h *HB) leaves(i, n int) []uint64 {
-	v := h.vers[i]
-	if want := (n + clockMask) >> clockBits; len(v) < want {
-		if want <= cap(v) {
-			old := len(v)
-			v = v[:want]
-			clear(v[old:])
-		} else {
-			w := make([]uint64, want, want+want/2+4)
-			copy(w, v)
-			v = w
-		}
-		h.vers[i] = v
-	}
-	return v
+	h.vers[i] = growIDs(h.vers[i], n)
+	return h.vers[i]
 }
 
 // Now returns the step of the event last passed to Step: every change
@@ -793,7 +800,8 @@ func (h *HB) leaves(i, n int) []uint64 {
 func (h *HB) Now() uint64 { return h.now }
 
 // Leaves returns the steps at which the leaves of goroutine i's clock
-// last changed (clockFan components each): a snapshot of the clock
+// last changed (clockFan components each), in blocks of clockFan leaves
+// led by the block's last step (idBlock, leafID): a snapshot of the clock
 // taken at step s differs from it only in the leaves changed after s.
 // Owned by HB, valid until the next Step.
 func (h *HB) Leaves(i int) []uint64 { return h.vers[i] }
