@@ -153,14 +153,14 @@ func (t *clockTree) build(n, h uint32, lo int, vc []uint32, vers []uint64, since
 
 // changedSince reports whether a leaf of a node changed after step
 // since: the node covers span leaves from leaf first, and vers holds the
-// leaves' steps in blocks (HB.Leaves). A node of a block or more reads
-// the blocks' steps alone.
+// leaves' steps in blocks (HB.Leaves, leafblocks.go). A node of a block
+// or more reads the blocks' steps alone.
 func changedSince(vers []uint64, first, span int, since uint64) bool {
 	if span == 1 {
 		at := leafID(first)
 		return at < len(vers) && vers[at] > since
 	}
-	for at := first >> clockBits * idBlock; at < min((first+span+clockMask)>>clockBits*idBlock, len(vers)); at += idBlock {
+	for at := blockID(first); at < min(blockID(first+span-1)+1, len(vers)); at += idBlock {
 		if vers[at] > since {
 			return true
 		}

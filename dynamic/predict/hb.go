@@ -140,15 +140,13 @@ type HB struct {
 	objIndex map[trace.ObjID]int
 	objs     []syncObj
 
-	ep   Epoch // epoch of the last event stepped
-	adv  int   // goroutine whose clock the last Step advanced besides its own, or -1
-	free []VC  // recycled clocks of delivered messages
+	ep   Epoch     // epoch of the last event stepped
+	adv  int       // goroutine whose clock the last Step advanced besides its own, or -1
+	free []idClock // recycled clocks of delivered messages
 	// spare holds clocks of ended goroutines, at most maxSpare, for
 	// new goroutines to reuse: in a run of many short-lived goroutines,
 	// one ends about as often as another starts.
-	spare     []VC
-	spareVers [][]uint64 // their leaves' steps' arrays (vers)
-	spareIDs  [][]uint64 // their leaves' identities' arrays (ids)
+	spare []spareClock
 	// tree holds the clocks of closed channels as snapshots that share
 	// what they have in common (clocktree.go), and refs, per goroutine,
 	// its clock's last snapshot there, the base of its next. A run that
@@ -189,9 +187,8 @@ type HB struct {
 	// goroutines in 18.9M events) the joins compared clocks as wide as
 	// the goroutines, and took half of the prediction's time. The
 	// identities come in blocks (idBlock).
-	ids     [][]uint64
-	lastID  uint64
-	freeIDs [][]uint64 // recycled identities of delivered messages
+	ids    [][]uint64
+	lastID uint64
 }
 
 // leafIDs turns the leaf identities of HB.ids on; TestHBLeafIDs
@@ -200,6 +197,20 @@ var leafIDs = true
 
 // maxSpare bounds HB.spare.
 const maxSpare = 8
+
+// spareClock is an ended goroutine's clock, with the arrays of its
+// leaves' steps and identities, kept for a new goroutine to reuse.
+type spareClock struct {
+	vc        VC
+	vers, ids []uint64
+}
+
+// idClock is a clock with its leaves' identities (HB.ids), as a message
+// carries it.
+type idClock struct {
+	vc  VC
+	ids []uint64
+}
 
 // syncObj is the happens-before state of one synchronisation object. Only
 // the fields its kind uses are set.
@@ -225,11 +236,9 @@ type syncObj struct {
 type chanState struct {
 	capKnown bool
 	cap      uint64
-	sends    map[uint64]VC       // clock of send k, until receive k
-	recvs    map[uint64]VC       // clock of receive k, until send k+cap
-	sendIDs  map[uint64][]uint64 // the identities of sends' leaves
-	recvIDs  map[uint64][]uint64 // the identities of recvs' leaves
-	waiting  map[uint64]int      // receive k -> goroutine whose send k+cap was recorded first
+	sends    map[uint64]idClock // clock of send k, until receive k
+	recvs    map[uint64]idClock // clock of receive k, until send k+cap
+	waiting  map[uint64]int     // receive k -> goroutine whose send k+cap was recorded first
 	// closed is the closer's clock at the close, in HB.tree, if isClosed.
 	closed   clockRef
 	isClosed bool
@@ -257,12 +266,12 @@ func (h *HB) Index(g trace.GoID) int {
 	if !ok {
 		i = len(h.clocks)
 		h.gIndex.add(g, i)
-		var c VC
-		var v, ids []uint64
+		var sp spareClock
 		if n := len(h.spare); n > 0 {
-			c, v, ids = h.spare[n-1][:0], h.spareVers[n-1][:0], h.spareIDs[n-1][:0]
-			h.spare, h.spareVers, h.spareIDs = h.spare[:n-1], h.spareVers[:n-1], h.spareIDs[:n-1]
+			sp = h.spare[n-1]
+			h.spare = h.spare[:n-1]
 		}
+		c, v, ids := sp.vc[:0], sp.vers[:0], sp.ids[:0]
 		c.grow(i + 1)
 		c[i] = 1 // epochs start at 1 so that a zero component means "nothing seen"
 		h.clocks = append(h.clocks, c)
@@ -320,9 +329,7 @@ func (h *HB) Step(e *trace.Event) VC {
 		h.ep = Epoch{i, h.clocks[i][i]}
 		c := h.clocks[i]
 		if len(h.spare) < maxSpare {
-			h.spare = append(h.spare, c)
-			h.spareVers = append(h.spareVers, h.vers[i])
-			h.spareIDs = append(h.spareIDs, h.ids[i])
+			h.spare = append(h.spare, spareClock{c, h.vers[i], h.ids[i]})
 		}
 		h.clocks[i], h.vers[i], h.ids[i] = nil, nil, nil
 		return c
@@ -471,10 +478,8 @@ func (h *HB) chanOf(id trace.ObjID) *chanState {
 	o := h.obj(id)
 	if o.ch == nil {
 		ch := &chanState{
-			sends:   make(map[uint64]VC),
-			recvs:   make(map[uint64]VC),
-			sendIDs: make(map[uint64][]uint64),
-			recvIDs: make(map[uint64][]uint64),
+			sends:   make(map[uint64]idClock),
+			recvs:   make(map[uint64]idClock),
 			waiting: make(map[uint64]int),
 		}
 		if h.opts.Object != nil {
@@ -495,17 +500,15 @@ func (h *HB) chanOf(id trace.ObjID) *chanState {
 func (h *HB) send(i int, e *trace.Event) {
 	ch := h.chanOf(e.Obj)
 	k := e.Arg
-	ch.sends[k], ch.sendIDs[k] = h.copyClock(h.clocks[i]), h.copyIDs(h.idsOf(i))
+	ch.sends[k] = h.copyClock(i)
 	if !ch.capKnown || k <= ch.cap {
 		return
 	}
 	r := k - ch.cap
-	if vc, ok := ch.recvs[r]; ok {
-		ids := ch.recvIDs[r]
-		h.learn(i, vc, ids)
+	if c, ok := ch.recvs[r]; ok {
+		h.learn(i, c.vc, c.ids)
 		delete(ch.recvs, r)
-		delete(ch.recvIDs, r)
-		h.free, h.freeIDs = append(h.free, vc), append(h.freeIDs, ids)
+		h.free = append(h.free, c)
 		return
 	}
 	ch.waiting[r] = i
@@ -524,12 +527,10 @@ func (h *HB) recv(i int, e *trace.Event) {
 		}
 		return
 	}
-	if vc, ok := ch.sends[k]; ok {
-		ids := ch.sendIDs[k]
-		h.learn(i, vc, ids)
+	if c, ok := ch.sends[k]; ok {
+		h.learn(i, c.vc, c.ids)
 		delete(ch.sends, k)
-		delete(ch.sendIDs, k)
-		h.free, h.freeIDs = append(h.free, vc), append(h.freeIDs, ids)
+		h.free = append(h.free, c)
 	}
 	if !ch.capKnown {
 		return
@@ -545,7 +546,7 @@ func (h *HB) recv(i int, e *trace.Event) {
 		}
 		return
 	}
-	ch.recvs[k], ch.recvIDs[k] = h.copyClock(h.clocks[i]), h.copyIDs(h.idsOf(i))
+	ch.recvs[k] = h.copyClock(i)
 }
 
 // snapRef snapshots goroutine i's clock in the tree, from the leaves
@@ -579,24 +580,21 @@ func (h *HB) publish(i int, o *syncObj, known bool) {
 	case o.owner == i+1:
 		// vc is x as it was at ownerStep: copy the leaves changed since.
 		o.vc.grow(len(x))
-		o.ids = growIDs(o.ids, len(o.vc))
+		o.ids = growBlocks(o.ids, len(o.vc))
 		v := h.vers[i]
-		for at := 0; at < len(v); at += idBlock {
-			if v[at] < o.ownerStep {
+		nl := (len(x) + clockMask) >> clockBits
+		for b := 0; b<<clockBits < nl; b++ {
+			if v[b*idBlock] < o.ownerStep {
 				continue
 			}
-			copied := false
-			for j := 1; j < idBlock; j++ {
-				l := at/idBlock<<clockBits + j - 1
-				if lo := l << clockBits; v[at+j] >= o.ownerStep && lo < len(x) {
+			for l := b << clockBits; l < min((b+1)<<clockBits, nl); l++ {
+				if li := leafID(l); v[li] >= o.ownerStep {
+					lo := l << clockBits
 					copy(o.vc[lo:min(lo+clockFan, len(x))], x[lo:min(lo+clockFan, len(x))])
-					o.ids[at+j] = xids[at+j]
-					copied = true
+					o.ids[li] = xids[li]
 				}
 			}
-			if copied {
-				h.blockCopied(o.ids, xids, at/idBlock)
-			}
+			h.blockCopied(o.ids, xids, b)
 		}
 	case known || len(o.vc) == 0:
 		h.copyObj(o, x, xids)
@@ -631,18 +629,18 @@ func (h *HB) copyObj(o *syncObj, x VC, xids []uint64) {
 		return
 	}
 	o.vc.grow(len(x))
-	o.ids = growIDs(o.ids, len(x))
-	for at := 0; at < len(xids); at += idBlock {
-		if o.ids[at] == xids[at] {
+	o.ids = growBlocks(o.ids, len(x))
+	nl := (len(x) + clockMask) >> clockBits
+	for b := 0; b<<clockBits < nl; b++ {
+		if o.ids[b*idBlock] == xids[b*idBlock] {
 			continue
 		}
-		o.ids[at] = xids[at]
-		for j := 1; j < idBlock; j++ {
-			if o.ids[at+j] != xids[at+j] {
-				lo := (at/idBlock*clockFan + j - 1) << clockBits
-				hi := min(lo+clockFan, len(x))
-				copy(o.vc[lo:hi], x[lo:hi])
-				o.ids[at+j] = xids[at+j]
+		o.ids[b*idBlock] = xids[b*idBlock]
+		for l := b << clockBits; l < min((b+1)<<clockBits, nl); l++ {
+			if li := leafID(l); o.ids[li] != xids[li] {
+				lo := l << clockBits
+				copy(o.vc[lo:min(lo+clockFan, len(x))], x[lo:min(lo+clockFan, len(x))])
+				o.ids[li] = xids[li]
 			}
 		}
 	}
@@ -651,44 +649,8 @@ func (h *HB) copyObj(o *syncObj, x VC, xids []uint64) {
 // joinObj joins x, whose identities are xids, into o's release clock.
 func (h *HB) joinObj(o *syncObj, x VC, xids []uint64) {
 	o.vc.grow(len(x))
-	o.ids = growIDs(o.ids, len(o.vc))
+	o.ids = growBlocks(o.ids, len(o.vc))
 	h.joinLeaves(o.vc, o.ids, x, xids, nil)
-}
-
-// A clock's identities (HB.ids) come in blocks of clockFan leaves, each
-// the block's own identity and then its leaves': two blocks with one
-// identity have leaves with the same identities, so a join passes over a
-// block of clockFan leaves in one comparison, and over a leaf in one.
-// Identity 0 is the all-zero leaf, and the block of them.
-const idBlock = 1 + clockFan
-
-// leafID returns the index of leaf l's identity.
-func leafID(l int) int { return l>>clockBits*idBlock + 1 + l&clockMask }
-
-// growIDs extends the identities ids (or the steps HB.vers) to the
-// leaves of n components, in blocks, the leaves added all zero.
-func growIDs(ids []uint64, n int) []uint64 {
-	leaves := (n + clockMask) >> clockBits
-	want := (leaves + clockMask) >> clockBits * idBlock
-	switch {
-	case len(ids) >= want:
-	case want <= cap(ids):
-		old := len(ids)
-		ids = ids[:want]
-		clear(ids[old:])
-	default:
-		w := make([]uint64, want, want+want/2+idBlock)
-		copy(w, ids)
-		ids = w
-	}
-	return ids
-}
-
-// setStep records in vers, laid out as the identities are (idBlock),
-// that leaf l changed at step now, and so did its block.
-func setStep(vers []uint64, l int, now uint64) {
-	vers[leafID(l)] = now
-	vers[l>>clockBits*idBlock] = now
 }
 
 // joinLeaves joins src into dst, as long as src at least, block by block
@@ -772,7 +734,7 @@ func (h *HB) learn(i int, vc VC, ids []uint64) {
 	}
 	x := *a
 	v := h.leaves(i, len(x))
-	h.ids[i] = growIDs(h.ids[i], len(x))
+	h.ids[i] = growBlocks(h.ids[i], len(x))
 	h.joinLeaves(x, h.ids[i], vc, ids, v)
 }
 
@@ -781,17 +743,17 @@ func (h *HB) learn(i int, vc VC, ids []uint64) {
 func (h *HB) mark(i, k int) {
 	l := k >> clockBits
 	setStep(h.leaves(i, k+1), l, h.now)
-	ids := growIDs(h.ids[i], k+1)
+	ids := growBlocks(h.ids[i], k+1)
 	h.ids[i] = ids
 	ids[leafID(l)] = h.lastID + 1
-	ids[l>>clockBits*idBlock] = h.lastID + 2
+	ids[blockID(l)] = h.lastID + 2
 	h.lastID += 2
 }
 
 // leaves returns the steps of goroutine i's leaves, as many as n
 // components have, in blocks (HB.vers).
 func (h *HB) leaves(i, n int) []uint64 {
-	h.vers[i] = growIDs(h.vers[i], n)
+	h.vers[i] = growBlocks(h.vers[i], n)
 	return h.vers[i]
 }
 
@@ -806,34 +768,23 @@ func (h *HB) Now() uint64 { return h.now }
 // Owned by HB, valid until the next Step.
 func (h *HB) Leaves(i int) []uint64 { return h.vers[i] }
 
-// copyClock returns a copy of vc, reusing a recycled clock when one is free,
-// so that channel traffic does not allocate per message in steady state.
-func (h *HB) copyClock(vc VC) VC {
-	var c VC
+// copyClock returns a copy of goroutine i's clock and its leaves'
+// identities, reusing a recycled pair of arrays when one is free, so
+// that channel traffic does not allocate per message in steady state.
+func (h *HB) copyClock(i int) idClock {
+	var c idClock
 	if n := len(h.free); n > 0 {
-		c = h.free[n-1][:0]
+		c = h.free[n-1]
 		h.free = h.free[:n-1]
 	}
-	c = append(c, vc...)
-	return c
+	return idClock{append(c.vc[:0], h.clocks[i]...), append(c.ids[:0], h.idsOf(i)...)}
 }
 
 // idsOf returns the identities of goroutine i's leaves, as many as its
 // clock has.
 func (h *HB) idsOf(i int) []uint64 {
-	h.ids[i] = growIDs(h.ids[i], len(h.clocks[i]))
+	h.ids[i] = growBlocks(h.ids[i], len(h.clocks[i]))
 	return h.ids[i]
-}
-
-// copyIDs returns a copy of ids, reusing a recycled array when one is
-// free.
-func (h *HB) copyIDs(ids []uint64) []uint64 {
-	var c []uint64
-	if n := len(h.freeIDs); n > 0 {
-		c = h.freeIDs[n-1][:0]
-		h.freeIDs = h.freeIDs[:n-1]
-	}
-	return append(c, ids...)
 }
 
 // goIndex assigns dense indices to goroutine ids. A small direct-mapped

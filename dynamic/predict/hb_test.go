@@ -313,7 +313,7 @@ func TestHBEndedClocks(t *testing.T) {
 		words += cap(h.Clock(i))
 	}
 	for _, c := range h.spare {
-		words += cap(c)
+		words += cap(c.vc)
 	}
 	// Goroutine 1's clock and the spare ones, each as wide as the
 	// goroutines (with the room that growing leaves), against n times
