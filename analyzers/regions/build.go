@@ -243,7 +243,7 @@ func (fa *funcAnalysis) held(instr ssa.Instruction) []Held {
 
 func (fa *funcAnalysis) addAccess(a *Access) {
 	if a.Instr != nil {
-		a.CondHeld = fa.condHeldAt(a.Instr)
+		a.CondHeld = fa.condHeld(a.Instr)
 	}
 	fa.info.Accesses = append(fa.info.Accesses, a)
 }

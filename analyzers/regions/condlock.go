@@ -159,14 +159,11 @@ func (fa *funcAnalysis) deferredRelease(b *ssa.BasicBlock, h Held) bool {
 	return false
 }
 
-// condHeld returns the conditional locks held at a call.
-func (fa *funcAnalysis) condHeld(call *ssa.Call) []CondHeld { return fa.condHeldAt(call) }
-
-// condHeldAt returns the conditional locks held at an instruction: after
-// the test that takes one, and before the test that gives it back (or
-// anywhere after, if its release is deferred), where it is not held
-// whatever the parameter.
-func (fa *funcAnalysis) condHeldAt(instr ssa.Instruction) []CondHeld {
+// condHeld returns the conditional locks held at an instruction, a call
+// or an access: after the test that takes one, and before the test that
+// gives it back (or anywhere after, if its release is deferred), where
+// it is not held whatever the parameter.
+func (fa *funcAnalysis) condHeld(instr ssa.Instruction) []CondHeld {
 	var out []CondHeld
 	b := instr.Block()
 	for _, c := range fa.condLocks {
