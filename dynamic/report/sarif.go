@@ -461,7 +461,7 @@ func codeFlow(t *trace.Trace, f *predict.Finding, p SARIFPaths, bySeq func(uint6
 // stepText says what one step of a witness does: "g3 writes c.n".
 func stepText(t *trace.Trace, e *trace.Event) string {
 	obj := func() string { return varOf(t, predict.Access{Obj: e.Obj}) }
-	g := GoName(e.G)
+	g := goName(e.G)
 	switch e.Kind {
 	case trace.KindRead, trace.KindWrite, trace.KindAtomicLoad, trace.KindAtomicStore, trace.KindAtomicRMW:
 		return fmt.Sprintf("%s %s %s", g, Verb(e.Kind), obj())
@@ -474,7 +474,7 @@ func stepText(t *trace.Trace, e *trace.Event) string {
 	case trace.KindRRelease:
 		return fmt.Sprintf("%s read-unlocks %s", g, obj())
 	case trace.KindFork:
-		return fmt.Sprintf("%s starts %s", g, GoName(trace.GoID(e.Arg)))
+		return fmt.Sprintf("%s starts %s", g, goName(trace.GoID(e.Arg)))
 	case trace.KindEnd:
 		return fmt.Sprintf("%s returns", g)
 	case trace.KindSend:

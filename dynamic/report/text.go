@@ -91,21 +91,21 @@ func step(t *trace.Trace, e *trace.Event, dir string, begins func(*trace.Event) 
 	if e.Kind == trace.KindRegionEnd && site == 0 {
 		site = begins(e)
 	}
-	s := fmt.Sprintf("%s %s %s", GoName(e.G), position(relPath(dir, t.Site(site))), e.Kind)
+	s := fmt.Sprintf("%s %s %s", goName(e.G), position(relPath(dir, t.Site(site))), e.Kind)
 	switch {
 	case e.Kind == trace.KindFork:
-		s += " " + GoName(trace.GoID(e.Arg))
+		s += " " + goName(trace.GoID(e.Arg))
 	case hasObject(e.Kind):
 		s += " " + varOf(t, predict.Access{Obj: e.Obj})
 	}
 	return s
 }
 
-// GoName names goroutine g in a report: g12, or "program" for
+// goName names goroutine g in a report: g12, or "program" for
 // trace.RootG, which stands for the program itself (it starts a test's
 // goroutine), and "outside" for trace.OutsideG, which stands for code
 // that is not recorded (it starts the goroutines of such code).
-func GoName(g trace.GoID) string {
+func goName(g trace.GoID) string {
 	switch g {
 	case trace.RootG:
 		return "program"
