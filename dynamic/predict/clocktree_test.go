@@ -63,6 +63,11 @@ func TestClockTreeGet(t *testing.T) {
 	if got := tr.get(clockRef{}, 0); got != 0 {
 		t.Errorf("the zero clock's component 0 is %d", got)
 	}
+	// The nodes fill more than one chunk, and the first grew to its full
+	// size on the way.
+	if n := tr.nodeCount(); n <= 2*chunkNodes || len(tr.chunks) != (n+chunkNodes-1)/chunkNodes || cap(tr.chunks[0]) != chunkNodes<<clockBits {
+		t.Errorf("%d nodes in %d chunks, the first of %d words: the test does not cross chunks as it should", n, len(tr.chunks), cap(tr.chunks[0]))
+	}
 }
 
 // TestClockTreeShares checks that a snapshot costs memory in proportion

@@ -20,15 +20,21 @@ type indexer struct {
 	ix *patIndex
 	h  *HB
 	// keyTab[g][2*site+write] is 1 + the dense accKey, 0 if not yet seen:
-	// an array lookup per access rather than a map lookup.
-	keyTab   [][]uint32
-	insts    instTable
-	gs       []indexGo
-	varCount []uint32
-	lastObj  trace.ObjID
-	lastVar  uint32
-	sites    int // a hint for keyTab's rows: the sites known so far
-	n        int // events added
+	// an array lookup per access rather than a map lookup. A row is as
+	// wide as the sites, so the rows of the goroutines a run ever
+	// started grew with goroutines times sites (780 MB on a worker
+	// pool's tests, 89,387 goroutines and 1,091 sites): a goroutine's row
+	// is cleared at its end and kept in spareRows for the next goroutine
+	// that needs one.
+	keyTab    [][]uint32
+	spareRows [][]uint32
+	insts     instTable
+	gs        []indexGo
+	varCount  []uint32
+	lastObj   trace.ObjID
+	lastVar   uint32
+	sites     int // a hint for keyTab's rows: the sites known so far
+	n         int // events added
 }
 
 // indexGo is an indexer's state of one goroutine.
@@ -52,6 +58,19 @@ type indexGo struct {
 	// region instance after a wait is an instance of its own
 	// (instValue).
 	waits uint64
+}
+
+// newRow returns a keyTab row for a goroutine: a spare one, cleared, if
+// there is one. No goroutine needs its row after its end: a valid trace
+// has no event of it after that (trace.Validate), as HB.Step expects.
+func (x *indexer) newRow() []uint32 {
+	n := len(x.spareRows)
+	if n == 0 {
+		return nil
+	}
+	row := x.spareRows[n-1]
+	x.spareRows = x.spareRows[:n-1]
+	return row
 }
 
 // instValue is the dynamic instance inst of a goroutine's region that
@@ -268,6 +287,13 @@ func (x *indexer) add(events []trace.Event) {
 				c.clock, c.since = x.gs[gi].clock, x.gs[gi].since
 			}
 			continue
+		case trace.KindEnd:
+			if gi < len(x.keyTab) && x.keyTab[gi] != nil {
+				clear(x.keyTab[gi])
+				x.spareRows = append(x.spareRows, x.keyTab[gi])
+				x.keyTab[gi] = nil
+			}
+			continue
 		case trace.KindRead, trace.KindWrite:
 		default:
 			if learns(e.Kind) {
@@ -335,6 +361,9 @@ func (x *indexer) add(events []trace.Event) {
 		slot := 2 * int(e.Site)
 		if e.Kind == trace.KindWrite {
 			slot++
+		}
+		if x.keyTab[gi] == nil {
+			x.keyTab[gi] = x.newRow()
 		}
 		if row := x.keyTab[gi]; len(row) <= slot {
 			x.keyTab[gi] = append(row, make([]uint32, max(slot+1-len(row), 2*x.sites))...)

@@ -1,7 +1,10 @@
 package predict
 
 import (
+	"fmt"
 	"reflect"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/avcheck/avcheck/dynamic/trace"
@@ -41,7 +44,7 @@ func TestPrepass(t *testing.T) {
 			got, want any
 		}{
 			{"acc", got.acc, want.acc}, {"vars", got.vars, want.vars}, {"byVar", got.byVar, want.byVar},
-			{"snaps", got.snaps, want.snaps}, {"clocks", got.clocks.nodes, want.clocks.nodes},
+			{"snaps", got.snaps, want.snaps}, {"clocks", got.clocks.chunks, want.clocks.chunks},
 			{"glog", got.glog, want.glog}, {"keys", got.keys, want.keys}, {"gids", got.gids, want.gids},
 			{"numInst", got.numInst, want.numInst}, {"lock states", got.locks.States(), want.locks.States()},
 		} {
@@ -85,5 +88,47 @@ func TestPrepassClose(t *testing.T) {
 	opts := Options{}
 	if got, want := PredictIndexed(tr, p, opts), Predict(tr, opts); !reflect.DeepEqual(got, want) {
 		t.Errorf("PredictIndexed after Close: %d findings, Predict %d", len(got.Findings), len(want.Findings))
+	}
+}
+
+// TestKeyTabRows checks the access keys (goroutine, site, write) when a
+// goroutine's keyTab row is given up at its end and reused by the next:
+// the next goroutine's accesses at the same site get keys of their own,
+// and the accesses of the goroutines still running keep theirs.
+func TestKeyTabRows(t *testing.T) {
+	tr := tt(t, `
+1 fork 2
+1 fork 4
+4 rd x @9
+2 wr x @5
+2 rd x @9
+2 end
+1 fork 3
+3 wr x @5
+3 rd x @9
+3 end
+4 rd x @9
+1 wr x @5
+`)
+	ix := buildIndex(tr)
+	var got []string
+	for _, a := range ix.acc {
+		k := ix.keys[a.key]
+		got = append(got, fmt.Sprintf("key %d: g%d site %d write %v", a.key, ix.gids[k.g], k.site, k.write))
+	}
+	want := []string{
+		"key 0: g4 site 9 write false",
+		"key 1: g2 site 5 write true",
+		"key 2: g2 site 9 write false",
+		"key 3: g3 site 5 write true",
+		"key 4: g3 site 9 write false",
+		"key 0: g4 site 9 write false",
+		"key 5: g1 site 5 write true",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("keys:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if x := len(ix.keys); x != 6 {
+		t.Errorf("%d keys, want 6", x)
 	}
 }
