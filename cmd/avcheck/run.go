@@ -338,7 +338,9 @@ func runStages(in *interrupts, args []string, stdout, stderr io.Writer, ended *r
 			fmt.Fprintf(stderr, "avcheck run: interrupted while building %s; nothing was recorded\n", cfg.pkg)
 			return exitError
 		}
-		printBuildError(stderr, berr, err)
+		if printBuildError(stderr, berr, err) && ended != nil {
+			ended.NotBuilt = true
+		}
 		return exitError
 	}
 	program := plan.Main && !plan.HasTests
@@ -369,7 +371,9 @@ func runStages(in *interrupts, args []string, stdout, stderr io.Writer, ended *r
 		return exitError
 	}
 	if err != nil {
-		printBuildError(stderr, err, err)
+		if printBuildError(stderr, err, err) && ended != nil {
+			ended.NotBuilt = true
+		}
 		return exitError
 	}
 
@@ -645,9 +649,9 @@ func makePlan(ctx context.Context, opts record.PlanOptions) (*record.Plan, error
 }
 
 // printBuildError prints the compiler's messages when berr, the error of
-// building the package, holds them, as go test shows them; otherwise it
-// prints err.
-func printBuildError(stderr io.Writer, berr, err error) {
+// building the package, holds them, as go test shows them, and reports
+// whether it did (the package does not build); otherwise it prints err.
+func printBuildError(stderr io.Writer, berr, err error) (notBuilt bool) {
 	var be *record.BuildError
 	if errors.As(berr, &be) {
 		msg := be.Error()
@@ -657,9 +661,10 @@ func printBuildError(stderr io.Writer, berr, err error) {
 			msg = "avcheck run: " + msg
 		}
 		fmt.Fprintln(stderr, msg)
-		return
+		return true
 	}
 	fmt.Fprintf(stderr, "avcheck run: %v\n", err)
+	return false
 }
 
 // compilerMessage matches a message that starts with a source position,

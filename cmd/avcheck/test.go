@@ -275,7 +275,7 @@ type testResult struct {
 	testsFailed bool
 	doc         *report.Document // the package's report, nil if none was written
 	notStarted  bool             // interrupted before it began
-	buildFailed bool             // a package without tests that does not compile
+	buildFailed bool             // the package or its tests do not compile
 	// unreached counts the top-level tests that no recording reached
 	// before its -max-events ran out.
 	unreached int
@@ -389,13 +389,16 @@ func testStages(in *interrupts, args []string, stdout, stderr io.Writer) int {
 // counts its findings from the JSON report; code -1 says the package has
 // no tests. replaySlots bounds the replays of all the packages.
 func testOne(in *interrupts, cfg *testConfig, p testPackage, reportPath string, replaySlots chan struct{}) testResult {
-	if p.Error != nil {
-		return testResult{code: exitError, output: p.Error.Err + "\n"}
-	}
-	if len(p.TestGoFiles)+len(p.XTestGoFiles) == 0 {
+	if len(p.TestGoFiles)+len(p.XTestGoFiles) == 0 || p.Error != nil {
 		// go test builds a package without tests all the same, and
-		// fails it if it does not compile.
-		return buildOnly(in, p, cfg.tags)
+		// fails it if it does not compile. A package go list could not
+		// load is built too, for the go command's messages, with paths
+		// from the current directory, as go test shows them.
+		r := buildOnly(in, p, cfg.tags)
+		if r.code == -1 && p.Error != nil {
+			r = testResult{code: exitError, output: p.Error.Err + "\n"}
+		}
+		return r
 	}
 	r := testRound(in, cfg, p, cfg.run, cfg.maxEvents, reportPath, replaySlots)
 	// A recording stopped at -max-events leaves the tests after the cut
@@ -500,9 +503,10 @@ func testRound(in *interrupts, cfg *testConfig, p testPackage, run string, maxEv
 	var kept strings.Builder
 	// The report is a temporary file, gone when avcheck test ends: the
 	// line that names it for go vet is left out.
+	hints := testHints(cfg, p, workDir())
 	for line := range strings.SplitAfterSeq(out.String(), "\n") {
 		if !strings.HasPrefix(line, "avcheck run: to see the findings as diagnostics:") {
-			kept.WriteString(runOnlyHints.Replace(line))
+			kept.WriteString(hints.Replace(line))
 		}
 	}
 	// A test binary that ran to its end with a status other than 0 (a
@@ -510,7 +514,7 @@ func testRound(in *interrupts, cfg *testConfig, p testPackage, run string, maxEv
 	// by a signal, by an interrupt), but not by the recorder itself.
 	ended := r.ended
 	testsFailed := ended.Complete && ended.Status != 0 || !ended.Complete && ended.Message != "" && ended.Invalid == ""
-	r.testResult = testResult{code: code, elapsed: time.Since(start), testsFailed: testsFailed}
+	r.testResult = testResult{code: code, elapsed: time.Since(start), testsFailed: testsFailed, buildFailed: ended.NotBuilt}
 	if data, err := os.ReadFile(reportPath); err == nil {
 		var doc report.Document
 		if json.Unmarshal(data, &doc) == nil {
@@ -613,13 +617,34 @@ func runPattern(names []string, run string) string {
 	return pat
 }
 
-// runOnlyHints points the hints of avcheck run's output at the flags of
-// avcheck run that avcheck test has not: its -v is go test's, and it
-// writes no report on standard output.
-var runOnlyHints = strings.NewReplacer(
-	"; -v lists them", "; avcheck run -v lists them",
-	"(see -json)", "(see avcheck run -json)",
-)
+// testHints turns the lines of avcheck run's output on package p into
+// avcheck test's, run in dir: they begin "avcheck test:", and the hints
+// at flags that avcheck test has not point elsewhere: its -v is go
+// test's, so the accesses not recorded are listed by avcheck run -v on
+// the package; a witness cut short is whole in the report avcheck test
+// writes (-json is avcheck run's).
+func testHints(cfg *testConfig, p testPackage, dir string) *strings.Replacer {
+	see := "(see avcheck run -json " + shortPath(dir, p.Dir) + ")"
+	if path, _ := testReportPath(cfg, dir); path != "" {
+		see = "(see " + shortPath(dir, path) + ")"
+	}
+	return strings.NewReplacer(
+		"avcheck run: ", "avcheck test: ",
+		"; -v lists them", "; avcheck run -v "+shortPath(dir, p.Dir)+" lists them",
+		"(see -json)", see,
+	)
+}
+
+// shortPath returns path relative to dir when it is below dir ("./" and
+// the rest, as the go command takes a package's directory), else as it
+// is.
+func shortPath(dir, path string) string {
+	rel, err := filepath.Rel(dir, path)
+	if err != nil || !filepath.IsLocal(rel) {
+		return path
+	}
+	return "." + string(filepath.Separator) + rel
+}
 
 // buildOnly compiles p, a package without tests, with the build tags
 // tags, as go test does: code -1 if it builds, else the compiler's
@@ -628,7 +653,9 @@ func buildOnly(in *interrupts, p testPackage, tags string) testResult {
 	ctx, cancel := in.stage()
 	defer cancel()
 	start := time.Now()
-	err := record.Check(ctx, p.Dir, p.ImportPath, tags)
+	// From the current directory, as the recording's build, so that the
+	// compiler's positions are relative to it.
+	err := record.Check(ctx, workDir(), p.Dir, tags)
 	if err == nil {
 		return testResult{code: -1}
 	}
@@ -639,24 +666,36 @@ func buildOnly(in *interrupts, p testPackage, tags string) testResult {
 	return testResult{code: exitError, output: fmt.Sprintf("avcheck test: %s: %v\n", p.ImportPath, err), elapsed: time.Since(start)}
 }
 
+// testReportPath returns the report that avcheck test writes for
+// avreport, run in dir: -report, or the default one at the module root,
+// into which the report of the packages recorded is merged (merge); ""
+// if there is none.
+func testReportPath(cfg *testConfig, dir string) (path string, merge bool) {
+	if cfg.report != "" {
+		return cfg.report, false
+	}
+	if root := avreport.ModuleRoot(dir); root != "" {
+		return filepath.Join(root, avreport.DefaultReport), true
+	}
+	return "", false
+}
+
 // saveTestReport writes the report of all the packages recorded (their
 // findings, the files they name, their figures summed) for avreport, and
-// says how to see it, unless a package could not be recorded: a report
-// of some of the packages would replace a whole one.
+// says how to see it. Merged into the module's report, the findings of
+// the packages not recorded (failed) stay as the report had them; in a
+// report of its own (-report), they are missing, and it says so.
 func saveTestReport(stderr io.Writer, cfg *testConfig, dir string, docs []*report.Document, dirs []string, failed, findings int) {
-	path := cfg.report
+	path, merge := testReportPath(cfg, dir)
 	root := avreport.ModuleRoot(dir)
-	merge := false
-	if path == "" && root != "" {
-		path = filepath.Join(root, avreport.DefaultReport)
-		merge = true
-	}
 	if path == "" || len(docs) == 0 {
 		return
 	}
-	if failed > 0 {
-		fmt.Fprintf(stderr, "avcheck test: the report for go vet was not written: %s not recorded\n", plural(failed, "package"))
-		return
+	switch {
+	case failed > 0 && merge:
+		fmt.Fprintf(stderr, "avcheck test: the report for go vet keeps what it held of the %s not recorded\n", plural(failed, "package"))
+	case failed > 0:
+		fmt.Fprintf(stderr, "avcheck test: the report for go vet holds the packages recorded only, not the %s not recorded\n", plural(failed, "package"))
 	}
 	all := &report.Document{Version: report.Version, Findings: []report.Finding{}, Files: []report.File{}}
 	files := make(map[string]bool)

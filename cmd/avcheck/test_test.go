@@ -46,9 +46,13 @@ func TestTestPackages(t *testing.T) {
 	if strings.Contains(out, "-avreport.report=") {
 		t.Errorf("the output names a temporary report:\n%s", out)
 	}
-	// avcheck test's -v is go test's: the hint names avcheck run's.
-	if !strings.Contains(out, "; avcheck run -v lists them)") || strings.Contains(out, "; -v lists them") {
-		t.Errorf("the output's hint at the accesses not recorded does not name avcheck run -v:\n%s", out)
+	// avcheck test's -v is go test's: the hint names avcheck run's, on
+	// the package; the lines of the recording are avcheck test's.
+	if hint := "; avcheck run -v " + filepath.Join(root, "testdata/corpus/getset") + " lists them)"; !strings.Contains(out, hint) || strings.Contains(out, "; -v lists them") {
+		t.Errorf("the output's hint at the accesses not recorded is not %q:\n%s", hint, out)
+	}
+	if strings.Contains(out, "avcheck run:") {
+		t.Errorf("the output has lines of avcheck run's:\n%s", out)
 	}
 
 	// The report of all the packages, for avreport, and the go vet
@@ -124,25 +128,36 @@ func avcheckTest(t *testing.T, args []string, dirs ...string) (code int, stdout,
 	return code, out.String(), errb.String()
 }
 
-// A package without tests that does not compile fails as go test fails
-// it: the compiler's errors, a FAIL line, exit 1; one that compiles has
-// its "no test files" line.
+// A package that does not compile, with tests or without, fails as go
+// test fails it: the compiler's errors (positions from the current
+// directory), a FAIL line, exit 1; one without tests that compiles has
+// its "no test files" line; the packages recorded are recorded, and
+// their report is written all the same, saying what it lacks.
 func TestTestBuildOnly(t *testing.T) {
 	t.Parallel()
-	code, out, stderr := avcheckTest(t, nil, "testdata/broken", "testdata/corpus/internal/turn")
+	code, out, stderr := avcheckTest(t, []string{"-replay=false"}, "testdata/broken", "testdata/brokentest", "testdata/corpus/internal/turn", "testdata/corpus/getset")
 	if code != exitError {
 		t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, exitError, out, stderr)
 	}
 	for _, want := range []string{
 		"# github.com/avcheck/avcheck/testdata/broken\n",
-		`broken.go:3:23: cannot use "x" (untyped string constant) as int value in return statement`,
+		`../../testdata/broken/broken.go:3:23: cannot use "x" (untyped string constant) as int value in return statement`,
 		"FAIL\tgithub.com/avcheck/avcheck/testdata/broken\t[build failed]\n",
+		"../../testdata/brokentest/brokentest.go:6:27: undefined: undefinedValue",
+		"FAIL\tgithub.com/avcheck/avcheck/testdata/brokentest\t[build failed]\n",
 		"?   \tgithub.com/avcheck/avcheck/testdata/corpus/internal/turn\t[no test files]\n",
-		"avcheck test: 0 packages recorded, 0 packages with findings (0 findings), 0 packages whose tests failed, 1 package not recorded\n",
+		"av  \tgithub.com/avcheck/avcheck/testdata/corpus/getset\t",
+		"avcheck test: 1 package recorded, 1 package with findings (1 finding), 0 packages whose tests failed, 2 packages not recorded\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the output does not hold %q:\n%s", want, out)
 		}
+	}
+	if want := "avcheck test: the report for go vet holds the packages recorded only, not the 2 packages not recorded\n"; !strings.Contains(stderr, want) {
+		t.Errorf("standard error does not hold %q:\n%s", want, stderr)
+	}
+	if !strings.Contains(stderr, "avcheck test: to see the findings as diagnostics: go vet ") {
+		t.Errorf("standard error does not give the go vet command of the report:\n%s", stderr)
 	}
 }
 
@@ -243,7 +258,7 @@ func TestTestFailing(t *testing.T) {
 		t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, exitError, out, stderr)
 	}
 	for _, want := range []string{
-		"avcheck run: the program exited with status 2",
+		"avcheck test: the program exited with status 2",
 		"FAIL\tgithub.com/avcheck/avcheck/testdata/record/crash\t",
 		"\t[tests failed; 1 finding]\n",
 		"avcheck test: 1 package recorded, 1 package with findings (1 finding), 1 package whose tests failed, 0 packages not recorded\n",

@@ -86,6 +86,9 @@ type Outcome struct {
 	CutAtLimit bool
 	Tests      []string
 	Reached    []string
+	// NotBuilt says the package did not compile, so nothing ran: the
+	// caller has shown the compiler's messages.
+	NotBuilt bool
 }
 
 // ErrPtrace is returned when the system does not allow the recorder to
