@@ -23,7 +23,17 @@
 // those writes, unless those writes are in builder methods: methods that
 // return their receiver to be chained (NewBuffer(n).SetBlocking(true)),
 // take no lock, and so, by that convention, set the value up before it
-// is shared, as a constructor does; their accesses are not counted.
+// is shared, as a constructor does; their accesses are not counted. So
+// with the writes of a start method, one that takes no lock and starts
+// the goroutine that serves its receiver (func (s *Stream) Start() {
+// s.requests = make(...); go s.loop() }): its writes of the receiver's
+// fields before the go statement (on every path to it) are its set-up;
+// a write after it is counted and reported.
+//
+// The message gives the share of the accesses that hold the guard,
+// counted outside the package's test files when they hold it at two or
+// more, so that the package and its test variant, which go vet analyses
+// both, print the same message, once.
 //
 // A helper may take the lock only when a boolean parameter says that its
 // caller does not hold it already, releasing it with a defer or under the

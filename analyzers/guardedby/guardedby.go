@@ -116,12 +116,13 @@ func run(pass *analysis.Pass, cfg *Config) (any, error) {
 		}
 		held := entry[f.Fn]
 		recv := receives(f)
+		starts := starter(f)
 		for _, a := range f.Accesses {
 			if a.Var == nil || a.Via != "" || a.Atomic != "" || a.Sync || annotation.IsMutex(a.Var.Type()) {
 				continue
 			}
 			cs, shared := sharedContexts(a, f.Fn, contexts[f.Fn])
-			if !shared {
+			if !shared || beforeStart(f, a, starts) {
 				continue // made only on objects not yet shared
 			}
 			acc := access{a: a, guards: regions.GuardsOf(a, held), handedOff: handedOff(signalled[a.Var], recv), fn: f.Fn,
@@ -186,6 +187,87 @@ func exempt(f *regions.Func) bool {
 	}
 	return name == "init" || strings.HasPrefix(name, "init#") ||
 		strings.HasSuffix(f.Fn.Name(), "Locked") || strings.HasSuffix(f.Fn.Name(), "locked")
+}
+
+// starter returns the go statements of f that start a goroutine given
+// f's receiver (go s.loop(), go func() { ... s ... }()), if f is a
+// method that takes no lock: a Start or Run method, which sets its
+// receiver up and then starts the goroutine that serves it. By that
+// convention it is called before the value is shared, as a constructor
+// is, and its writes before the go statement (beforeStart) are
+// initialisation that no lock guards.
+func starter(f *regions.Func) []*ssa.Go {
+	fn := f.Fn
+	if fn.Signature.Recv() == nil || len(fn.Params) == 0 || fn.Blocks == nil {
+		return nil
+	}
+	if _, ok := fn.Signature.Recv().Type().(*types.Pointer); !ok {
+		return nil
+	}
+	for _, a := range f.Accesses {
+		if len(a.Held) > 0 {
+			return nil
+		}
+	}
+	for _, c := range f.Calls {
+		if len(c.Held) > 0 {
+			return nil
+		}
+	}
+	recv := fn.Params[0]
+	var gos []*ssa.Go
+	for _, b := range fn.Blocks {
+		for _, instr := range b.Instrs {
+			g, ok := instr.(*ssa.Go)
+			if !ok {
+				continue
+			}
+			given := slices.Contains(g.Call.Args, ssa.Value(recv))
+			if mc, ok := g.Call.Value.(*ssa.MakeClosure); ok {
+				given = given || slices.ContainsFunc(mc.Bindings, func(v ssa.Value) bool { return holds(v, recv) })
+			}
+			if given {
+				gos = append(gos, g)
+			}
+		}
+	}
+	return gos
+}
+
+// holds reports whether v is the value x, or the variable a closure
+// captures it in (a cell that x is stored into).
+func holds(v, x ssa.Value) bool {
+	if v == x {
+		return true
+	}
+	cell, ok := v.(*ssa.Alloc)
+	if !ok {
+		return false
+	}
+	for _, r := range *cell.Referrers() {
+		if st, ok := r.(*ssa.Store); ok && st.Addr == cell && st.Val == x {
+			return true
+		}
+	}
+	return false
+}
+
+// beforeStart reports whether a is a write of a field of f's receiver
+// made before one of the go statements starts (starter): every path to
+// the go statement passes the write first.
+func beforeStart(f *regions.Func, a *regions.Access, starts []*ssa.Go) bool {
+	if a.Kind != regions.Write || a.Path.Root.Kind != regions.RootParam || a.Path.Root.Index != 0 || len(a.Path.Fields) == 0 || a.Instr == nil {
+		return false
+	}
+	ab := a.Instr.Block()
+	for _, g := range starts {
+		gb := g.Block()
+		if ab == gb && slices.Index(ab.Instrs, a.Instr) < slices.Index(gb.Instrs, ssa.Instruction(g)) ||
+			ab != gb && ab.Dominates(gb) {
+			return true
+		}
+	}
+	return false
 }
 
 // builder reports whether f is a method that sets its receiver up and
@@ -305,6 +387,24 @@ func report(pass *analysis.Pass, ann *annotation.Set, accs []access, g Guard, ow
 	why := "(//avcheck:guardedby)"
 	if !g.Annotated {
 		why = fmt.Sprintf("(held at %d of its %d accesses)", g.Held, g.Total)
+		// The package's accesses outside its test files are the same in
+		// the package and in its test variant (go vet and the checker
+		// analyse both), so that counted over them the message is the
+		// same in both, and shown once. A guard seen mostly in the tests
+		// keeps the count that found it.
+		held, total := 0, 0
+		for _, a := range accs {
+			if inTest(pass, a.a) {
+				continue
+			}
+			total++
+			if _, ok := a.guards[g.Lock]; ok {
+				held++
+			}
+		}
+		if total < len(accs) && held >= 2 {
+			why = fmt.Sprintf("(held at %d of its %d accesses)", held, total)
+		}
 	}
 	atWrites := heldAtEveryWrite(accs)
 	for _, a := range accs {

@@ -8,5 +8,5 @@ import (
 )
 
 func TestGuardedBy(t *testing.T) {
-	analysistest.Run(t, analysistest.TestData(), guardedby.Analyzer, "guard", "guarduse", "handoff", "owner", "escape", "callback", "generic", "either", "ctor", "condlock")
+	analysistest.Run(t, analysistest.TestData(), guardedby.Analyzer, "guard", "guarduse", "handoff", "owner", "escape", "callback", "generic", "either", "ctor", "condlock", "starter")
 }

@@ -72,7 +72,7 @@ func TestText(t *testing.T) {
 	c.go:9:2: g2 writes c.n (interleaved)
 	c.go:4:2: g1 writes c.n (last)
 	level: filtered, 2 instances
-	witness:
+	witness (its reads' values not checked):
 		g1 c.go:3:2 rd c.n
 		g2 c.go:9:2 wr c.n
 		g1 c.go:4:2 wr c.n

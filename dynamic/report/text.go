@@ -58,10 +58,18 @@ func Text(w io.Writer, t *trace.Trace, fs []predict.Finding, opts TextOptions) e
 			fmt.Fprintf(bw, "\treplay: %s\n", f.Replay)
 		}
 		if f.Witness != nil {
+			// Below proven, the witness keeps the locks and the
+			// synchronisation's order, but no solver checked that its
+			// reads can see the values the program's course needs: a
+			// note may say that none could within its window.
+			label := "witness"
+			if f.Level < predict.LevelProven {
+				label = "witness (its reads' values not checked)"
+			}
 			if f.WitnessFrom > 0 {
-				fmt.Fprintf(bw, "\twitness: run the trace's events before #%d as recorded, then:\n", f.WitnessFrom)
+				fmt.Fprintf(bw, "\t%s: run the trace's events before #%d as recorded, then:\n", label, f.WitnessFrom)
 			} else {
-				fmt.Fprintf(bw, "\twitness:\n")
+				fmt.Fprintf(bw, "\t%s:\n", label)
 			}
 			for k, seq := range f.Witness {
 				if k == maxW && len(f.Witness) > maxW+1 {
