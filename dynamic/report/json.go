@@ -58,6 +58,9 @@ type Finding struct {
 	// Intent is why the finding's region is meant to be atomic; absent
 	// for a race, and for a trace that does not say.
 	Intent *Intent `json:"intent,omitempty"`
+	// Tests are the top-level tests whose goroutines made the accesses,
+	// in a recorded test run (testIndex).
+	Tests []string `json:"tests,omitempty"`
 }
 
 // Intent is the evidence that a finding's region is meant to be atomic.
@@ -106,14 +109,18 @@ type Step struct {
 func NewDocument(t *trace.Trace, fs []predict.Finding, st Stats) *Document {
 	doc := &Document{Version: Version, Findings: make([]Finding, 0, len(fs)), Stats: st}
 	bySeq := seqIndex(t)
+	var tests *testIndex
+	if len(fs) > 0 {
+		tests = newTestIndex(t)
+	}
 	for i := range fs {
-		doc.Findings = append(doc.Findings, newFinding(t, bySeq, &fs[i]))
+		doc.Findings = append(doc.Findings, newFinding(t, bySeq, tests, &fs[i]))
 	}
 	return doc
 }
 
 // newFinding is f in the JSON report.
-func newFinding(t *trace.Trace, bySeq func(uint64) (*trace.Event, bool), f *predict.Finding) Finding {
+func newFinding(t *trace.Trace, bySeq func(uint64) (*trace.Event, bool), tests *testIndex, f *predict.Finding) Finding {
 	jf := Finding{
 		Kind:        string(f.Kind),
 		Pattern:     f.Pattern,
@@ -127,6 +134,7 @@ func newFinding(t *trace.Trace, bySeq func(uint64) (*trace.Event, bool), f *pred
 		Dropped:     f.Dropped,
 		Note:        f.Note,
 		Replay:      f.Replay,
+		Tests:       tests.tests(goroutines(f)),
 	}
 	if text := IntentText(t, f, ""); text != "" {
 		in := &Intent{Evidence: f.Intent.Evidence.String(), Text: text}
@@ -209,7 +217,11 @@ func (d *Document) Encode(w io.Writer) error {
 // gigabytes of JSON, which must not be held in memory whole.
 func JSON(w io.Writer, t *trace.Trace, fs []predict.Finding, st Stats) error {
 	bySeq := seqIndex(t)
-	return encodeDocument(w, Version, len(fs), func(i int) Finding { return newFinding(t, bySeq, &fs[i]) }, st, nil)
+	var tests *testIndex
+	if len(fs) > 0 {
+		tests = newTestIndex(t)
+	}
+	return encodeDocument(w, Version, len(fs), func(i int) Finding { return newFinding(t, bySeq, tests, &fs[i]) }, st, nil)
 }
 
 // streamWriter buffers a report written in pieces. It keeps the first

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/avcheck/avcheck/dynamic/predict"
 	"github.com/avcheck/avcheck/dynamic/trace"
@@ -30,6 +31,10 @@ func Text(w io.Writer, t *trace.Trace, fs []predict.Finding, opts TextOptions) e
 	}
 	bySeq := seqIndex(t)
 	begins := regionBegins(t)
+	var tests *testIndex
+	if len(fs) > 0 {
+		tests = newTestIndex(t)
+	}
 	for i := range fs {
 		f := &fs[i]
 		if len(f.Accesses) == 0 {
@@ -45,6 +50,13 @@ func Text(w io.Writer, t *trace.Trace, fs []predict.Finding, opts TextOptions) e
 			extra += fmt.Sprintf(", %d instances", f.Count)
 		}
 		fmt.Fprintf(bw, "\tlevel: %s\n", extra)
+		switch names := tests.tests(goroutines(f)); len(names) {
+		case 0:
+		case 1:
+			fmt.Fprintf(bw, "\ttest: %s\n", names[0])
+		default:
+			fmt.Fprintf(bw, "\ttests: %s\n", strings.Join(names, ", "))
+		}
 		if in := IntentText(t, f, opts.Dir); in != "" {
 			fmt.Fprintf(bw, "\tintent: %s\n", in)
 		}
@@ -157,6 +169,15 @@ func regionBegins(t *trace.Trace) func(*trace.Event) trace.SiteID {
 }
 
 // seqIndex returns a lookup from event Seq to the event.
+// goroutines returns the goroutines of f's accesses.
+func goroutines(f *predict.Finding) []trace.GoID {
+	gs := make([]trace.GoID, len(f.Accesses))
+	for i, a := range f.Accesses {
+		gs[i] = a.G
+	}
+	return gs
+}
+
 func seqIndex(t *trace.Trace) func(uint64) (*trace.Event, bool) {
 	var m map[uint64]int
 	return func(seq uint64) (*trace.Event, bool) {
