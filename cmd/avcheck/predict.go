@@ -332,6 +332,7 @@ func readTrace(path string, f trace.Format, read func(int), collectGrown bool) (
 	r := trace.ReadAhead(file, trace.NewValidator(file))
 	defer r.Close()
 	pre := predict.NewPrepass(r.Object)
+	pre.SetClockBound(clockWords)
 	// stored is the events stored before a run: the run's capacity
 	// reaches to the end of the trace's array.
 	stored, arrayCap := 0, 0

@@ -35,6 +35,12 @@ type indexer struct {
 	lastVar   uint32
 	sites     int // a hint for keyTab's rows: the sites known so far
 	n         int // events added
+	// maxWords, if not zero, bounds the happens-before engine's clocks
+	// as ClockBound does: live goroutines (seen, less ended) times
+	// goroutines seen. Past it, over is set and add adds nothing more.
+	maxWords int64
+	live     int64
+	over     bool
 }
 
 // indexGo is an indexer's state of one goroutine.
@@ -117,6 +123,10 @@ func (x *indexer) ensure(gi int, g trace.GoID) {
 		x.gs = append(x.gs, indexGo{dirty: true})
 		ix.gids = append(ix.gids, 0)
 		ix.glog = append(ix.glog, []HistoryID{0})
+		x.live++
+		if x.maxWords > 0 && x.live*int64(len(x.gs)) > x.maxWords {
+			x.over = true
+		}
 	}
 	ix.gids[gi] = g
 }
@@ -271,6 +281,11 @@ func grownCap(want, c int) int { return max(want+want/8, 2*c) }
 func (x *indexer) add(events []trace.Event) {
 	ix, h := x.ix, x.h
 	for k := range events {
+		if x.over {
+			// Past the clocks' bound: the caller gives the index up.
+			x.n += k
+			return
+		}
 		i := x.n + k
 		e := &events[k]
 		vc := h.Step(e)
@@ -288,6 +303,7 @@ func (x *indexer) add(events []trace.Event) {
 			}
 			continue
 		case trace.KindEnd:
+			x.live--
 			if gi < len(x.keyTab) && x.keyTab[gi] != nil {
 				clear(x.keyTab[gi])
 				x.spareRows = append(x.spareRows, x.keyTab[gi])
@@ -538,7 +554,20 @@ func (p *Prepass) Add(events []trace.Event) {
 	p.runs <- events
 	p.x.reserve(p.x.n + cap(events))
 	p.x.add(events)
+	if p.x.over {
+		// The trace passes the clocks' bound (SetClockBound): the
+		// prediction will cover a prefix of it, indexed again then.
+		// Going on would build the very clocks the bound is there to
+		// spare: 14 GB for a bound of 4.
+		p.Close()
+		p.x = &indexer{n: -1}
+	}
 }
+
+// SetClockBound has the Prepass give up, freeing what it built, once the
+// trace passes ClockBound's bound of maxWords words of clocks: the
+// prediction then covers the prefix within it, and indexes that again.
+func (p *Prepass) SetClockBound(maxWords int64) { p.x.maxWords = maxWords }
 
 // SetSites tells the Prepass how many sites the trace has, or about as
 // many: a hint that sizes its tables.

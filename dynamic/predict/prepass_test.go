@@ -132,3 +132,39 @@ func TestKeyTabRows(t *testing.T) {
 		t.Errorf("%d keys, want 6", x)
 	}
 }
+
+// A Prepass gives up once the trace's clocks pass the bound that
+// ClockBound sets, rather than build them, and the prediction of the
+// prefix within the bound, indexed again, is the same as without it.
+func TestPrepassClockBound(t *testing.T) {
+	var src strings.Builder
+	for g := 2; g <= 60; g++ {
+		fmt.Fprintf(&src, "1 fork %d\n%d wr x\n", g, g) // none ends
+	}
+	tr := tt(t, src.String())
+	const words = 1000
+	n, why := ClockBound(tr, words)
+	if why == "" || n >= len(tr.Events) {
+		t.Fatalf("ClockBound(%d) = %d, %q: the trace does not pass the bound", words, n, why)
+	}
+	p := NewPrepass(tr.Object)
+	p.SetClockBound(words)
+	p.Add(tr.Events)
+	if !p.closed || p.x.n != -1 || len(p.x.gs) != 0 {
+		t.Fatalf("the Prepass went on past the bound: closed %v, %d events, %d goroutines", p.closed, p.x.n, len(p.x.gs))
+	}
+	cut := &trace.Trace{Events: tr.Events[:n], Objects: tr.Objects, Sites: tr.Sites}
+	got, want := PredictIndexed(cut, p, Options{}), Predict(cut, Options{})
+	if !reflect.DeepEqual(got.Findings, want.Findings) || len(want.Findings) == 0 {
+		t.Errorf("the prediction of the prefix from a Prepass that gave up: %d findings, want %d (not 0)", len(got.Findings), len(want.Findings))
+	}
+
+	// Within the bound, the Prepass indexes the whole trace.
+	whole := NewPrepass(tr.Object)
+	whole.SetClockBound(int64(len(tr.Events)) * int64(len(tr.Events)))
+	whole.Add(tr.Events)
+	if whole.closed || whole.x.n != len(tr.Events) {
+		t.Errorf("a Prepass within its bound stopped: closed %v, %d of %d events", whole.closed, whole.x.n, len(tr.Events))
+	}
+	whole.Close()
+}
