@@ -289,11 +289,25 @@ func parseRunArgs(args []string, stdout, stderr io.Writer) (*runConfig, int, boo
 	return cfg, 0, true
 }
 
+// testShared is what the packages of one avcheck test share: the bound
+// of the replays running at once (by default, each avcheck run's own,
+// GOMAXPROCS of them), and the memory the predictions may hold at once
+// (none by default).
+type testShared struct {
+	replaySlots chan struct{}
+	memory      *memBudget
+}
+
 // runStages is avcheck run; ended, if not nil, is set to how the
-// recorded program ended, for avcheck test, and replaySlots, if not nil,
-// bounds the replays running at once (by default, GOMAXPROCS of them),
-// so that avcheck test's packages share one bound.
-func runStages(in *interrupts, args []string, stdout, stderr io.Writer, ended *record.Outcome, replaySlots chan struct{}) int {
+// recorded program ended, for avcheck test, and shared, if not nil, is
+// what avcheck test's packages share.
+func runStages(in *interrupts, args []string, stdout, stderr io.Writer, ended *record.Outcome, shared *testShared) int {
+	var replaySlots chan struct{}
+	releaseMemory := func() {}
+	defer func() { releaseMemory() }()
+	if shared != nil {
+		replaySlots = shared.replaySlots
+	}
 	cfg, code, ok := parseRunArgs(args, stdout, stderr)
 	if !ok {
 		return code
@@ -393,6 +407,13 @@ func runStages(in *interrupts, args []string, stdout, stderr io.Writer, ended *r
 	var events atomic.Int64
 	opts := record.Options{Binary: bin, Args: progArgs, Dir: packageDir(dir, cfg.pkg), Output: errw, Timeout: cfg.timeout, MaxEvents: cfg.maxEvents}
 	opts.Progress = func(n int) { events.Store(int64(n)) }
+	if shared != nil && shared.memory != nil {
+		// The trace is made, and predicted on, once the memory it is
+		// expected to need is free of the other packages' predictions.
+		opts.BeforeConvert = func(n int64) {
+			releaseMemory, _ = shared.memory.acquire(ctx, n*predictBytesPerEvent)
+		}
+	}
 	p.Stage("recording", func() string { return plural(int(events.Load()), "event") }, "Ctrl-C: stop it and predict")
 	start := time.Now()
 	var t *trace.Trace
@@ -493,6 +514,7 @@ func runStages(in *interrupts, args []string, stdout, stderr io.Writer, ended *r
 	clockBound(errw, "avcheck run", t)
 	res := predict.Predict(t, popts)
 	endStage()
+	releaseMemory()
 
 	// Replay the witnesses of the proven findings.
 	if cfg.replay && !res.Stopped && slices.ContainsFunc(res.Findings, func(f predict.Finding) bool { return replayable(&f) }) {

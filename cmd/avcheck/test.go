@@ -306,7 +306,7 @@ func testStages(in *interrupts, args []string, stdout, stderr io.Writer) int {
 	results := make([]chan testResult, len(pkgs))
 	sem := make(chan struct{}, cfg.p)
 	// The replays of all the packages share one bound.
-	replaySlots := make(chan struct{}, runtime.GOMAXPROCS(0))
+	shared := &testShared{replaySlots: make(chan struct{}, runtime.GOMAXPROCS(0)), memory: newMemBudget(predictionBudget())}
 	for i := range pkgs {
 		results[i] = make(chan testResult, 1)
 	}
@@ -322,7 +322,7 @@ func testStages(in *interrupts, args []string, stdout, stderr io.Writer) int {
 			}
 			go func() {
 				defer func() { <-sem }()
-				results[i] <- testOne(in, cfg, p, filepath.Join(tmp, strconv.Itoa(i)+".json"), replaySlots)
+				results[i] <- testOne(in, cfg, p, filepath.Join(tmp, strconv.Itoa(i)+".json"), shared)
 			}()
 		}
 	}()
@@ -387,8 +387,8 @@ func testStages(in *interrupts, args []string, stdout, stderr io.Writer) int {
 
 // testOne records one package with avcheck run, its output captured, and
 // counts its findings from the JSON report; code -1 says the package has
-// no tests. replaySlots bounds the replays of all the packages.
-func testOne(in *interrupts, cfg *testConfig, p testPackage, reportPath string, replaySlots chan struct{}) testResult {
+// no tests. shared is what all the packages share (testShared).
+func testOne(in *interrupts, cfg *testConfig, p testPackage, reportPath string, shared *testShared) testResult {
 	if len(p.TestGoFiles)+len(p.XTestGoFiles) == 0 || p.Error != nil {
 		// go test builds a package without tests all the same, and
 		// fails it if it does not compile. A package go list could not
@@ -400,7 +400,7 @@ func testOne(in *interrupts, cfg *testConfig, p testPackage, reportPath string, 
 		}
 		return r
 	}
-	r := testRound(in, cfg, p, cfg.run, cfg.maxEvents, reportPath, replaySlots)
+	r := testRound(in, cfg, p, cfg.run, cfg.maxEvents, reportPath, shared)
 	// A recording stopped at -max-events leaves the tests after the cut
 	// unrecorded, and with them, in many suites, the concurrent ones,
 	// which come after long serial ones: those are recorded again, while
@@ -424,7 +424,7 @@ func testOne(in *interrupts, cfg *testConfig, p testPackage, reportPath string, 
 		limit := roundLimit(budget, round)
 		r.output += fmt.Sprintf("avcheck test: recording again the %s that the recording did not reach, within %d of the %d probe events left of a second -max-events: %s\n",
 			plural(len(rest), "test"), limit, budget, strings.Join(rest, ", "))
-		next := testRound(in, cfg, p, runPattern(rest, cfg.run), limit, reportPath+"."+strconv.Itoa(round), replaySlots)
+		next := testRound(in, cfg, p, runPattern(rest, cfg.run), limit, reportPath+"."+strconv.Itoa(round), shared)
 		r.merge(next, cfg.all)
 		reached = append(reached, next.ended.Reached...)
 		if !next.ended.CutAtLimit {
@@ -477,7 +477,7 @@ type roundResult struct {
 // testRound records the tests of p that run matches with avcheck run,
 // up to maxEvents probe events, its output captured, and counts its
 // findings from the JSON report.
-func testRound(in *interrupts, cfg *testConfig, p testPackage, run string, maxEvents int64, reportPath string, replaySlots chan struct{}) *roundResult {
+func testRound(in *interrupts, cfg *testConfig, p testPackage, run string, maxEvents int64, reportPath string, shared *testShared) *roundResult {
 	args := []string{"-report", reportPath, "-timeout", cfg.timeout.String(), "-max-events", strconv.FormatInt(maxEvents, 10),
 		"-replay=" + strconv.FormatBool(cfg.replay), "-replay-timeout", cfg.replayTimeout.String()}
 	if cfg.recorderSet {
@@ -499,7 +499,7 @@ func testRound(in *interrupts, cfg *testConfig, p testPackage, run string, maxEv
 	var out bytes.Buffer
 	start := time.Now()
 	r := new(roundResult)
-	code := runStages(in, args, &out, &out, &r.ended, replaySlots)
+	code := runStages(in, args, &out, &out, &r.ended, shared)
 	var kept strings.Builder
 	// The report is a temporary file, gone when avcheck test ends: the
 	// line that names it for go vet is left out.

@@ -135,6 +135,13 @@ func RecordInstrumented(ctx context.Context, in *Instrumented, opts Options) (*t
 	default:
 		return nil, oc, fmt.Errorf("running %s: %w", opts.Binary, err)
 	}
+	if opts.BeforeConvert != nil {
+		var raw int64
+		if fi, err := os.Stat(rawName); err == nil {
+			raw = fi.Size() / int64(avrt.EventSize)
+		}
+		opts.BeforeConvert(raw)
+	}
 	t, co, err := in.convert(rawName)
 	if err != nil {
 		return nil, oc, err

@@ -39,6 +39,11 @@ type Options struct {
 	// stops, the program runs on, and the trace is what it did up to then
 	// (Outcome.Cut).
 	MaxEvents int64
+	// BeforeConvert, when set, is called by the instrumenting recorder
+	// once the program has ended, before its raw events (as many as
+	// events) are converted into the trace in memory: the caller may
+	// wait there for memory that other recordings hold.
+	BeforeConvert func(events int64)
 }
 
 // DefaultMaxEvents is the bound of Options.MaxEvents: 800 MB of raw
