@@ -216,7 +216,10 @@ func predictContext(ctx context.Context, trap bool, args []string, stdout, stder
 			}
 		}
 		if clockBound(stderr, "avcheck predict", t) {
-			pre = nil // the index is built again, for the events kept
+			// The index is built again, for the events kept; the
+			// Prepass's goroutine ends, and what it holds is freed.
+			pre.Close()
+			pre = nil
 		}
 		defer limitHeapGrowth()()
 		res = predict.PredictIndexed(t, pre, opts)
