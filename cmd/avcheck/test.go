@@ -640,8 +640,11 @@ func testHints(cfg *testConfig, p testPackage, dir string) *strings.Replacer {
 // is.
 func shortPath(dir, path string) string {
 	rel, err := filepath.Rel(dir, path)
-	if err != nil || !filepath.IsLocal(rel) {
+	switch {
+	case err != nil || rel != "." && !filepath.IsLocal(rel):
 		return path
+	case rel == ".":
+		return rel
 	}
 	return "." + string(filepath.Separator) + rel
 }

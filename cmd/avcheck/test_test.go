@@ -268,3 +268,18 @@ func TestTestFailing(t *testing.T) {
 		}
 	}
 }
+
+// The hints of avcheck test name a package by its directory as the go
+// command takes it.
+func TestShortPath(t *testing.T) {
+	for _, tc := range []struct{ dir, path, want string }{
+		{"/m", "/m", "."},
+		{"/m", "/m/pkg/x", "./pkg/x"},
+		{"/m/a", "/m/b", "/m/b"},
+		{"/m", "/other", "/other"},
+	} {
+		if got := shortPath(tc.dir, tc.path); got != tc.want {
+			t.Errorf("shortPath(%q, %q) = %q, want %q", tc.dir, tc.path, got, tc.want)
+		}
+	}
+}
