@@ -102,6 +102,9 @@ func FuzzSTD(f *testing.F) {
 	f.Add("T0|r(V281474976710656)|1\nT2147483648|acq(L1)|4294967295\n")
 	f.Add("T1|r(V1)|12\nT1|acq(V1)|0\nT1|acq(L1)|4294967296\nT123456789|fork(T999999999)|1\nT1|w(V1)|12 \nT1|rel(L1)|007\n")
 	f.Add("T123456789|r")
+	f.Add("T1|begin|4\nT1|r(V1)|2\nT1|begin|7\nT1|end|4\nT1|end|4\nT1|end|5\nT2|begin(x)|3\nT2|end|0099\nT1|begin|4294967296\nT1|begin|\nT1|end|1|2\n")
+	f.Add("T1|begin|4294967295\nT1|w(V1)|1\nT3|end|1\nT1|end|12\n")
+	f.Add("T1|r(V4294967416)|5\nT1|acq(L8589934712)|2\nT1|acq(V4294967416)|2\nT1|r(V18446744073709551615)|1\nT1|w(V99999999999999999999)|1\nT1|r(L8589934712)|3\nT1|fork(T2147483648)|1\n")
 	f.Fuzz(func(t *testing.T, src string) {
 		tr, err := ReadAll(NewSTDReader(strings.NewReader(src), "fuzz.std"))
 		// The fast path for common lines agrees with the general parser.

@@ -322,6 +322,9 @@ func (r *STDReader) fastParse(line []byte, e *Event) bool {
 	if i+1 >= n {
 		return false
 	}
+	if line[i] == 'b' || line[i] == 'e' {
+		return r.fastRegion(line[i:], GoID(g), e)
+	}
 	var prefix byte
 	switch {
 	case line[i] == 'r' && line[i+1] == '(':
@@ -342,11 +345,17 @@ func (r *STDReader) fastParse(line []byte, e *Event) bool {
 	}
 	name := i
 	i++
-	// The operand's number: at most 9 digits, below denseIDs and
-	// stdFreshGo alike.
+	// The operand's number: a thread's at most 9 digits, below
+	// stdFreshGo; an object's at most 19, which fit in 64 bits (those at
+	// or above denseIDs, which tracegen's namespaces give, are object's
+	// to map).
+	digits := 19
+	if prefix == 'T' {
+		digits = 9
+	}
 	start := i
 	var id uint64
-	for ; i < n && i-start < 9 && isDigit(line[i]); i++ {
+	for ; i < n && i-start < digits && isDigit(line[i]); i++ {
 		id = id*10 + uint64(line[i]-'0')
 	}
 	if i == start || i+1 >= n || line[i] != ')' || line[i+1] != '|' {
@@ -383,6 +392,45 @@ func (r *STDReader) fastParse(line []byte, e *Event) bool {
 		if open := r.openRegions(e.G); len(*open) > 0 {
 			e.Region, e.Inst = 1, (*open)[0]
 		}
+	}
+	e.Seq = r.seq
+	r.seq++
+	return true
+}
+
+// fastRegion is fastParse for the rest of a line T<n>|begin|<loc> or
+// T<n>|end|<loc>, rest starting at the operation, of goroutine g: a
+// transaction without an operand (one with an operand, which parse
+// ignores, is left to parse).
+func (r *STDReader) fastRegion(rest []byte, g GoID, e *Event) bool {
+	switch {
+	case len(rest) > 6 && string(rest[:6]) == "begin|":
+		e.Kind, rest = KindRegionBegin, rest[6:]
+	case len(rest) > 4 && string(rest[:4]) == "end|":
+		e.Kind, rest = KindRegionEnd, rest[4:]
+	default:
+		return false
+	}
+	var loc uint64
+	for i, c := range rest {
+		if i == 10 || !isDigit(c) {
+			return false
+		}
+		loc = loc*10 + uint64(c-'0')
+	}
+	if loc > 1<<32-1 {
+		return false
+	}
+	e.G, e.Site = g, SiteID(loc)
+	open := r.openRegions(g)
+	if e.Kind == KindRegionBegin {
+		r.anyRegion = true
+		r.nextInst++
+		*open = append(*open, r.nextInst)
+		e.Region, e.Inst = 1, r.nextInst
+	} else if s := *open; len(s) > 0 {
+		e.Region, e.Inst = 1, s[len(s)-1]
+		*open = s[:len(s)-1]
 	}
 	e.Seq = r.seq
 	r.seq++
