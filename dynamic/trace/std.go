@@ -66,6 +66,7 @@ type STDReader struct {
 	// ns records, for ids below denseIDs, the namespace of each object
 	// seen (nsVar or nsLock), so that the common case needs no hashing.
 	ns        []byte
+	bigIDs    [1024]bigID // object ids at or above denseIDs that object took as they are
 	goByName  map[string]GoID
 	freshObj  ObjID
 	freshGo   GoID
@@ -376,17 +377,9 @@ func (r *STDReader) fastParse(line []byte, e *Event) bool {
 	case 'T':
 		e.Arg = id
 	case 'V':
-		if id < uint64(len(r.ns)) && r.ns[id] == nsVar {
-			e.Obj = ObjID(id)
-		} else {
-			e.Obj = r.object(operand, 'V', ObjVar)
-		}
+		e.Obj = r.fastObject(id, operand, nsVar, ObjVar)
 	default:
-		if id < uint64(len(r.ns)) && r.ns[id] == nsLock {
-			e.Obj = ObjID(id)
-		} else {
-			e.Obj = r.object(operand, 'L', ObjMutex)
-		}
+		e.Obj = r.fastObject(id, operand, nsLock, ObjMutex)
 	}
 	if r.anyRegion {
 		if open := r.openRegions(e.G); len(*open) > 0 {
@@ -396,6 +389,36 @@ func (r *STDReader) fastParse(line []byte, e *Event) bool {
 	e.Seq = r.seq
 	r.seq++
 	return true
+}
+
+// fastObject is object for the operand prefix<id> of namespace ns
+// (nsVar or nsLock, kind's): ids below denseIDs that ns says are taken
+// as they are, and so are the larger ids that object took as they are
+// before, which bigIDs remembers (a map lookup and a parse fewer per
+// event on traces whose objects are numbered from 2^32).
+func (r *STDReader) fastObject(id uint64, operand []byte, ns byte, kind ObjKind) ObjID {
+	if id < uint64(len(r.ns)) {
+		if r.ns[id] == ns {
+			return ObjID(id)
+		}
+		return r.object(operand, operand[0], kind)
+	}
+	slot := &r.bigIDs[id%uint64(len(r.bigIDs))]
+	if slot.id == id+1 && slot.ns == ns {
+		return ObjID(id)
+	}
+	o := r.object(operand, operand[0], kind)
+	if id >= denseIDs && o == ObjID(id) {
+		*slot = bigID{id + 1, ns}
+	}
+	return o
+}
+
+// bigID is an entry of STDReader.bigIDs: id+1 (0 for none) and its
+// namespace.
+type bigID struct {
+	id uint64
+	ns byte
 }
 
 // fastRegion is fastParse for the rest of a line T<n>|begin|<loc> or
