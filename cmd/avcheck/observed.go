@@ -81,6 +81,9 @@ type idSet struct {
 	n     int
 	dense []uint64
 	more  map[uint64]bool
+	// recent holds ids of more, id+1 in the slot id gives: most lookups
+	// of a trace whose ids are all large end here.
+	recent [1024]uint64
 }
 
 const idSetDense = 1 << 22
@@ -97,6 +100,11 @@ func (s *idSet) add(id uint64) {
 		}
 		return
 	}
+	r := &s.recent[id%uint64(len(s.recent))]
+	if *r == id+1 {
+		return
+	}
+	*r = id + 1
 	if s.more == nil {
 		s.more = make(map[uint64]bool)
 	}

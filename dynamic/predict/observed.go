@@ -188,7 +188,11 @@ type Observed struct {
 	dense   []*obsObj               // objects with small ids, by id
 	lastObj trace.ObjID
 	lastO   *obsObj
-	moved   []obsSlot
+	// recent holds objects with ids from denseObjs up, each in the slot
+	// its id gives: a trace whose objects are numbered from 2^32 (STD
+	// traces that tracegen writes) looks most up here, not in objs.
+	recent [1024]*obsObj
+	moved  []obsSlot
 
 	// The slots: each open transaction holds one, an index of the
 	// clocks, while it runs (see slots below).
@@ -554,9 +558,14 @@ func (o *Observed) obj(id trace.ObjID) *obsObj {
 			x = &obsObj{id: id, wThr: -1}
 			o.dense[id] = x
 		}
-	} else if x = o.objs[id]; x == nil {
-		x = &obsObj{id: id, wThr: -1}
-		o.objs[id] = x
+	} else if r := &o.recent[id%trace.ObjID(len(o.recent))]; *r != nil && (*r).id == id {
+		x = *r
+	} else {
+		if x = o.objs[id]; x == nil {
+			x = &obsObj{id: id, wThr: -1}
+			o.objs[id] = x
+		}
+		*r = x
 	}
 	o.lastObj, o.lastO = id, x
 	return x
