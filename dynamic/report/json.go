@@ -111,7 +111,7 @@ func NewDocument(t *trace.Trace, fs []predict.Finding, st Stats) *Document {
 	bySeq := seqIndex(t)
 	var tests *testIndex
 	if len(fs) > 0 {
-		tests = newTestIndex(t)
+		tests = newTestIndex(t, fs)
 	}
 	for i := range fs {
 		doc.Findings = append(doc.Findings, newFinding(t, bySeq, tests, &fs[i]))
@@ -219,7 +219,7 @@ func JSON(w io.Writer, t *trace.Trace, fs []predict.Finding, st Stats) error {
 	bySeq := seqIndex(t)
 	var tests *testIndex
 	if len(fs) > 0 {
-		tests = newTestIndex(t)
+		tests = newTestIndex(t, fs)
 	}
 	return encodeDocument(w, Version, len(fs), func(i int) Finding { return newFinding(t, bySeq, tests, &fs[i]) }, st, nil)
 }

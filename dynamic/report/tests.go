@@ -6,6 +6,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/avcheck/avcheck/dynamic/predict"
 	"github.com/avcheck/avcheck/dynamic/trace"
 )
 
@@ -21,30 +22,61 @@ import (
 // behalf does. A goroutine of neither (package initialisation, code not
 // recorded) belongs to none.
 type testIndex struct {
-	t      *trace.Trace
 	own    map[trace.GoID]string
 	parent map[trace.GoID]trace.GoID
 	memo   map[trace.GoID]string
 }
 
-func newTestIndex(t *trace.Trace) *testIndex {
-	x := &testIndex{t: t, own: map[trace.GoID]string{}, parent: map[trace.GoID]trace.GoID{}, memo: map[trace.GoID]string{}}
-	names := map[trace.SiteID]string{}
+// newTestIndex indexes, in t, the tests of the goroutines of fs's
+// accesses. It passes over the trace twice, but looks up a goroutine only
+// at a fork and where the trace goes from one goroutine to another, and
+// a site's function once: on a trace of millions of events a lookup per
+// event kept an interrupted run from ending within its second.
+func newTestIndex(t *trace.Trace, fs []predict.Finding) *testIndex {
+	x := &testIndex{own: map[trace.GoID]string{}, parent: map[trace.GoID]trace.GoID{}, memo: map[trace.GoID]string{}}
+	want := map[trace.GoID]bool{}
+	for i := range fs {
+		for _, a := range fs[i].Accesses {
+			want[a.G] = true
+		}
+	}
+	if len(want) == 0 {
+		return x
+	}
 	for i := range t.Events {
-		e := &t.Events[i]
-		if e.Kind == trace.KindFork {
+		if e := &t.Events[i]; e.Kind == trace.KindFork {
 			x.parent[trace.GoID(e.Arg)] = e.G
 		}
-		if _, ok := x.own[e.G]; ok || e.Site == 0 {
+	}
+	// The goroutines whose own test may be asked for: those of the
+	// accesses and the goroutines that forked them, up to the root.
+	for g := range want {
+		for p, ok := x.parent[g]; ok && !want[p]; p, ok = x.parent[p] {
+			want[p] = true
+		}
+	}
+	names := make([]int8, len(t.Sites)) // per site: 0 not known yet, 1 a test's, -1 not
+	lastG, look := trace.GoID(0), false
+	for i := range t.Events {
+		e := &t.Events[i]
+		if i == 0 || e.G != lastG {
+			lastG = e.G
+			_, found := x.own[e.G]
+			look = want[e.G] && !found
+		}
+		if !look || int(e.Site) >= len(names) || names[e.Site] < 0 {
 			continue
 		}
-		name, ok := names[e.Site]
-		if !ok {
-			name = testFunc(t.Site(e.Site).Func)
-			names[e.Site] = name
+		fn := t.Site(e.Site).Func
+		if names[e.Site] == 0 {
+			names[e.Site] = -1
+			if testFunc(fn) != "" {
+				names[e.Site] = 1
+			}
 		}
-		if name != "" {
-			x.own[e.G] = name
+		if names[e.Site] > 0 {
+			x.own[e.G] = testFunc(fn)
+			look = false
 		}
 	}
 	return x

@@ -33,7 +33,7 @@ func Text(w io.Writer, t *trace.Trace, fs []predict.Finding, opts TextOptions) e
 	begins := regionBegins(t)
 	var tests *testIndex
 	if len(fs) > 0 {
-		tests = newTestIndex(t)
+		tests = newTestIndex(t, fs)
 	}
 	for i := range fs {
 		f := &fs[i]
