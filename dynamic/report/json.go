@@ -109,10 +109,7 @@ type Step struct {
 func NewDocument(t *trace.Trace, fs []predict.Finding, st Stats) *Document {
 	doc := &Document{Version: Version, Findings: make([]Finding, 0, len(fs)), Stats: st}
 	bySeq := seqIndex(t)
-	var tests *testIndex
-	if len(fs) > 0 {
-		tests = newTestIndex(t, fs)
-	}
+	tests := newTestIndex(t, fs)
 	for i := range fs {
 		doc.Findings = append(doc.Findings, newFinding(t, bySeq, tests, &fs[i]))
 	}
@@ -217,10 +214,7 @@ func (d *Document) Encode(w io.Writer) error {
 // gigabytes of JSON, which must not be held in memory whole.
 func JSON(w io.Writer, t *trace.Trace, fs []predict.Finding, st Stats) error {
 	bySeq := seqIndex(t)
-	var tests *testIndex
-	if len(fs) > 0 {
-		tests = newTestIndex(t, fs)
-	}
+	tests := newTestIndex(t, fs)
 	return encodeDocument(w, Version, len(fs), func(i int) Finding { return newFinding(t, bySeq, tests, &fs[i]) }, st, nil)
 }
 

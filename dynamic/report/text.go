@@ -31,10 +31,7 @@ func Text(w io.Writer, t *trace.Trace, fs []predict.Finding, opts TextOptions) e
 	}
 	bySeq := seqIndex(t)
 	begins := regionBegins(t)
-	var tests *testIndex
-	if len(fs) > 0 {
-		tests = newTestIndex(t, fs)
-	}
+	tests := newTestIndex(t, fs)
 	for i := range fs {
 		f := &fs[i]
 		if len(f.Accesses) == 0 {

@@ -55,7 +55,8 @@ func newTestIndex(t *trace.Trace, fs []predict.Finding) *testIndex {
 			want[p] = true
 		}
 	}
-	names := make([]int8, len(t.Sites)) // per site: 0 not known yet, 1 a test's, -1 not
+	// Per site, the test its function is, once known ("" for none).
+	names, known := make([]string, len(t.Sites)), make([]bool, len(t.Sites))
 	lastG, look := trace.GoID(0), false
 	for i := range t.Events {
 		e := &t.Events[i]
@@ -64,18 +65,14 @@ func newTestIndex(t *trace.Trace, fs []predict.Finding) *testIndex {
 			_, found := x.own[e.G]
 			look = want[e.G] && !found
 		}
-		if !look || int(e.Site) >= len(names) || names[e.Site] < 0 {
+		if !look || int(e.Site) >= len(names) {
 			continue
 		}
-		fn := t.Site(e.Site).Func
-		if names[e.Site] == 0 {
-			names[e.Site] = -1
-			if testFunc(fn) != "" {
-				names[e.Site] = 1
-			}
+		if !known[e.Site] {
+			names[e.Site], known[e.Site] = testFunc(t.Site(e.Site).Func), true
 		}
-		if names[e.Site] > 0 {
-			x.own[e.G] = testFunc(fn)
+		if name := names[e.Site]; name != "" {
+			x.own[e.G] = name
 			look = false
 		}
 	}
@@ -112,7 +109,8 @@ func (x *testIndex) tests(gs []trace.GoID) []string {
 
 // testFunc returns the top-level test, benchmark, example or fuzz test
 // that a site's function is, or is a function literal of: "TestGet" for
-// "example.com/cache.TestGet" and "example.com/cache_test.TestGet.func1.2";
+// "example.com/cache.TestGet", "example.com/cache_test.TestGet.func1.2"
+// and "example.com/cache.TestGet$1";
 // "" for any other function.
 func testFunc(fn string) string {
 	if strings.HasPrefix(fn, "(") {
@@ -123,7 +121,11 @@ func testFunc(fn string) string {
 	if !ok {
 		return ""
 	}
-	name, _, _ = strings.Cut(name, ".")
+	// A literal's name follows the test's: TestGet.func1 as the
+	// runtime names it, TestGet$1 as the probe plan (SSA) does.
+	if i := strings.IndexAny(name, ".$"); i >= 0 {
+		name = name[:i]
+	}
 	for _, prefix := range []string{"Test", "Benchmark", "Example", "Fuzz"} {
 		rest, ok := strings.CutPrefix(name, prefix)
 		if !ok {

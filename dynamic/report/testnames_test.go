@@ -15,6 +15,8 @@ func TestTestFunc(t *testing.T) {
 	for fn, want := range map[string]string{
 		"example.com/cache.TestGet":              "TestGet",
 		"example.com/cache_test.TestGet.func1.2": "TestGet",
+		"example.com/cache.TestGet$1":            "TestGet",
+		"example.com/cache.TestGet$1$2":          "TestGet",
 		"example.com/x/cache.Test_get":           "Test_get",
 		"example.com/cache.Test":                 "Test",
 		"example.com/cache.BenchmarkGet.func3":   "BenchmarkGet",
