@@ -25,11 +25,11 @@ const DefaultClockWords = 1 << 30
 func ClockBound(t *trace.Trace, maxWords int64) (n int, why string) {
 	seen := make(map[trace.GoID]bool)
 	ended := make(map[trace.GoID]bool)
-	live := int64(0)
+	var load clockLoad
 	note := func(g trace.GoID) {
 		if !seen[g] {
 			seen[g] = true
-			live++
+			load.start()
 		}
 	}
 	for i := range t.Events {
@@ -41,12 +41,25 @@ func ClockBound(t *trace.Trace, maxWords int64) (n int, why string) {
 		case trace.KindEnd:
 			if !ended[e.G] {
 				ended[e.G] = true
-				live--
+				load.end()
 			}
 		}
-		if words := live * int64(len(seen)); words > maxWords {
-			return i, fmt.Sprintf("%d goroutines alive at once, each with a clock as wide as the %d goroutines seen, would take more than %d MB", live, len(seen), maxWords*4>>20)
+		if load.over(maxWords) {
+			return i, fmt.Sprintf("%d goroutines alive at once, each with a clock as wide as the %d goroutines seen, would take more than %d MB", load.live, load.seen, maxWords*4>>20)
 		}
 	}
 	return len(t.Events), ""
 }
+
+// clockLoad counts what ClockBound bounds, the words of the goroutines'
+// clocks: goroutines alive times goroutines seen. The read-time index
+// (Prepass) counts them the same way, so that it gives up where the
+// bound cuts.
+type clockLoad struct{ seen, live int64 }
+
+// start counts a goroutine seen for the first time; end, one's end.
+func (c *clockLoad) start() { c.seen++; c.live++ }
+func (c *clockLoad) end()   { c.live-- }
+
+// over reports whether the clocks pass maxWords words.
+func (c *clockLoad) over(maxWords int64) bool { return c.live*c.seen > maxWords }

@@ -36,10 +36,10 @@ type indexer struct {
 	sites     int // a hint for keyTab's rows: the sites known so far
 	n         int // events added
 	// maxWords, if not zero, bounds the happens-before engine's clocks
-	// as ClockBound does: live goroutines (seen, less ended) times
-	// goroutines seen. Past it, over is set and add adds nothing more.
+	// as ClockBound does (load). Past it, over is set and add adds
+	// nothing more.
 	maxWords int64
-	live     int64
+	load     clockLoad
 	over     bool
 }
 
@@ -123,10 +123,8 @@ func (x *indexer) ensure(gi int, g trace.GoID) {
 		x.gs = append(x.gs, indexGo{dirty: true})
 		ix.gids = append(ix.gids, 0)
 		ix.glog = append(ix.glog, []HistoryID{0})
-		x.live++
-		if x.maxWords > 0 && x.live*int64(len(x.gs)) > x.maxWords {
-			x.over = true
-		}
+		x.load.start()
+		x.over = x.over || x.maxWords > 0 && x.load.over(x.maxWords)
 	}
 	ix.gids[gi] = g
 }
@@ -282,9 +280,7 @@ func (x *indexer) add(events []trace.Event) {
 	ix, h := x.ix, x.h
 	for k := range events {
 		if x.over {
-			// Past the clocks' bound: the caller gives the index up.
-			x.n += k
-			return
+			return // past the clocks' bound: the Prepass gives the index up
 		}
 		i := x.n + k
 		e := &events[k]
@@ -303,7 +299,7 @@ func (x *indexer) add(events []trace.Event) {
 			}
 			continue
 		case trace.KindEnd:
-			x.live--
+			x.load.end()
 			if gi < len(x.keyTab) && x.keyTab[gi] != nil {
 				clear(x.keyTab[gi])
 				x.spareRows = append(x.spareRows, x.keyTab[gi])
@@ -559,8 +555,10 @@ func (p *Prepass) Add(events []trace.Event) {
 		// prediction will cover a prefix of it, indexed again then.
 		// Going on would build the very clocks the bound is there to
 		// spare: 14 GB for a bound of 4.
+		// Closed, it builds the index again in finish; an empty
+		// indexer lets what this one built go.
 		p.Close()
-		p.x = &indexer{n: -1}
+		p.x = &indexer{}
 	}
 }
 

@@ -150,7 +150,7 @@ func TestPrepassClockBound(t *testing.T) {
 	p := NewPrepass(tr.Object)
 	p.SetClockBound(words)
 	p.Add(tr.Events)
-	if !p.closed || p.x.n != -1 || len(p.x.gs) != 0 {
+	if !p.closed || p.x.n != 0 || len(p.x.gs) != 0 {
 		t.Fatalf("the Prepass went on past the bound: closed %v, %d events, %d goroutines", p.closed, p.x.n, len(p.x.gs))
 	}
 	cut := &trace.Trace{Events: tr.Events[:n], Objects: tr.Objects, Sites: tr.Sites}
