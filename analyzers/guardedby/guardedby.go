@@ -201,18 +201,8 @@ func starter(f *regions.Func) []*ssa.Go {
 	if fn.Signature.Recv() == nil || len(fn.Params) == 0 || fn.Blocks == nil {
 		return nil
 	}
-	if _, ok := fn.Signature.Recv().Type().(*types.Pointer); !ok {
+	if _, ok := fn.Signature.Recv().Type().(*types.Pointer); !ok || !holdsNoLock(f) {
 		return nil
-	}
-	for _, a := range f.Accesses {
-		if len(a.Held) > 0 {
-			return nil
-		}
-	}
-	for _, c := range f.Calls {
-		if len(c.Held) > 0 {
-			return nil
-		}
 	}
 	recv := fn.Params[0]
 	var gos []*ssa.Go
@@ -296,11 +286,19 @@ func builder(f *regions.Func) bool {
 			returns++
 		}
 	}
-	if returns == 0 || len(f.SyncOps) > 0 {
-		return false
-	}
+	return returns > 0 && len(f.SyncOps) == 0 && holdsNoLock(f)
+}
+
+// holdsNoLock reports whether f holds no lock at any of its accesses and
+// calls: it takes none, as builder and start methods do not.
+func holdsNoLock(f *regions.Func) bool {
 	for _, a := range f.Accesses {
 		if len(a.Held) > 0 {
+			return false
+		}
+	}
+	for _, c := range f.Calls {
+		if len(c.Held) > 0 {
 			return false
 		}
 	}
