@@ -272,26 +272,8 @@ func (r *STDReader) parse(line []byte) (Event, error) {
 			return Event{}, r.errorf("bad thread %q", operand)
 		}
 		e.Arg = uint64(c)
-	case KindRegionBegin:
-		r.anyRegion = true
-		r.nextInst++
-		open := r.openRegions(e.G)
-		*open = append(*open, r.nextInst)
-		e.Region, e.Inst = 1, r.nextInst
-	case KindRegionEnd:
-		if open := r.openRegions(e.G); len(*open) > 0 {
-			s := *open
-			e.Region, e.Inst = 1, s[len(s)-1]
-			*open = s[:len(s)-1]
-		}
 	}
-	if r.anyRegion && e.Kind != KindRegionBegin && e.Kind != KindRegionEnd {
-		// The outermost open transaction is the region an event belongs
-		// to, as with nested lock scopes.
-		if open := r.openRegions(e.G); len(*open) > 0 {
-			e.Region, e.Inst = 1, (*open)[0]
-		}
-	}
+	r.setRegion(&e)
 	if string(name) == "join" {
 		return r.join(e, operand)
 	}
@@ -364,15 +346,11 @@ func (r *STDReader) fastParse(line []byte, e *Event) bool {
 	}
 	operand := line[name:i]
 	i += 2
-	start = i
-	var loc uint64
-	for ; i < n && i-start < 10 && isDigit(line[i]); i++ {
-		loc = loc*10 + uint64(line[i]-'0')
-	}
-	if i == start || i != n || loc > 1<<32-1 {
+	loc, ok := fastLoc(line[i:])
+	if !ok {
 		return false
 	}
-	e.G, e.Site = GoID(g), SiteID(loc)
+	e.G, e.Site = GoID(g), loc
 	switch prefix {
 	case 'T':
 		e.Arg = id
@@ -381,11 +359,7 @@ func (r *STDReader) fastParse(line []byte, e *Event) bool {
 	default:
 		e.Obj = r.fastObject(id, operand, nsLock, ObjMutex)
 	}
-	if r.anyRegion {
-		if open := r.openRegions(e.G); len(*open) > 0 {
-			e.Region, e.Inst = 1, (*open)[0]
-		}
-	}
+	r.setRegion(e)
 	e.Seq = r.seq
 	r.seq++
 	return true
@@ -434,30 +408,60 @@ func (r *STDReader) fastRegion(rest []byte, g GoID, e *Event) bool {
 	default:
 		return false
 	}
-	var loc uint64
-	for i, c := range rest {
-		if i == 10 || !isDigit(c) {
-			return false
-		}
-		loc = loc*10 + uint64(c-'0')
-	}
-	if loc > 1<<32-1 {
+	loc, ok := fastLoc(rest)
+	if !ok {
 		return false
 	}
-	e.G, e.Site = g, SiteID(loc)
-	open := r.openRegions(g)
-	if e.Kind == KindRegionBegin {
-		r.anyRegion = true
-		r.nextInst++
-		*open = append(*open, r.nextInst)
-		e.Region, e.Inst = 1, r.nextInst
-	} else if s := *open; len(s) > 0 {
-		e.Region, e.Inst = 1, s[len(s)-1]
-		*open = s[:len(s)-1]
-	}
+	e.G, e.Site = g, loc
+	r.setRegion(e)
 	e.Seq = r.seq
 	r.seq++
 	return true
+}
+
+// fastLoc parses a line's location, the rest of it: at most 10 digits,
+// at most 2^32-1. It reports false for any other (parse says what is
+// wrong with it).
+func fastLoc(b []byte) (SiteID, bool) {
+	var loc uint64
+	for i, c := range b {
+		if i == 10 || !isDigit(c) {
+			return 0, false
+		}
+		loc = loc*10 + uint64(c-'0')
+	}
+	if len(b) == 0 || loc > 1<<32-1 {
+		return 0, false
+	}
+	return SiteID(loc), true
+}
+
+// setRegion gives e, of goroutine e.G, its transaction: a begin opens a
+// new instance, an end closes the innermost open one, and any other
+// event belongs to the outermost open one, as with nested lock scopes.
+// RAPID's transactions are anonymous: all are region 1.
+func (r *STDReader) setRegion(e *Event) {
+	switch e.Kind {
+	case KindRegionBegin:
+		r.anyRegion = true
+		r.nextInst++
+		open := r.openRegions(e.G)
+		*open = append(*open, r.nextInst)
+		e.Region, e.Inst = 1, r.nextInst
+	case KindRegionEnd:
+		if open := r.openRegions(e.G); len(*open) > 0 {
+			s := *open
+			e.Region, e.Inst = 1, s[len(s)-1]
+			*open = s[:len(s)-1]
+		}
+	default:
+		if !r.anyRegion {
+			return
+		}
+		if open := r.openRegions(e.G); len(*open) > 0 {
+			e.Region, e.Inst = 1, (*open)[0]
+		}
+	}
 }
 
 // openRegions returns the stack of g's open transactions.
