@@ -56,14 +56,15 @@ func run(pass *analysis.Pass) (any, error) {
 		return strings.HasSuffix(pass.Fset.Position(pos).Filename, "_test.go")
 	})
 	guarded := guardedWrites(res, entry)
+	turns := takeTurns(res, entry)
 	for _, f := range res.Funcs {
-		checkThenAct(pass, ann, res, entry, guarded, f)
+		checkThenAct(pass, ann, res, entry, guarded, turns, f)
 	}
 	mixed(pass, ann, res, entry)
 	return nil, nil
 }
 
-func checkThenAct(pass *analysis.Pass, ann *annotation.Set, res *regions.Result, entry map[*ssa.Function][]regions.Held, guarded map[*types.Var]map[string]bool, f *regions.Func) {
+func checkThenAct(pass *analysis.Pass, ann *annotation.Set, res *regions.Result, entry map[*ssa.Function][]regions.Held, guarded, turns map[*types.Var]map[string]bool, f *regions.Func) {
 	startup := regions.StartupOf(res, f)
 	for _, l := range f.Accesses {
 		// The function's own operations: a callee's atomics are its own
@@ -90,6 +91,12 @@ func checkThenAct(pass *analysis.Pass, ann *annotation.Set, res *regions.Result,
 				// an Add in between is kept, nothing is lost.
 				continue
 			}
+			if w.Atomic == "Add" && oneSection(l, w, entry[f.Fn], turns[l.Var]) {
+				// The writes that a load decides take turns under a
+				// lock, and the others only add: an Add in between
+				// is kept.
+				continue
+			}
 			how := "decides"
 			if data {
 				how = "computes"
@@ -109,6 +116,49 @@ func checkThenAct(pass *analysis.Pass, ann *annotation.Set, res *regions.Result,
 // writing function holds it or runs with it (regions.EntryLocks).
 func guardedWrites(res *regions.Result, entry map[*ssa.Function][]regions.Held) map[*types.Var]map[string]bool {
 	return commonGuards(res, entry, func(a *regions.Access) bool { return a.Atomic != "Load" }, writeGuards)
+}
+
+// takeTurns returns, for each variable whose atomic writes other than
+// Adds are all decided or computed by an atomic load of it in their
+// function, the locks held for writing at every one of those (a flow
+// control window: n := min(s.window.Load(), len(b)), then
+// s.window.Add(-n), by writers that hold s.sendLock, while the reader of
+// window updates makes a plain s.window.Add(k)). Such writes take turns
+// under the lock; the other writes are Adds that no load decides, and an
+// Add made between a load and the write it decides is kept: the write
+// does not undo it. Variables with another write are left out.
+func takeTurns(res *regions.Result, entry map[*ssa.Function][]regions.Held) map[*types.Var]map[string]bool {
+	decided := map[*regions.Access]bool{}
+	blind := map[*types.Var]bool{}
+	for _, f := range res.Funcs {
+		for _, w := range f.Accesses {
+			if w.Atomic == "" || w.Atomic == "Load" || w.Var == nil || w.Via != "" {
+				continue
+			}
+			for _, l := range f.Accesses {
+				if l.Atomic != "Load" || l.Via != "" || l.Path.Key() != w.Path.Key() {
+					continue
+				}
+				if data, control := f.Feeds(l, w); data || control {
+					decided[w] = true
+					break
+				}
+			}
+			if _, ok := blind[w.Var]; !ok {
+				blind[w.Var] = true
+			}
+			if !decided[w] && w.Atomic != "Add" {
+				blind[w.Var] = false
+			}
+		}
+	}
+	out := commonGuards(res, entry, func(a *regions.Access) bool { return a.Atomic != "Load" && decided[a] }, writeGuards)
+	for v := range out {
+		if !blind[v] {
+			delete(out, v)
+		}
+	}
+	return out
 }
 
 // atomicGuards returns, for each variable the package accesses
@@ -272,6 +322,12 @@ func mixed(pass *analysis.Pass, ann *annotation.Set, res *regions.Result, entry 
 			// runtime, in a context not shown here (with the world
 			// stopped, say): that the atomic accesses can run at the
 			// same time is not known.
+			continue
+		}
+		if regions.Builder(f) {
+			// A builder method (it returns its receiver to be
+			// chained and takes no lock) sets its value up before
+			// the value is shared, as a constructor does.
 			continue
 		}
 		startup := regions.StartupOf(res, f)

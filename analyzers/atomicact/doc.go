@@ -19,7 +19,15 @@
 // (the double-checked fast path of sync.Once), nor one that a load decides
 // only by panicking when it finds the state changed: a best-effort misuse
 // check (if s.state.Load() != want { panic("misuse") }) asserts, it does
-// not decide the write.
+// not decide the write. Nor is an Add that a load computes or decides
+// where the writes that loads decide take turns: a flow-control window
+// (n := min(s.window.Load(), len(b)), then s.window.Add(-n)) whose
+// takers all hold one lock, which the load and the Add hold in one
+// critical section (or their function runs with, as its callers hold
+// it), while every other write of the variable is an Add that no load
+// decides (the reader of window updates adds what it is told): an Add
+// made in between is kept. A Store, Swap or CompareAndSwap that no load
+// decides, or one made without the lock, keeps the load reported.
 //
 // The analyzer also reports a struct field or package-level variable that
 // is accessed through sync/atomic functions in one place and plainly in
@@ -37,7 +45,10 @@
 // value that is still being built in the function that allocated it:
 // before it escapes to another goroutine (passed to a go statement,
 // sent on a channel, stored into shared state, or given to a function
-// that does one of these).
+// that does one of these); nor those of a builder method, one that
+// returns its receiver to be chained and takes no lock
+// (NewCounter().WithResolution(20)), which by that convention sets its
+// value up before it is shared, as a constructor does.
 //
 // Nor is a plain read that follows, on every path through its function,
 // an atomic load of a sibling field of the same value, when some function
