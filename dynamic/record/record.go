@@ -1122,6 +1122,9 @@ func (r *recorder) accesses(gs *gstate, th proc.Thread, g *proc.G, frames []proc
 			}
 			continue
 		}
+		if onStack(frames, v.Addr) {
+			continue
+		}
 		obj := trace.ObjID(v.Addr)
 		if _, ok := r.t.Objects[obj]; !ok {
 			r.t.Objects[obj] = trace.Object{Kind: trace.ObjVar, Name: p.Expr}
@@ -1177,6 +1180,28 @@ func (r *recorder) accesses(gs *gstate, th proc.Thread, g *proc.G, frames []proc
 			r.contentsWrite(gs, scope, l, p)
 		}
 	}
+}
+
+// onStack says whether addr lies in the stack of the goroutine whose
+// frames these are: between its innermost frame's stack pointer and its
+// outermost frame's canonical frame address. No other goroutine can
+// reach a variable there (one whose address it could get is moved to
+// the heap), and a goroutine's stack goes to the next goroutine when it
+// ends, so that the variables of two goroutines' stacks can have one
+// address and would be taken for one variable
+// (testdata/record/stackvars). The instrumenting recorder's runtime
+// skips the same addresses (avrt).
+func onStack(frames []proc.Stackframe, addr uint64) bool {
+	if len(frames) == 0 {
+		return false
+	}
+	for _, f := range frames {
+		if f.SystemStack {
+			return false
+		}
+	}
+	lo, hi := frames[0].Regs.SP(), uint64(frames[len(frames)-1].Regs.CFA)
+	return lo != 0 && lo <= addr && addr < hi
 }
 
 // contentsWrite records, after the write of an element of a map, the
