@@ -34,23 +34,31 @@ func BenchmarkReplayCorpus(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	type target struct{ pkg, test string }
+	type target struct{ pkg, test, tags string }
 	var targets []target
 	entries, _ := parseCorpus(b)
 	for _, e := range entries {
-		targets = append(targets, target{"./testdata/corpus/" + e.dir, e.test})
+		targets = append(targets, target{"./testdata/corpus/" + e.dir, e.test, ""})
 	}
 	dirs, _ := filepath.Glob(filepath.Join(root, "testdata/record/*"))
 	for _, d := range dirs {
 		if tests, _ := filepath.Glob(filepath.Join(d, "*_test.go")); len(tests) > 0 {
-			targets = append(targets, target{"./testdata/record/" + filepath.Base(d), ""})
+			// A test behind a build tag (testdata/record/tagged) is
+			// built with it.
+			data, _ := os.ReadFile(tests[0])
+			first, _, _ := strings.Cut(string(data), "\n")
+			tag, _ := strings.CutPrefix(first, "//go:build ")
+			if tag == first || strings.ContainsAny(tag, " !&|()") {
+				tag = ""
+			}
+			targets = append(targets, target{"./testdata/record/" + filepath.Base(d), "", tag})
 		}
 	}
 	for b.Loop() {
 		var times []time.Duration
 		proven, raised := 0, 0
 		for _, tg := range targets {
-			plan, err := record.MakePlan(record.PlanOptions{Dir: root, Pattern: tg.pkg})
+			plan, err := record.MakePlan(record.PlanOptions{Dir: root, Pattern: tg.pkg, Tags: tg.tags})
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/avcheck/avcheck/analyzers/avreport"
+	"github.com/avcheck/avcheck/dynamic/predict"
 	"github.com/avcheck/avcheck/dynamic/record"
 	"github.com/avcheck/avcheck/dynamic/report"
 )
@@ -422,7 +423,7 @@ func testOne(in *interrupts, cfg *testConfig, p testPackage, reportPath string, 
 			break
 		}
 		limit := roundLimit(budget, round)
-		r.output += fmt.Sprintf("avcheck test: recording again the %s that the recording did not reach, within %d of the %d probe events left of a second -max-events: %s\n",
+		r.output += fmt.Sprintf("avcheck test: recording again the %s that the recording did not reach, up to %d probe events (%d are left of the one more -max-events that the recordings again share): %s\n",
 			plural(len(rest), "test"), limit, budget, strings.Join(rest, ", "))
 		next := testRound(in, cfg, p, runPattern(rest, cfg.run), limit, reportPath+"."+strconv.Itoa(round), shared)
 		r.merge(next, cfg.all)
@@ -544,19 +545,37 @@ func (r *roundResult) merge(next *roundResult, all bool) {
 	case r.doc == nil:
 		r.doc, r.findings = next.doc, next.findings
 	default:
-		// A finding the rounds before reported too counts once.
-		seen := make(map[string]bool)
-		for _, f := range r.doc.Findings {
-			seen[findingKey(f)] = true
+		// A finding the rounds before reported too counts once, with
+		// the instances and the tests of every round, at the highest
+		// level a round gave it.
+		seen := make(map[string]int)
+		for i, f := range r.doc.Findings {
+			seen[findingKey(f)] = i
 		}
+		counted := func(f report.Finding) bool { return f.Dropped == "" || all }
 		for _, f := range next.doc.Findings {
-			if seen[findingKey(f)] {
+			i, ok := seen[findingKey(f)]
+			if !ok {
+				r.doc.Findings = append(r.doc.Findings, f)
+				if counted(f) {
+					r.findings++
+				}
 				continue
 			}
-			r.doc.Findings = append(r.doc.Findings, f)
-			if f.Dropped == "" || all {
-				r.findings++
+			old := &r.doc.Findings[i]
+			count, tests := old.Count+f.Count, old.Tests
+			for _, t := range f.Tests {
+				if !slices.Contains(tests, t) {
+					tests = append(tests, t)
+				}
 			}
+			if higher(f, *old) {
+				if counted(f) && !counted(*old) {
+					r.findings++
+				}
+				*old = f
+			}
+			old.Count, old.Tests = count, tests
 		}
 		have := make(map[string]bool)
 		for _, f := range r.doc.Files {
@@ -570,6 +589,24 @@ func (r *roundResult) merge(next *roundResult, all bool) {
 		r.doc.Stats.Events += next.doc.Stats.Events
 		r.doc.Stats.Seconds += next.doc.Stats.Seconds
 	}
+}
+
+// higher says whether finding a is at a higher level than b, the same
+// finding of another recording: reported where b was dropped, or at a
+// later level of predicted, filtered, proven and replayed.
+func higher(a, b report.Finding) bool {
+	if (a.Dropped == "") != (b.Dropped == "") {
+		return a.Dropped == ""
+	}
+	rank := func(level string) int {
+		for l := predict.LevelPredicted; l <= predict.LevelReplayed; l++ {
+			if l.String() == level {
+				return int(l)
+			}
+		}
+		return 0
+	}
+	return rank(a.Level) > rank(b.Level)
 }
 
 // testsLeft returns the top-level tests of a package that the recordings

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -194,14 +195,14 @@ func TestTestRounds(t *testing.T) {
 		findings string
 	}{
 		{"TestLongToo", exitFindings, []string{
-			"avcheck test: recording again the 2 tests that the recording did not reach, within 20000 of the 20000 probe events left of a second -max-events: TestLost, TestWaits\n",
+			"avcheck test: recording again the 2 tests that the recording did not reach, up to 20000 probe events (20000 are left of the one more -max-events that the recordings again share): TestLost, TestWaits\n",
 			"cut_test.go:35:7: n: ",
 			"\tlevel: proven",
 		}, "1 finding"},
 		// The second recording is cut in TestLongToo: the parallel test,
 		// which waits for it, is reached by none, and that is said.
 		{"TestLost", exitClean, []string{
-			"avcheck test: recording again the 2 tests that the recording did not reach, within 20000 of the 20000 probe events left of a second -max-events: TestLongToo, TestWaits\n",
+			"avcheck test: recording again the 2 tests that the recording did not reach, up to 20000 probe events (20000 are left of the one more -max-events that the recordings again share): TestLongToo, TestWaits\n",
 			"avcheck test: not recorded: the 1 test that no recording reached before its -max-events ran out: TestWaits (a larger -max-events, or -run, records them)\n",
 			"avcheck test: 1 test of 1 package not recorded: the recordings' -max-events ran out before them (the packages' lines above name them)\n",
 		}, "0 findings"},
@@ -281,5 +282,36 @@ func TestShortPath(t *testing.T) {
 		if got := shortPath(tc.dir, tc.path); got != tc.want {
 			t.Errorf("shortPath(%q, %q) = %q, want %q", tc.dir, tc.path, got, tc.want)
 		}
+	}
+}
+
+// A finding that two recordings of one package report is one finding,
+// with the instances and tests of both, at the higher of their levels;
+// a finding only the later one reports is added.
+func TestRoundMerge(t *testing.T) {
+	finding := func(line int, level string, count int, dropped string, tests ...string) report.Finding {
+		return report.Finding{Kind: "race", Pattern: "R-W", Level: level, Count: count, Dropped: dropped, Tests: tests,
+			Accesses: []report.Access{{File: "c.go", Line: line, Col: 2, Op: "rd"}, {File: "c.go", Line: 20, Col: 2, Op: "wr"}}}
+	}
+	first := &roundResult{testResult: testResult{code: exitFindings, findings: 1, doc: &report.Document{Findings: []report.Finding{
+		finding(10, "predicted", 37, "", "TestAccept"),
+		finding(11, "predicted", 1, "infeasible", "TestAccept"),
+	}}}}
+	next := &roundResult{testResult: testResult{code: exitFindings, findings: 3, doc: &report.Document{Findings: []report.Finding{
+		finding(10, "proven", 4, "", "TestReadDeadline", "TestAccept"),
+		finding(11, "predicted", 2, "", "TestLargeWindow"),
+		finding(12, "filtered", 9, "", "TestLargeWindow"),
+	}}}}
+	first.merge(next, false)
+	want := []report.Finding{
+		finding(10, "proven", 41, "", "TestAccept", "TestReadDeadline"),
+		finding(11, "predicted", 3, "", "TestAccept", "TestLargeWindow"),
+		finding(12, "filtered", 9, "", "TestLargeWindow"),
+	}
+	if !reflect.DeepEqual(first.doc.Findings, want) {
+		t.Errorf("merged findings:\n%+v\nwant\n%+v", first.doc.Findings, want)
+	}
+	if first.findings != 3 {
+		t.Errorf("merged count %d, want 3", first.findings)
 	}
 }
