@@ -51,11 +51,25 @@
 // (before the line runs) and wrote (once it has), and reports how the
 // program ended.
 //
+// A race's two accesses are not ordered, so its witness is not forced to
+// the end: once the steps before the first step its two goroutines make
+// on the arrivals at their accesses' lines have run in order, each of the
+// two is held at its access's line, and the race shows when both stand
+// there at once, neither waiting for the other, and their accesses'
+// expressions, evaluated in their frames, reach one variable (PECAN
+// places a race's two accesses next to each other in the schedule it
+// generates, section 6). The program then runs freely to its end. So a
+// race inside one line (t.pending++ against another goroutine's read),
+// whose steps a replay that holds goroutines at lines cannot split, is
+// shown too. A race whose access comes after a lock, a receive or
+// another operation the replay holds goroutines for on its line is
+// forced as any witness: a goroutine standing at that line could be
+// waiting for the other.
+//
 // What cannot be forced, reported as the Result's Reason and never as an
 // error: two steps of one goroutine at one arrival at a line with another
-// goroutine's step between them (a race inside one line, such as
-// t.pending++ against another goroutine's read: a replay holds goroutines
-// at lines, not at instructions); a schedule the program does not follow,
+// goroutine's step between them, outside a race's two accesses (a replay
+// holds goroutines at lines, not at instructions); a schedule the program does not follow,
 // when every goroutine is held or blocked before the next step (ten looks
 // in a row, 20ms apart), with where the waited-for goroutine is; the
 // program's own order through I/O, when the goroutine whose step comes
@@ -70,9 +84,10 @@
 // order and the values its accesses saw differ from those of any serial
 // order as the pattern says (for R-W-W, the interleaved write wrote
 // another value than the region had read, which the region's write then
-// loses), or the program failed where the recorded run had not. W-W-W,
-// races and atomic-set findings leave values some serial order leaves
-// too, so only a failure confirms them.
+// loses), or the program failed where the recorded run had not; or, for
+// a race, when its two goroutines stood at its accesses at once, on one
+// variable. W-W-W and atomic-set findings leave values some serial order
+// leaves too, so only a failure confirms them.
 //
 // A replayed program has ProgramEnv (AVCHECK_REPLAY=1) in its
 // environment when avcheck run or avcheck test replays it, so that a
@@ -90,8 +105,8 @@
 // once at testing.tRunner, and any goroutine once at runtime.goexit1 when
 // a go statement's goroutines are matched, so that tests and goroutines
 // that end before the program is next stopped still count in their
-// ranks. The witnesses of escrange and ctorworker are races inside one
-// line.
+// ranks. The races of queuedjob and escrange (inside one line) are shown
+// with their goroutines standing at both accesses at once.
 //
 // Not measured yet: a program whose garbage collector stops the world
 // while a goroutine is held (the held goroutine is at a breakpoint, so

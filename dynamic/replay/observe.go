@@ -29,8 +29,11 @@ type Observation struct {
 // made stale, read two different values, read back another goroutine's
 // value, or let another goroutine see its intermediate value), or the
 // program ended with a failure status although the recorded run did not
-// (recordedFailed). A race's values, and an atomic-set finding's, are
-// those of some serial order, so only a failure confirms them.
+// (recordedFailed). A race is confirmed when the goroutines of its two
+// accesses stood at them at once, on one variable (Result.Meeting). An
+// atomic-set finding's values are those of some serial order, and so
+// are those of a race whose goroutines the replay did not hold at its
+// accesses: only a failure confirms them.
 // Goroutines are named as in the finding's report, by their ids in t.
 func Observe(t *trace.Trace, f predict.Finding, w *Witness, r Result, recordedFailed bool) Observation {
 	if !r.Enforced {
@@ -38,9 +41,12 @@ func Observe(t *trace.Trace, f predict.Finding, w *Witness, r Result, recordedFa
 	}
 	seen := valuesBySeq(w, r)
 	var o Observation
-	if f.Kind == predict.KindAtomicity && len(f.Accesses) == 3 {
+	switch {
+	case r.Meeting != nil && f.Kind == predict.KindRace && len(f.Accesses) == 2:
+		o = met(t, f, r.Meeting)
+	case f.Kind == predict.KindAtomicity && len(f.Accesses) == 3:
 		o = triplet(t, f, seen)
-	} else {
+	default:
 		o.Text = fmt.Sprintf("the witness ran to its last access, but the values of %s cannot show a %s %s: they are those of some serial order", f.Var, f.Kind, f.Pattern)
 	}
 	if r.Failed() && !recordedFailed {
@@ -55,6 +61,27 @@ func Observe(t *trace.Trace, f predict.Finding, w *Witness, r Result, recordedFa
 		}
 	}
 	return o
+}
+
+// met judges a race whose two goroutines the replay saw stand at its
+// accesses at once, on one variable: either could go first, so nothing
+// orders them, which is what a race is (Observe).
+func met(t *trace.Trace, f predict.Finding, m *Meeting) Observation {
+	a, b := f.Accesses[0], f.Accesses[1]
+	x := name(t, a)
+	value := ""
+	if m.Value != "" {
+		value = fmt.Sprintf(", where %s held %s", x, m.Value)
+	}
+	return Observation{true, fmt.Sprintf("g%d and g%d stood at once at their accesses of one %s, neither waiting for the other: g%d about to %s it at %s, g%d about to %s it at %s%s",
+		a.G, b.G, x, a.G, verb(a), where(t, a), b.G, verb(b), where(t, b), value)}
+}
+
+func verb(a predict.Access) string {
+	if a.Op.IsWrite() {
+		return "write"
+	}
+	return "read"
 }
 
 // valuesBySeq returns the values the replay saw, by the trace position

@@ -76,6 +76,10 @@ func TestObserve(t *testing.T) {
 			r.Status = 2
 			return r
 		}(), true, false, "the witness ran to its last access, but the values of c.n cannot show a race W-R: they are those of some serial order"},
+		{"race, met", finding(predict.KindRace, "W-R"), Result{Enforced: true, Complete: true, Meeting: &Meeting{Addr: 0xc000012000, Value: "1"}}, false, true,
+			"g1 and g2 stood at once at their accesses of one c.n, neither waiting for the other: g1 about to write it at c.go:16, g2 about to read it at c.go:19, where c.n held 1"},
+		{"race, met, value not read, test failed", finding(predict.KindRace, "R-W"), Result{Enforced: true, Complete: true, Status: 1, Meeting: &Meeting{Addr: 0xc000012000}}, false, true,
+			"g1 and g2 stood at once at their accesses of one c.n, neither waiting for the other: g1 about to read it at c.go:16, g2 about to write it at c.go:19; the program exited with status 1"},
 		{"not forced", finding(predict.KindAtomicity, "R-W-W"), Result{Reason: "the replay ran past its time limit before step 1"}, false, false,
 			"the replay ran past its time limit before step 1"},
 	} {

@@ -59,6 +59,10 @@ type Result struct {
 	// Values are the values the witness's accesses of integers and
 	// booleans read and wrote, in step order.
 	Values []Value
+	// Meeting, for a race's witness (Witness.Pair), is what the replay
+	// saw when the goroutines of its two accesses stood at them at once;
+	// nil if they did not. Steps then counts the steps forced before.
+	Meeting *Meeting
 	// Complete says the program ran to its end by itself, with Status.
 	Complete bool
 	Status   int
@@ -67,6 +71,14 @@ type Result struct {
 	// PID is the process the replay ran, killed by the time Replay
 	// returns.
 	PID int
+}
+
+// Meeting is what a race's replay saw when the goroutines of its two
+// accesses stood at them at once, both evaluating their access's
+// expression to one variable.
+type Meeting struct {
+	Addr  uint64 // where the variable is
+	Value string // its value then; "" if the replay does not read its type
 }
 
 // Failed says whether the program ended with a status other than 0,
@@ -248,6 +260,57 @@ type replayer struct {
 	reason  string
 	// timedOut says the replay's time ran out before the last step.
 	timedOut bool
+	// meet, for a race's witness, is where its two accesses' goroutines
+	// are to meet once the turns before them have run (see meeting), and
+	// met what the replay saw when they did.
+	meet []meetAt
+	met  *Meeting
+}
+
+// meetAt is where a goroutine of a race's witness is held to meet the
+// other: at its access's line, on the arrival that makes the access.
+type meetAt struct {
+	g     int
+	at    line
+	visit int
+	step  int
+}
+
+// meeting returns where the goroutines of a race's two accesses are to
+// meet, and the number of the witness's steps that are forced in order
+// before: those before the first step either goroutine makes on the
+// arrival at its access's line. A race's two accesses are not ordered,
+// so the replay need not run them in the witness's order: it holds
+// each goroutine at the line of its access and shows the race when
+// both stand there at once, either free to go first (what PECAN's
+// schedules do for a race: they place its two accesses next to each
+// other; shared/seeds/003_50220ead9b146295.txt, section 6). So a race
+// inside one line, whose goroutine's steps at one arrival the witness
+// splits, is shown too. ok is false for another finding, and where an
+// operation the replay holds goroutines for (a lock, a receive) comes
+// before the access on its line: a goroutine standing at the line could
+// wait there for the other one.
+func meeting(w *Witness) (targets []meetAt, cut int, ok bool) {
+	if len(w.Pair) != 2 {
+		return nil, 0, false
+	}
+	cut = len(w.Steps)
+	for _, p := range w.Pair {
+		s := w.Steps[p]
+		m := meetAt{g: s.G, at: line{s.File, s.Line}, visit: max(s.Visit, 1), step: p}
+		for i := 0; i <= p; i++ {
+			o := w.Steps[i]
+			if o.G != s.G || o.File != s.File || o.Line != s.Line || max(o.Visit, 1) != m.visit || !enforced(o.Kind) {
+				continue
+			}
+			cut = min(cut, i)
+			if i < p && !o.Kind.IsAccess() {
+				return nil, 0, false
+			}
+		}
+		targets = append(targets, m)
+	}
+	return targets, cut, true
 }
 
 // pendingWrite is a write step whose value is read once its goroutine
@@ -271,7 +334,11 @@ func newReplayer(grp *proc.TargetGroup, w *Witness) *replayer {
 		objs:    make(map[trace.ObjID]uint64),
 		addrs:   make(map[uint64]trace.ObjID),
 	}
-	for i, s := range w.Steps {
+	steps := w.Steps
+	if meet, cut, ok := meeting(w); ok {
+		rp.meet, steps = meet, w.Steps[:cut]
+	}
+	for i, s := range steps {
 		if !enforced(s.Kind) {
 			continue
 		}
@@ -316,19 +383,26 @@ func unenforceable(rp *replayer) string {
 // setBreakpoints stops every goroutine at the lines of the witness's
 // steps.
 func (rp *replayer) setBreakpoints() error {
+	lines := make([]line, 0, len(rp.turns)+len(rp.meet))
 	for _, t := range rp.turns {
-		addrs, err := proc.FindFileLocation(rp.tgt, t.at.file, t.at.line)
+		lines = append(lines, t.at)
+	}
+	for _, m := range rp.meet {
+		lines = append(lines, m.at)
+	}
+	for _, at := range lines {
+		addrs, err := proc.FindFileLocation(rp.tgt, at.file, at.line)
 		if err != nil {
-			return fmt.Errorf("no code at %s:%d, a line of the witness: %w", t.at.file, t.at.line, err)
+			return fmt.Errorf("no code at %s:%d, a line of the witness: %w", at.file, at.line, err)
 		}
 		for _, a := range addrs {
 			if _, ok := rp.bps[a]; ok {
 				continue
 			}
 			if _, err := rp.tgt.SetBreakpoint(len(rp.bps)+1, a, proc.UserBreakpoint, nil); err != nil {
-				return fmt.Errorf("setting a breakpoint at %s:%d: %w", t.at.file, t.at.line, err)
+				return fmt.Errorf("setting a breakpoint at %s:%d: %w", at.file, at.line, err)
 			}
-			rp.bps[a] = t.at
+			rp.bps[a] = at
 		}
 	}
 	// Tests are matched by their rank among the tests run, so every
@@ -392,7 +466,7 @@ func (rp *replayer) run(ctx context.Context) Result {
 				rp.granted = false
 				rp.cur++
 			}
-			if rp.cur < len(rp.turns) && rp.reason == "" {
+			if !rp.finished() && rp.reason == "" {
 				rp.reason = fmt.Sprintf("the program exited with status %d before %s", exited.Status, rp.waitingFor())
 			}
 			break
@@ -402,23 +476,23 @@ func (rp *replayer) run(ctx context.Context) Result {
 			break
 		}
 		if ctx.Err() != nil {
-			if rp.cur < len(rp.turns) {
+			if !rp.finished() {
 				rp.reason = "the replay ran past its time limit before " + rp.waitingFor()
 				rp.timedOut = true
-				if where := rp.whereIs(rp.turns[rp.cur].g); where != "" {
+				if where := rp.whereIs(rp.nextG()); where != "" {
 					rp.reason += "; " + where
 				}
 			}
 			break
 		}
-		if rp.cur >= len(rp.turns) {
+		if rp.finished() {
 			continue // running freely to the end
 		}
 		rp.stop()
 		if rp.reason != "" {
 			break
 		}
-		if rp.cur >= len(rp.turns) {
+		if rp.finished() {
 			rp.finishWrites()
 			rp.releaseAll()
 			continue
@@ -429,10 +503,11 @@ func (rp *replayer) run(ctx context.Context) Result {
 	for i := 0; i < rp.cur && i < len(rp.turns); i++ {
 		res.Steps += len(rp.turns[i].steps)
 	}
-	res.Enforced = rp.cur >= len(rp.turns) && rp.reason == ""
+	res.Enforced = rp.finished() && rp.reason == ""
 	res.Reason = rp.reason
 	res.TimedOut = rp.timedOut
-	if res.Enforced {
+	res.Meeting = rp.met
+	if res.Enforced && rp.met == nil {
 		res.Steps = len(rp.w.Steps)
 	}
 	sort.SliceStable(rp.values, func(i, j int) bool { return rp.values[i].Step < rp.values[j].Step })
@@ -509,9 +584,98 @@ func (rp *replayer) stop() {
 	if rp.granted {
 		rp.checkTurnEnd(hit)
 	}
-	if rp.cur < len(rp.turns) {
+	switch {
+	case rp.cur < len(rp.turns):
 		rp.checkStuck()
+	case rp.waitMeet():
+		rp.tryMeet(threads)
+		if rp.met == nil && rp.reason == "" {
+			rp.checkStuck()
+		}
 	}
+}
+
+// finished says whether the witness has been forced: its turns have run
+// and, for a race's, its two goroutines have met.
+func (rp *replayer) finished() bool {
+	return rp.cur >= len(rp.turns) && !rp.waitMeet()
+}
+
+// waitMeet says whether the replay waits for a race's two goroutines to
+// meet.
+func (rp *replayer) waitMeet() bool {
+	return len(rp.meet) > 0 && rp.met == nil
+}
+
+// nextG is the witness goroutine the replay waits for: that of the next
+// turn, or one of a race's two not yet standing at its access.
+func (rp *replayer) nextG() int {
+	if rp.cur < len(rp.turns) {
+		return rp.turns[rp.cur].g
+	}
+	for _, m := range rp.meet {
+		if gs := rp.gs[rp.byW[m.g]]; gs == nil || gs.held == 0 {
+			return m.g
+		}
+	}
+	return rp.meet[0].g
+}
+
+// tryMeet looks whether both goroutines of a race's witness stand at
+// their accesses' lines, held there, and if so evaluates each access's
+// expression in its goroutine's frame: the race shows when both reach
+// one variable.
+func (rp *replayer) tryMeet(threads []proc.Thread) {
+	var addrs [2]uint64
+	var c cell
+	readable := false
+	for k, m := range rp.meet {
+		id := rp.byW[m.g]
+		gs := rp.gs[id]
+		if id == 0 || gs == nil || gs.held == 0 || rp.bps[gs.held] != m.at {
+			return
+		}
+		var th proc.Thread
+		var g *proc.G
+		for _, t := range threads {
+			if tg, err := proc.GetG(t); err == nil && tg != nil && tg.ID == id {
+				th, g = t, tg
+				break
+			}
+		}
+		if th == nil {
+			return
+		}
+		s := rp.w.Steps[m.step]
+		frames, err := proc.ThreadStacktrace(rp.tgt, th, maxDepth)
+		var v *proc.Variable
+		if err == nil && len(frames) > 0 && s.Expr != "" {
+			scope := proc.FrameToScope(rp.tgt, th.ProcessMemory(), g, th.ThreadID(), frames...)
+			v, err = scope.EvalExpression(s.Expr, proc.LoadConfig{MaxStructFields: 0})
+		}
+		if v == nil || err != nil || v.Addr == 0 || v.Addr >= proc.FakeAddressBase {
+			rp.reason = fmt.Sprintf("the goroutines of the race's two accesses stood at them at once, but step %d (%s, %s) could not be evaluated there to tell which variable it reaches", m.step, s, rp.w.Goroutines[m.g])
+			return
+		}
+		if a, ok := rp.objs[s.Obj]; ok && s.Obj != 0 && a != v.Addr {
+			rp.reason = fmt.Sprintf("step %d (%s, %s) reached another %s than the witness's earlier steps on it", m.step, s, rp.w.Goroutines[m.g], s.Expr)
+			return
+		}
+		addrs[k] = v.Addr
+		if k == 0 {
+			c, readable = cellOf(v)
+		}
+	}
+	if addrs[0] != addrs[1] {
+		a, b := rp.w.Steps[rp.meet[0].step], rp.w.Steps[rp.meet[1].step]
+		rp.reason = fmt.Sprintf("the goroutines of the race's two accesses stood at them at once, but reached two variables: %s (%s) at %#x, %s (%s) at %#x", a, rp.w.Goroutines[a.G], addrs[0], b, rp.w.Goroutines[b.G], addrs[1])
+		return
+	}
+	m := &Meeting{Addr: addrs[0]}
+	if readable {
+		m.Value, _ = rp.read(c)
+	}
+	rp.met = m
 }
 
 // at returns the breakpoint th stands at: the one it stopped at, or, for
@@ -544,7 +708,14 @@ func (rp *replayer) arrive(th proc.Thread, g *proc.G, addr uint64, at line) {
 	}
 	q := rp.queue[gs.w]
 	if rp.next[gs.w] >= len(q) {
-		return // past its last step: free
+		// Past its last turn: held where it is to meet the race's other
+		// goroutine, else free.
+		for _, m := range rp.meet {
+			if rp.waitMeet() && m.g == gs.w && m.at == at && gs.visits[at] >= m.visit {
+				gs.held = addr
+			}
+		}
+		return
 	}
 	k := q[rp.next[gs.w]]
 	t := rp.turns[k]
@@ -603,7 +774,7 @@ func (rp *replayer) tryGrant(th proc.Thread, g *proc.G, gs *rgoroutine) {
 			}
 		}
 	}
-	if rp.cur == len(rp.turns)-1 && err == nil && len(frames) > 0 {
+	if rp.cur == len(rp.turns)-1 && len(rp.meet) == 0 && err == nil && len(frames) > 0 {
 		rp.stopAfter(frames, t.at)
 	}
 	// A goroutine let go standing at the trap without having executed
@@ -805,7 +976,7 @@ func (rp *replayer) checkStuck() {
 	if rp.stuck < stuckPolls {
 		return
 	}
-	next := rp.turns[rp.cur].g
+	next := rp.nextG()
 	if where, ok := rp.ioWait(next); ok {
 		// Not a schedule the witness got wrong: an order the program
 		// makes through files, pipes or sockets (the corpus's turn
@@ -814,13 +985,18 @@ func (rp *replayer) checkStuck() {
 		return
 	}
 	rp.reason = "every goroutine is held or blocked before " + rp.waitingFor()
-	if where := rp.whereIs(rp.turns[rp.cur].g); where != "" {
+	if where := rp.whereIs(next); where != "" {
 		rp.reason += "; " + where
 	}
 }
 
 // waitingFor names the next turn's step and goroutine.
 func (rp *replayer) waitingFor() string {
+	if rp.cur >= len(rp.turns) {
+		a, b := rp.meet[0], rp.meet[1]
+		return fmt.Sprintf("the goroutines of the race's two accesses stood at them at once (step %d, %s, %s; step %d, %s, %s)",
+			a.step, rp.w.Steps[a.step], rp.w.Goroutines[a.g], b.step, rp.w.Steps[b.step], rp.w.Goroutines[b.g])
+	}
 	t := rp.turns[rp.cur]
 	s := rp.w.Steps[t.steps[0]]
 	return fmt.Sprintf("step %d (%s, %s)", t.steps[0], s, rp.w.Goroutines[t.g])

@@ -194,7 +194,9 @@ func TestFromRecording(t *testing.T) {
 // finding's witness as the predictor built it. The corpus's turn
 // scheduler (testdata/corpus/internal/turn) orders goroutines through
 // pipes, which no witness knows of, so its programs' witnesses cannot be
-// followed; nor can a race inside one line of one goroutine. The
+// followed. A race is shown when the goroutines of its two accesses
+// stand at them at once, one inside one line of its goroutine included
+// (escrange's read of it.Name comes in the middle of its line). The
 // programs are those whose recordings give the same findings every time
 // (ctorworker, without the scheduler, gives its race as R-W or W-R).
 func TestCorpus(t *testing.T) {
@@ -207,8 +209,8 @@ func TestCorpus(t *testing.T) {
 		// queuedjob runs without the turn scheduler: how many steps its
 		// witness has depends on the order the recorded run took (2 to 4
 		// have been seen).
-		{"queuedjob", "TestSubmit", `race W-W j\.state: enforced, \d+ steps\n`},
-		{"escrange", "TestNotify", regexp.QuoteMeta("race W-R it.Name: steps 0 and 2 of goroutine #1 of the go statement at escrange.go:26 are at one arrival at escrange.go:28, and step 1 (escrange.go:30 wr it.Name, test run #1) comes between them: a replay holds goroutines at lines, not within one\n")},
+		{"queuedjob", "TestSubmit", `race W-W j\.state: met after \d+ steps, where it held "new"\n`},
+		{"escrange", "TestNotify", regexp.QuoteMeta(`race W-R it.Name: met after 0 steps, where it held "a"`) + "\n"},
 		{"splitcounter", "TestInc", regexp.QuoteMeta("atomicity R-W-W c.n: the program orders its goroutines itself, through I/O that the trace does not record: test run #1, whose step comes next, waits for I/O at turn.go:107 in github.com/avcheck/avcheck/testdata/corpus/internal/turn.await\n")},
 	} {
 		t.Run(c.pkg, func(t *testing.T) {
@@ -241,7 +243,9 @@ func TestCorpus(t *testing.T) {
 				if (r.Enforced || r.PID != 0) && !children.Gone(r.PID) {
 					t.Errorf("process %d is still there", r.PID)
 				}
-				if r.Enforced {
+				if r.Meeting != nil {
+					fmt.Fprintf(&got, "%s %s %s: met after %d steps, where it held %s\n", f.Kind, f.Pattern, f.Var, r.Steps, r.Meeting.Value)
+				} else if r.Enforced {
 					fmt.Fprintf(&got, "%s %s %s: enforced, %d steps\n", f.Kind, f.Pattern, f.Var, r.Steps)
 				} else {
 					fmt.Fprintf(&got, "%s %s %s: %s\n", f.Kind, f.Pattern, f.Var, r.Reason)
@@ -251,5 +255,35 @@ func TestCorpus(t *testing.T) {
 				t.Errorf("got:\n%s\nwant:\n%s", got.String(), c.want)
 			}
 		})
+	}
+}
+
+// A race's witness is forced up to the first step its two goroutines
+// make on the arrivals at their accesses' lines; the two then meet
+// there. A lock on an access's line before the access keeps the witness
+// forced as a whole.
+func TestMeeting(t *testing.T) {
+	st := func(g, line int, k trace.Kind) Step { return Step{G: g, File: "/p/c.go", Line: line, Kind: k} }
+	for _, tc := range []struct {
+		name    string
+		w       Witness
+		cut     int
+		targets []meetAt
+		ok      bool
+	}{
+		{"back to back", Witness{Steps: []Step{st(0, 5, trace.KindAcquire), st(1, 9, trace.KindRead), st(0, 6, trace.KindWrite)}, Pair: []int{2, 1}},
+			1, []meetAt{{g: 0, at: line{"/p/c.go", 6}, visit: 1, step: 2}, {g: 1, at: line{"/p/c.go", 9}, visit: 1, step: 1}}, true},
+		// t.pending++ against another goroutine's write: the read and
+		// the write of one arrival, the other goroutine's step between.
+		{"inside one line", Witness{Steps: []Step{st(1, 3, trace.KindRelease), st(0, 7, trace.KindRead), st(1, 9, trace.KindWrite), st(0, 7, trace.KindWrite)}, Pair: []int{2, 3}},
+			1, []meetAt{{g: 1, at: line{"/p/c.go", 9}, visit: 1, step: 2}, {g: 0, at: line{"/p/c.go", 7}, visit: 1, step: 3}}, true},
+		{"lock before the access on its line", Witness{Steps: []Step{st(0, 7, trace.KindAcquire), st(0, 7, trace.KindWrite), st(1, 9, trace.KindRead)}, Pair: []int{1, 2}},
+			0, nil, false},
+		{"not a race", Witness{Steps: []Step{st(0, 7, trace.KindRead), st(1, 9, trace.KindWrite)}}, 0, nil, false},
+	} {
+		targets, cut, ok := meeting(&tc.w)
+		if ok != tc.ok || cut != tc.cut || fmt.Sprint(targets) != fmt.Sprint(tc.targets) {
+			t.Errorf("%s: meeting %v at %d (%v), want %v at %d (%v)", tc.name, targets, cut, ok, tc.targets, tc.cut, tc.ok)
+		}
 	}
 }

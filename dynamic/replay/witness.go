@@ -17,6 +17,11 @@ import (
 type Witness struct {
 	Goroutines []Goroutine
 	Steps      []Step
+	// Pair, for a race, holds the indices in Steps of its two accesses,
+	// the first and the second of the finding: the replay shows the race
+	// when their goroutines stand at them at once (see meeting). It is
+	// nil for other findings, and when an access is not a step.
+	Pair []int
 }
 
 // Goroutine names a goroutine by its creation, the same in every run of
@@ -246,6 +251,13 @@ func FromTrace(t *trace.Trace, f predict.Finding, sites Sites) (*Witness, error)
 			st.Expr = siteExpr(t.Object(e.Obj).Name, t.Site(e.Site), exprsAt)
 		}
 		w.Steps = append(w.Steps, st)
+	}
+	if f.Kind == predict.KindRace && len(f.Accesses) == 2 {
+		a := slices.IndexFunc(w.Steps, func(s Step) bool { return s.Seq == f.Accesses[0].Seq })
+		b := slices.IndexFunc(w.Steps, func(s Step) bool { return s.Seq == f.Accesses[1].Seq })
+		if a >= 0 && b >= 0 && w.Steps[a].G != w.Steps[b].G {
+			w.Pair = []int{a, b}
+		}
 	}
 	return w, nil
 }
