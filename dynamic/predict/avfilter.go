@@ -94,6 +94,23 @@ func after(l []uint32, i uint32) int64 {
 	return int64(l[k])
 }
 
+// dropAny runs Algorithm 1 on a triplet (first, interleaved, last), or
+// on an atomic-set instance (first, interleaved, interleaved, last) as
+// the two triplets of its region's first and last access with each
+// interleaved access: the instance moves both into the region, so what
+// moving either breaks, it breaks (a region whose first read of x read
+// the other goroutine's write of x, and which branches on it before its
+// read of y, would read another x, and may not read y at all).
+func (av *avIndex) dropAny(r []uint32) string {
+	last := r[len(r)-1]
+	for _, f := range r[1 : len(r)-1] {
+		if why := av.drop(r[0], f, last); why != "" {
+			return why
+		}
+	}
+	return ""
+}
+
 // drop runs Algorithm 1 on the triplet (e1, f, e2), given as indices into
 // the trace's events, and returns the reason to drop it, or "" to keep it.
 func (av *avIndex) drop(ai, aj, ak uint32) string {

@@ -185,7 +185,7 @@ func TestWitnessStageTime(t *testing.T) {
 		case "no schedule of the trace realises it (checked by witness search)":
 			dropped++
 		case "":
-			if f.Witness == nil || f.Note != "" {
+			if f.Witness == nil || f.Note != "" && !strings.HasPrefix(f.Note, "AVFilter doubts it: ") {
 				t.Errorf("with time to spare: %s without a witness, note %q", DedupeKey(&f), f.Note)
 			}
 		default:
@@ -202,7 +202,7 @@ func TestWitnessStageTime(t *testing.T) {
 		t.Fatalf("%d dropped by the witness search with time to spare, %d of %d unwitnessed without; site groups\n%s\nwant\n%s", dropped, res.Unwitnessed, len(res.Findings), strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 	for _, f := range res.Findings {
-		if f.Witness != nil || f.Dropped != "" || f.Note != "no witness schedule searched: the time to decide the possible violations (-budget) ran out first" {
+		if f.Witness != nil || f.Dropped != "" || !strings.HasSuffix(f.Note, "no witness schedule searched: the time to decide the possible violations (-budget) ran out first") {
 			t.Errorf("no time: %s with witness %v, dropped %q, note %q", DedupeKey(&f), f.Witness, f.Dropped, f.Note)
 		}
 	}
