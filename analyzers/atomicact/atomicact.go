@@ -57,8 +57,10 @@ func run(pass *analysis.Pass) (any, error) {
 	})
 	guarded := guardedWrites(res, entry)
 	turns := takeTurns(res, entry)
+	adds := addGuards(res, entry)
 	for _, f := range res.Funcs {
 		checkThenAct(pass, ann, res, entry, guarded, turns, f)
+		lostAdds(pass, ann, res, entry, adds, f)
 	}
 	mixed(pass, ann, res, entry)
 	return nil, nil
@@ -116,6 +118,113 @@ func checkThenAct(pass *analysis.Pass, ann *annotation.Set, res *regions.Result,
 // writing function holds it or runs with it (regions.EntryLocks).
 func guardedWrites(res *regions.Result, entry map[*ssa.Function][]regions.Held) map[*types.Var]map[string]bool {
 	return commonGuards(res, entry, func(a *regions.Access) bool { return a.Atomic != "Load" }, writeGuards)
+}
+
+// addsOf is what addGuards knows of the Adds of one variable: where the
+// first is, and the locks held for writing at every one of them.
+type addsOf struct {
+	first  *regions.Access
+	guards map[string]bool
+}
+
+// addGuards returns, for each variable the package atomically adds to,
+// by its class (regions.LockClass: the field of any value of its type,
+// or the package-level variable), where the first Add is and the locks
+// held for writing at every one.
+func addGuards(res *regions.Result, entry map[*ssa.Function][]regions.Held) map[string]*addsOf {
+	out := map[string]*addsOf{}
+	for _, f := range res.Funcs {
+		for _, a := range f.Accesses {
+			if a.Atomic != "Add" {
+				continue
+			}
+			class, ok := regions.LockClass(f.Fn, a.Path)
+			if !ok {
+				continue
+			}
+			held := writeGuards(a, entry[f.Fn])
+			o := out[class]
+			if o == nil {
+				out[class] = &addsOf{first: a, guards: held}
+				continue
+			}
+			if a.Pos < o.first.Pos {
+				o.first = a
+			}
+			for l := range o.guards {
+				if !held[l] {
+					delete(o.guards, l)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// lostAdds reports an atomic load that an atomic Store of the same
+// variable follows on every path without the load deciding or computing
+// it (n := x.Load(); total += n; x.Store(0)), where the package adds to
+// the variable atomically: an Add made between the two is lost, in
+// neither what the load saw nor what the Store leaves. One Swap does
+// both. The load and the Store may be made through methods of the
+// variable's own type (c.Value(), then c.Reset()). A load and a Store
+// in one critical section of a lock that every Add holds are not
+// reported.
+func lostAdds(pass *analysis.Pass, ann *annotation.Set, res *regions.Result, entry map[*ssa.Function][]regions.Held, adds map[string]*addsOf, f *regions.Func) {
+	startup := regions.StartupOf(res, f)
+	for _, l := range f.Accesses {
+		if l.Atomic != "Load" || !wrapped(res, l) {
+			continue
+		}
+		class, ok := regions.LockClass(f.Fn, l.Path)
+		if !ok || adds[class] == nil {
+			continue
+		}
+		for _, w := range f.Accesses {
+			if w.Atomic != "Store" || w.Path.Key() != l.Path.Key() || l.Instr == w.Instr || !regions.Dominates(l.Instr, w.Instr) ||
+				!wrapped(res, w) || startup.Alone(l) && startup.Alone(w) || casDecides(f, w) {
+				continue
+			}
+			if data, control := f.Feeds(l, w); data || control {
+				continue // check-then-act's
+			}
+			if regions.SameCS(l, w) && excludes(l, entry[f.Fn], adds[class].guards) || oneSection(l, w, entry[f.Fn], adds[class].guards) {
+				continue
+			}
+			add := adds[class].first
+			diag.Report(pass, ann, CategoryCheckThenAct, l.Pos,
+				[]diag.Related{{Pos: w.Pos, Message: fmt.Sprintf("atomic Store of %s here", w.Path)}, {Pos: add.Pos, Message: fmt.Sprintf("atomic Add of %s here", add.Path)}},
+				"the atomic load of %s and its later atomic Store are two steps; an Add that another goroutine makes between them is lost: use Swap",
+				l.Path)
+			break
+		}
+	}
+}
+
+// wrapped says whether a is made by its function itself, or inside a
+// call of a function of the package that does nothing else (the
+// methods of a counter type: func (c *Counter) Value() int64 { return
+// atomic.LoadInt64((*int64)(c)) }). A call that makes an atomic access
+// among others (a resize that claims its turn with a CompareAndSwap,
+// sync.WaitGroup's Wait) runs a protocol of its own.
+func wrapped(res *regions.Result, a *regions.Access) bool {
+	if a.Via == "" {
+		return true
+	}
+	call, ok := a.Instr.(ssa.CallInstruction)
+	if !ok {
+		return false
+	}
+	callee := res.ByFunc[call.Common().StaticCallee()]
+	if callee == nil || len(callee.Accesses) != 1 || len(callee.SyncOps) != 0 {
+		return false
+	}
+	for _, c := range callee.Calls {
+		if c.Callee == nil || c.Callee.Pkg == nil || c.Callee.Pkg.Pkg.Path() != "sync/atomic" {
+			return false
+		}
+	}
+	return true
 }
 
 // takeTurns returns, for each variable whose atomic writes other than

@@ -8,5 +8,5 @@ import (
 )
 
 func TestAtomicAct(t *testing.T) {
-	analysistest.Run(t, analysistest.TestData(), atomicact.Analyzer, "atom", "atomuse", "publish", "window")
+	analysistest.Run(t, analysistest.TestData(), atomicact.Analyzer, "atom", "atomuse", "publish", "reset", "window")
 }

@@ -29,6 +29,22 @@
 // made in between is kept. A Store, Swap or CompareAndSwap that no load
 // decides, or one made without the lock, keeps the load reported.
 //
+// A load that a Store of the same variable follows on every path, the
+// load deciding or computing nothing of it, loses the Adds of the
+// variable that other goroutines make in between, when the package adds
+// to it atomically: neither the load saw them nor does the Store keep
+// them.
+//
+//	n := atomic.LoadInt64(&m.uncounted) // reported: use Swap
+//	atomic.AddInt64(&m.count, n)
+//	atomic.StoreInt64(&m.uncounted, 0)
+//
+// One Swap takes and clears at once. The load and the Store may be made
+// through methods of the variable's own type that do nothing else
+// (c.Value(), then c.Reset()); not through a call that makes other
+// accesses too, which runs a protocol of its own. A load and a Store in
+// one critical section of a lock that every Add holds are not reported.
+//
 // The analyzer also reports a struct field or package-level variable that
 // is accessed through sync/atomic functions in one place and plainly in
 // another: the plain access races with the atomic ones. Prefer the types
