@@ -86,8 +86,10 @@
 // another value than the region had read, which the region's write then
 // loses), or the program failed where the recorded run had not; or, for
 // a race, when its two goroutines stood at its accesses at once, on one
-// variable. W-W-W and atomic-set findings leave values some serial order
-// leaves too, so only a failure confirms them.
+// variable; or, for an atomic-set finding, when its four values differ
+// from those of both serial orders of its two regions, on the values
+// known. W-W-W leaves values some serial order leaves too, so only a
+// failure confirms it.
 //
 // A replayed program has ProgramEnv (AVCHECK_REPLAY=1) in its
 // environment when avcheck run or avcheck test replays it, so that a

@@ -2,6 +2,7 @@ package replay
 
 import (
 	"fmt"
+	"maps"
 	"strings"
 
 	"github.com/avcheck/avcheck/dynamic/predict"
@@ -31,9 +32,10 @@ type Observation struct {
 // program ended with a failure status although the recorded run did not
 // (recordedFailed). A race is confirmed when the goroutines of its two
 // accesses stood at them at once, on one variable (Result.Meeting). An
-// atomic-set finding's values are those of some serial order, and so
-// are those of a race whose goroutines the replay did not hold at its
-// accesses: only a failure confirms them.
+// atomic-set finding is confirmed when its values differ from those of
+// both serial orders of its two regions (atomicSet). A race whose
+// goroutines the replay did not hold at its accesses leaves the values
+// of some serial order: only a failure confirms it.
 // Goroutines are named as in the finding's report, by their ids in t.
 func Observe(t *trace.Trace, f predict.Finding, w *Witness, r Result, recordedFailed bool) Observation {
 	if !r.Enforced {
@@ -46,6 +48,8 @@ func Observe(t *trace.Trace, f predict.Finding, w *Witness, r Result, recordedFa
 		o = met(t, f, r.Meeting)
 	case f.Kind == predict.KindAtomicity && len(f.Accesses) == 3:
 		o = triplet(t, f, seen)
+	case f.Kind == predict.KindAtomicSet && len(f.Accesses) == 4:
+		o = atomicSet(t, f, seen)
 	default:
 		o.Text = fmt.Sprintf("the witness ran to its last access, but the values of %s cannot show a %s %s: they are those of some serial order", f.Var, f.Kind, f.Pattern)
 	}
@@ -136,6 +140,85 @@ func triplet(t *trace.Trace, f predict.Finding, seen map[uint64]Value) Observati
 		return Observation{Text: fmt.Sprintf("the witness ran to its last access, but %s read %s = %s, which is not an intermediate value (%s wrote %s, then %s)", gb, x, vb, ga, va, vc)}
 	}
 	return Observation{Text: fmt.Sprintf("the witness ran to its last access, but the values of %s cannot show a %s: the last write is %s's in a serial order too", x, f.Pattern, ga)}
+}
+
+// atomicSet judges an atomic-set finding (the region's first access,
+// the other goroutine's two, the region's last, in the order the
+// witness ran them) by its four values: it is shown when they differ
+// from what each serial order of the two regions would have given, the
+// region's before the other's and the other's before the region's. A
+// serial order's reads see the last write before them in it, or the
+// value the variable had before the four, known where the witness's
+// first access of it is a read; its final value of a variable is its
+// last write of it. A difference that rests on a value not known does
+// not count. Writes are taken to write what they wrote in the replay.
+// So Ru(x)-Wu'(x)-Wu'(y)-Wu(y) shows when x changed under the region's
+// read (the other's order would have it read the new x) and the
+// region's write of y replaced another value (the region's order would
+// leave the other's): a write of y made from a stale x.
+func atomicSet(t *trace.Trace, f predict.Finding, seen map[uint64]Value) Observation {
+	acc := f.Accesses
+	vals := make([]string, len(acc))
+	for i, x := range acc {
+		v, ok := seen[x.Seq]
+		if !ok {
+			return Observation{Text: fmt.Sprintf("the witness ran to its last access, but the replay could not read the value of %s at %s (only integers, booleans, pointers, slices and strings are read)", name(t, x), where(t, x))}
+		}
+		vals[i] = v.Value
+	}
+	// What the variables held before the four: known where the first of
+	// them to reach a variable read it.
+	before := map[trace.ObjID]string{}
+	final := map[trace.ObjID]string{}
+	for i, x := range acc {
+		if _, ok := before[x.Obj]; !ok && !x.Op.IsWrite() {
+			if _, wrote := final[x.Obj]; !wrote {
+				before[x.Obj] = vals[i]
+			}
+		}
+		if x.Op.IsWrite() {
+			final[x.Obj] = vals[i]
+		}
+	}
+	// differs says whether the serial order runs the accesses in order
+	// would have given a read another value, or left a variable another
+	// final value, than the witness did, on values known.
+	differs := func(order []int) bool {
+		cur := maps.Clone(before)
+		last := map[trace.ObjID]string{}
+		for _, i := range order {
+			x := acc[i]
+			if x.Op.IsWrite() {
+				cur[x.Obj], last[x.Obj] = vals[i], vals[i]
+				continue
+			}
+			if v, ok := cur[x.Obj]; ok && v != vals[i] {
+				return true
+			}
+		}
+		for obj, v := range final {
+			if last[obj] != v {
+				return true
+			}
+		}
+		return false
+	}
+	region, other := acc[0].G, acc[1].G
+	switch {
+	case !differs([]int{0, 3, 1, 2}):
+		return Observation{Text: fmt.Sprintf("the witness ran to its last access, but its values are those of g%d's region run before g%d's", region, other)}
+	case !differs([]int{1, 2, 0, 3}):
+		return Observation{Text: fmt.Sprintf("the witness ran to its last access, but its values are those of g%d's region run after g%d's", region, other)}
+	}
+	var seenText []string
+	for i, x := range acc {
+		op := "read"
+		if x.Op.IsWrite() {
+			op = "wrote"
+		}
+		seenText = append(seenText, fmt.Sprintf("g%d %s %s = %s", x.G, op, name(t, x), vals[i]))
+	}
+	return Observation{true, strings.Join(seenText, ", then ") + fmt.Sprintf(": neither g%d's region run before g%d's nor after it gives these values", region, other)}
 }
 
 func name(t *trace.Trace, a predict.Access) string {

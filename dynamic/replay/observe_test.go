@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/avcheck/avcheck/dynamic/predict"
@@ -86,6 +87,66 @@ func TestObserve(t *testing.T) {
 		o := Observe(tr, tc.f, w, tc.r, tc.failed)
 		if o.Confirmed != tc.confirm || o.Text != tc.text {
 			t.Errorf("%s: confirmed %v, %q\nwant %v, %q", tc.name, o.Confirmed, o.Text, tc.confirm, tc.text)
+		}
+	}
+}
+
+// An atomic-set finding is shown by values that neither serial order of
+// its two regions gives, on the values known: a read of a variable that
+// the witness writes first has no known earlier value.
+func TestObserveAtomicSet(t *testing.T) {
+	tr := &trace.Trace{
+		Sites:   []trace.Site{{}, {File: "/p/l.go", Line: 10}},
+		Objects: map[trace.ObjID]trace.Object{1: {Kind: trace.ObjVar, Name: "le.leaseMap[1]"}, 2: {Kind: trace.ObjVar, Name: "le.expiries[1]"}},
+	}
+	// pattern is four accesses such as "Rx Wx' Wy' Wy": the region's
+	// (g1) first and last, the other goroutine's (g2) two between.
+	finding := func(pattern string) predict.Finding {
+		f := predict.Finding{Kind: predict.KindAtomicSet, Pattern: pattern}
+		for i, a := range strings.Fields(pattern) {
+			op, obj, g := trace.KindRead, trace.ObjID(1), trace.GoID(1)
+			if a[0] == 'W' {
+				op = trace.KindWrite
+			}
+			if a[1] == 'y' {
+				obj = 2
+			}
+			if strings.HasSuffix(a, "'") {
+				g = 2
+			}
+			f.Accesses = append(f.Accesses, predict.Access{Seq: uint64(10 * (i + 1)), G: g, Op: op, Obj: obj, Site: 1})
+		}
+		return f
+	}
+	w := &Witness{Steps: []Step{{Seq: 10}, {Seq: 20}, {Seq: 30}, {Seq: 40}}}
+	result := func(vals ...string) Result {
+		r := Result{Enforced: true, Complete: true}
+		for i, v := range vals {
+			r.Values = append(r.Values, Value{Step: i, Value: v})
+		}
+		return r
+	}
+	for _, tc := range []struct {
+		pattern string
+		r       Result
+		confirm bool
+		text    string
+	}{
+		{"Rx Wx' Wy' Wy", result("0", "1", "5", "7"), true,
+			"g1 read le.leaseMap[1] = 0, then g2 wrote le.leaseMap[1] = 1, then g2 wrote le.expiries[1] = 5, then g1 wrote le.expiries[1] = 7: neither g1's region run before g2's nor after it gives these values"},
+		{"Rx Wx' Wy' Wy", result("0", "1", "5", "5"), false,
+			"the witness ran to its last access, but its values are those of g1's region run before g2's"},
+		{"Rx Wx' Wy' Wy", result("1", "1", "5", "7"), false,
+			"the witness ran to its last access, but its values are those of g1's region run after g2's"},
+		// y's value before the other's write is not known.
+		{"Rx Wx' Wy' Ry", result("0", "1", "5", "5"), false,
+			"the witness ran to its last access, but its values are those of g1's region run before g2's"},
+		{"Rx Ry' Wx' Wy", result("2", "nil", "1", "0xc000010000"), true,
+			"g1 read le.leaseMap[1] = 2, then g2 read le.expiries[1] = nil, then g2 wrote le.leaseMap[1] = 1, then g1 wrote le.expiries[1] = 0xc000010000: neither g1's region run before g2's nor after it gives these values"},
+	} {
+		o := Observe(tr, finding(tc.pattern), w, tc.r, false)
+		if o.Confirmed != tc.confirm || o.Text != tc.text {
+			t.Errorf("%s: confirmed %v, %q\nwant %v, %q", tc.pattern, o.Confirmed, o.Text, tc.confirm, tc.text)
 		}
 	}
 }
