@@ -601,6 +601,11 @@ func TestInstrumentedValues(t *testing.T) {
 		got = append(got, s)
 	}
 	want := []string{
+		"logs:110 addr size=72",
+		"logs:110 addr size=72",
+		"logs:110 addr size=72",
+		"logs:110 addr size=72",
+		"logs:110 addr size=72",
 		"q.events:61 len=1",
 		"q.events:61 len=1",
 		"q.events:61 len=1",

@@ -105,9 +105,9 @@ func main() {
 	a := &Account{balance: 110}
 	a.Withdraw(10)
 	a.Print()
-	l := &Log{}
+	logs = &Log{}
 	for _, e := range []string{"a", "b", "c", "d", "e"} {
-		l.Write(e)
+		logs.Write(e)
 	}
 	q := &Queue{events: []string{"x"}}
 	wait(q)
@@ -119,10 +119,11 @@ func main() {
 	holder.Show()
 }
 
-// label and holder are on the heap, as variables that goroutines share
-// are: the instrumenting recorder does not record the accesses of a
-// goroutine's own stack.
+// logs, label and holder are on the heap, as variables that goroutines
+// share are: neither recorder records the accesses of a goroutine's own
+// stack.
 var (
+	logs   *Log
 	label  *Label
 	holder *Holder
 )
