@@ -151,11 +151,7 @@ func addGuards(res *regions.Result, entry map[*ssa.Function][]regions.Held) map[
 			if a.Pos < o.first.Pos {
 				o.first = a
 			}
-			for l := range o.guards {
-				if !held[l] {
-					delete(o.guards, l)
-				}
-			}
+			keepCommon(o.guards, held)
 		}
 	}
 	return out
@@ -238,7 +234,7 @@ func wrapped(res *regions.Result, a *regions.Access) bool {
 // does not undo it. Variables with another write are left out.
 func takeTurns(res *regions.Result, entry map[*ssa.Function][]regions.Held) map[*types.Var]map[string]bool {
 	decided := map[*regions.Access]bool{}
-	blind := map[*types.Var]bool{}
+	other := map[*types.Var]bool{} // a write neither decided nor an Add
 	for _, f := range res.Funcs {
 		for _, w := range f.Accesses {
 			if w.Atomic == "" || w.Atomic == "Load" || w.Var == nil || w.Via != "" {
@@ -253,19 +249,14 @@ func takeTurns(res *regions.Result, entry map[*ssa.Function][]regions.Held) map[
 					break
 				}
 			}
-			if _, ok := blind[w.Var]; !ok {
-				blind[w.Var] = true
-			}
 			if !decided[w] && w.Atomic != "Add" {
-				blind[w.Var] = false
+				other[w.Var] = true
 			}
 		}
 	}
 	out := commonGuards(res, entry, func(a *regions.Access) bool { return a.Atomic != "Load" && decided[a] }, writeGuards)
-	for v := range out {
-		if !blind[v] {
-			delete(out, v)
-		}
+	for v := range other {
+		delete(out, v)
 	}
 	return out
 }
@@ -295,17 +286,22 @@ func commonGuards(res *regions.Result, entry map[*ssa.Function][]regions.Held, p
 			}
 			held := guards(a, entry[f.Fn])
 			if prev, ok := out[a.Var]; ok {
-				for l := range prev {
-					if !held[l] {
-						delete(prev, l)
-					}
-				}
+				keepCommon(prev, held)
 			} else {
 				out[a.Var] = held
 			}
 		}
 	}
 	return out
+}
+
+// keepCommon removes from locks those not in held.
+func keepCommon(locks, held map[string]bool) {
+	for l := range locks {
+		if !held[l] {
+			delete(locks, l)
+		}
+	}
 }
 
 // excludes reports whether the plain write a holds for writing a lock

@@ -1078,6 +1078,7 @@ func (r *recorder) accesses(gs *gstate, th proc.Thread, g *proc.G, frames []proc
 		return
 	}
 	scope := proc.FrameToScope(r.tgt, th.ProcessMemory(), g, th.ThreadID(), frames...)
+	stackLo, stackHi := stackBounds(frames)
 	// A line is recorded before it runs, so its reads come before its
 	// writes (c.n += d reads c.n, then writes it).
 	order := slices.Clone(probes)
@@ -1122,8 +1123,8 @@ func (r *recorder) accesses(gs *gstate, th proc.Thread, g *proc.G, frames []proc
 			}
 			continue
 		}
-		if onStack(frames, v.Addr) {
-			continue
+		if stackLo <= v.Addr && v.Addr < stackHi {
+			continue // the goroutine's own stack (stackBounds)
 		}
 		obj := trace.ObjID(v.Addr)
 		if _, ok := r.t.Objects[obj]; !ok {
@@ -1182,26 +1183,29 @@ func (r *recorder) accesses(gs *gstate, th proc.Thread, g *proc.G, frames []proc
 	}
 }
 
-// onStack says whether addr lies in the stack of the goroutine whose
-// frames these are: between its innermost frame's stack pointer and its
-// outermost frame's canonical frame address. No other goroutine can
-// reach a variable there (one whose address it could get is moved to
-// the heap), and a goroutine's stack goes to the next goroutine when it
+// stackBounds returns the part of the stack of the goroutine whose
+// frames these are that holds its variables: from its innermost frame's
+// stack pointer to its outermost frame's canonical frame address; an
+// empty range where that is not known. No other goroutine can reach a
+// variable there (one whose address it could get is moved to the
+// heap), and a goroutine's stack goes to the next goroutine when it
 // ends, so that the variables of two goroutines' stacks can have one
 // address and would be taken for one variable
 // (testdata/record/stackvars). The instrumenting recorder's runtime
 // skips the same addresses (avrt).
-func onStack(frames []proc.Stackframe, addr uint64) bool {
+func stackBounds(frames []proc.Stackframe) (lo, hi uint64) {
 	if len(frames) == 0 {
-		return false
+		return 0, 0
 	}
 	for _, f := range frames {
 		if f.SystemStack {
-			return false
+			return 0, 0
 		}
 	}
-	lo, hi := frames[0].Regs.SP(), uint64(frames[len(frames)-1].Regs.CFA)
-	return lo != 0 && lo <= addr && addr < hi
+	if lo = frames[0].Regs.SP(); lo == 0 {
+		return 0, 0
+	}
+	return lo, uint64(frames[len(frames)-1].Regs.CFA)
 }
 
 // contentsWrite records, after the write of an element of a map, the

@@ -108,13 +108,12 @@ func valuesBySeq(w *Witness, r Result) map[uint64]Value {
 // Table 1 of AVFilter (shared/seeds/000_5650ed431402be49.txt) breaks,
 // made visible.
 func triplet(t *trace.Trace, f predict.Finding, seen map[uint64]Value) Observation {
-	a, b, c := f.Accesses[0], f.Accesses[1], f.Accesses[2]
-	for _, x := range []predict.Access{a, b, c} {
-		if _, ok := seen[x.Seq]; !ok {
-			return Observation{Text: fmt.Sprintf("the witness ran to its last access, but the replay could not read the value of %s at %s (only integers, booleans, pointers, slices and strings are read)", name(t, x), where(t, x))}
-		}
+	a, b := f.Accesses[0], f.Accesses[1]
+	vals, unread := accessValues(t, f.Accesses, seen)
+	if unread != nil {
+		return *unread
 	}
-	va, vb, vc := seen[a.Seq].Value, seen[b.Seq].Value, seen[c.Seq].Value
+	va, vb, vc := vals[0], vals[1], vals[2]
 	ga, gb := fmt.Sprintf("g%d", a.G), fmt.Sprintf("g%d", b.G)
 	x := name(t, a)
 	switch f.Pattern {
@@ -158,13 +157,9 @@ func triplet(t *trace.Trace, f predict.Finding, seen map[uint64]Value) Observati
 // leave the other's): a write of y made from a stale x.
 func atomicSet(t *trace.Trace, f predict.Finding, seen map[uint64]Value) Observation {
 	acc := f.Accesses
-	vals := make([]string, len(acc))
-	for i, x := range acc {
-		v, ok := seen[x.Seq]
-		if !ok {
-			return Observation{Text: fmt.Sprintf("the witness ran to its last access, but the replay could not read the value of %s at %s (only integers, booleans, pointers, slices and strings are read)", name(t, x), where(t, x))}
-		}
-		vals[i] = v.Value
+	vals, unread := accessValues(t, acc, seen)
+	if unread != nil {
+		return *unread
 	}
 	// What the variables held before the four: known where the first of
 	// them to reach a variable read it.
@@ -219,6 +214,20 @@ func atomicSet(t *trace.Trace, f predict.Finding, seen map[uint64]Value) Observa
 		seenText = append(seenText, fmt.Sprintf("g%d %s %s = %s", x.G, op, name(t, x), vals[i]))
 	}
 	return Observation{true, strings.Join(seenText, ", then ") + fmt.Sprintf(": neither g%d's region run before g%d's nor after it gives these values", region, other)}
+}
+
+// accessValues returns the values the replay saw at a finding's
+// accesses, or, if it could not read one, the observation that says so.
+func accessValues(t *trace.Trace, acc []predict.Access, seen map[uint64]Value) ([]string, *Observation) {
+	vals := make([]string, len(acc))
+	for i, x := range acc {
+		v, ok := seen[x.Seq]
+		if !ok {
+			return nil, &Observation{Text: fmt.Sprintf("the witness ran to its last access, but the replay could not read the value of %s at %s (only integers, booleans, pointers, slices and strings are read)", name(t, x), where(t, x))}
+		}
+		vals[i] = v.Value
+	}
+	return vals, nil
 }
 
 func name(t *trace.Trace, a predict.Access) string {

@@ -647,18 +647,17 @@ func (rp *replayer) tryMeet(threads []proc.Thread) {
 			return
 		}
 		s := rp.w.Steps[m.step]
-		frames, err := proc.ThreadStacktrace(rp.tgt, th, maxDepth)
 		var v *proc.Variable
-		if err == nil && len(frames) > 0 && s.Expr != "" {
-			scope := proc.FrameToScope(rp.tgt, th.ProcessMemory(), g, th.ThreadID(), frames...)
-			v, err = scope.EvalExpression(s.Expr, proc.LoadConfig{MaxStructFields: 0})
+		ok := false
+		if frames, err := proc.ThreadStacktrace(rp.tgt, th, maxDepth); err == nil && len(frames) > 0 {
+			v, ok = variable(proc.FrameToScope(rp.tgt, th.ProcessMemory(), g, th.ThreadID(), frames...), s.Expr)
 		}
-		if v == nil || err != nil || v.Addr == 0 || v.Addr >= proc.FakeAddressBase {
+		if !ok {
 			rp.reason = fmt.Sprintf("the goroutines of the race's two accesses stood at them at once, but step %d (%s, %s) could not be evaluated there to tell which variable it reaches", m.step, s, rp.w.Goroutines[m.g])
 			return
 		}
-		if a, ok := rp.objs[s.Obj]; ok && s.Obj != 0 && a != v.Addr {
-			rp.reason = fmt.Sprintf("step %d (%s, %s) reached another %s than the witness's earlier steps on it", m.step, s, rp.w.Goroutines[m.g], s.Expr)
+		if why := rp.sameObject(m.step, v.Addr); why != "" {
+			rp.reason = why
 			return
 		}
 		addrs[k] = v.Addr
@@ -676,6 +675,38 @@ func (rp *replayer) tryMeet(threads []proc.Thread) {
 		m.Value, _ = rp.read(c)
 	}
 	rp.met = m
+}
+
+// variable evaluates an access step's expression in a goroutine's
+// frame, and says whether it reached a variable of the program (not
+// one the debugger made up, such as a map's element it copied).
+func variable(scope *proc.EvalScope, expr string) (*proc.Variable, bool) {
+	if expr == "" {
+		return nil, false
+	}
+	v, err := scope.EvalExpression(expr, proc.LoadConfig{MaxStructFields: 0})
+	if err != nil || v.Addr == 0 || v.Addr >= proc.FakeAddressBase {
+		return nil, false
+	}
+	return v, true
+}
+
+// sameObject checks that step i, which reached the variable at addr,
+// reached the one the witness's earlier steps on its object did, and
+// no other object's, and remembers it; it says why not, or "".
+func (rp *replayer) sameObject(i int, addr uint64) string {
+	s := rp.w.Steps[i]
+	if s.Obj == 0 {
+		return ""
+	}
+	if a, ok := rp.objs[s.Obj]; ok && a != addr {
+		return fmt.Sprintf("step %d (%s, %s) accessed another %s than the witness's earlier steps on it", i, s, rp.w.Goroutines[s.G], s.Expr)
+	}
+	if o, ok := rp.addrs[addr]; ok && o != s.Obj {
+		return fmt.Sprintf("step %d (%s, %s) accessed the variable of another object of the witness", i, s, rp.w.Goroutines[s.G])
+	}
+	rp.objs[s.Obj], rp.addrs[addr] = addr, s.Obj
+	return ""
 }
 
 // at returns the breakpoint th stands at: the one it stopped at, or, for
@@ -711,7 +742,7 @@ func (rp *replayer) arrive(th proc.Thread, g *proc.G, addr uint64, at line) {
 		// Past its last turn: held where it is to meet the race's other
 		// goroutine, else free.
 		for _, m := range rp.meet {
-			if rp.waitMeet() && m.g == gs.w && m.at == at && gs.visits[at] >= m.visit {
+			if m.g == gs.w && m.at == at && gs.visits[at] >= m.visit && rp.met == nil {
 				gs.held = addr
 			}
 		}
@@ -745,23 +776,13 @@ func (rp *replayer) tryGrant(th proc.Thread, g *proc.G, gs *rgoroutine) {
 		scope := proc.FrameToScope(rp.tgt, th.ProcessMemory(), g, th.ThreadID(), frames...)
 		for _, i := range t.steps {
 			s := rp.w.Steps[i]
-			if s.Expr == "" {
-				continue
-			}
-			v, err := scope.EvalExpression(s.Expr, proc.LoadConfig{MaxStructFields: 0})
-			if err != nil || v.Addr == 0 || v.Addr >= proc.FakeAddressBase {
+			v, ok := variable(scope, s.Expr)
+			if !ok {
 				continue // not evaluated: no value, no object check
 			}
-			if s.Obj != 0 {
-				if a, ok := rp.objs[s.Obj]; ok && a != v.Addr {
-					rp.reason = fmt.Sprintf("step %d (%s, %s) accessed another %s than the witness's earlier steps on it", i, s, rp.w.Goroutines[s.G], s.Expr)
-					return
-				}
-				if o, ok := rp.addrs[v.Addr]; ok && o != s.Obj {
-					rp.reason = fmt.Sprintf("step %d (%s, %s) accessed the variable of another object of the witness", i, s, rp.w.Goroutines[s.G])
-					return
-				}
-				rp.objs[s.Obj], rp.addrs[v.Addr] = v.Addr, s.Obj
+			if why := rp.sameObject(i, v.Addr); why != "" {
+				rp.reason = why
+				return
 			}
 			c, ok := cellOf(v)
 			if !ok {
